@@ -1,0 +1,41 @@
+"""Build script: cythonize every kernel in vineparse/_kernels with numpy headers and -O3."""
+import glob
+import os
+import platform
+import sys
+
+import numpy
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+COMPILE_ARGS = [] if sys.platform == "win32" else ["-O3", "-fno-math-errno"]
+# glibc's vector math library gives the Log semiring a batched exp (see vexp.h).
+LIBMVEC = platform.machine() == "x86_64" and platform.libc_ver()[0] == "glibc"
+MACROS = [("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")] + ([("VINEPARSE_LIBMVEC", "1")] if LIBMVEC else [])
+DIRECTIVES = {
+    "language_level": "3",
+    "boundscheck": False,
+    "wraparound": False,
+    "cdivision": True,
+    "initializedcheck": False,
+}
+
+
+def kernel_extensions():
+    extensions = []
+    for pyx in sorted(glob.glob(os.path.join("vineparse", "_kernels", "*.pyx"))):
+        module = os.path.splitext(pyx)[0].replace(os.sep, ".")
+        extensions.append(
+            Extension(
+                module,
+                [pyx],
+                include_dirs=[numpy.get_include(), os.path.join("vineparse", "_kernels")],
+                extra_compile_args=COMPILE_ARGS,
+                define_macros=MACROS,
+                libraries=["mvec", "m"] if LIBMVEC else [],
+            )
+        )
+    return extensions
+
+
+setup(ext_modules=cythonize(kernel_extensions(), compiler_directives=DIRECTIVES))

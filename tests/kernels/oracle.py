@@ -1,0 +1,90 @@
+"""Brute force for the dynamic programs: enumerate every projective tree.
+
+Used by the kernel tests as the reference for best trees, max-marginals, log
+partitions and marginals. Fine for n <= 7 (21,318 multi-rooted trees).
+"""
+from functools import lru_cache
+
+import numpy as np
+
+
+@lru_cache(maxsize=None)
+def _subtrees(i, j):
+    """Every projective subtree spanning exactly words i..j: (root, arcs)."""
+    out = []
+    for r in range(i, j + 1):
+        for left_roots, left_arcs in _sequences(i, r - 1):
+            for right_roots, right_arcs in _sequences(r + 1, j):
+                arcs = left_arcs + right_arcs + tuple((r, c) for c in left_roots + right_roots)
+                out.append((r, arcs))
+    return tuple(out)
+
+
+@lru_cache(maxsize=None)
+def _sequences(i, j):
+    """Every split of words i..j into adjacent projective subtrees: (roots, arcs)."""
+    if i > j:
+        return (((), ()),)
+    out = []
+    for k in range(i, j + 1):
+        for root, arcs in _subtrees(i, k):
+            for roots, more in _sequences(k + 1, j):
+                out.append(((root,) + roots, arcs + more))
+    return tuple(out)
+
+
+def projective_trees(n, single_root=True):
+    """All projective trees of n words as int64 head arrays (heads[0] = -1)."""
+    if single_root:
+        shapes = [((root,), arcs) for root, arcs in _subtrees(1, n)] if n else [((), ())]
+    else:
+        shapes = _sequences(1, n)
+    trees = []
+    for roots, arcs in shapes:
+        heads = np.full(n + 1, -1, dtype=np.int64)
+        for r in roots:
+            heads[r] = 0
+        for h, m in arcs:
+            heads[m] = h
+        trees.append(heads)
+    return trees
+
+
+def first_order_score(heads, scores):
+    return float(sum(scores[heads[m], m] for m in range(1, len(heads))))
+
+
+def allowed_trees(trees, mask):
+    """The trees whose every arc the mask allows."""
+    if mask is None:
+        return list(trees)
+    return [t for t in trees if all(mask[t[m], m] for m in range(1, len(t)))]
+
+
+def oracle(trees, score_fn):
+    """Best score, best trees, arc max-marginals, log Z and arc marginals.
+
+    trees: candidate head arrays (all of one length n + 1); score_fn(heads) -> float.
+    """
+    N = len(trees[0])
+    scores = np.array([score_fn(t) for t in trees])
+    best = scores.max()
+    maxmarg = np.full((N, N), -np.inf)
+    marg = np.zeros((N, N))
+    log_z = np.logaddexp.reduce(scores)
+    probs = np.exp(scores - log_z)
+    for t, s, p in zip(trees, scores, probs):
+        for m in range(1, N):
+            maxmarg[t[m], m] = max(maxmarg[t[m], m], s)
+            marg[t[m], m] += p
+    best_trees = [t for t, s in zip(trees, scores) if s == best]
+    return best, best_trees, maxmarg, log_z, marg
+
+
+def random_mask(rng, n, keep=0.6):
+    """A random arc mask that still admits at least one projective tree
+    (the first-child chain 0 -> 1 -> 2 ... is always allowed)."""
+    mask = rng.random((n + 1, n + 1)) < keep
+    for m in range(1, n + 1):
+        mask[m - 1, m] = True
+    return mask

@@ -1,0 +1,241 @@
+"""Tests for the command line: the stats command end to end, error handling and the command registry."""
+import os
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+import srsly
+
+import vineparse
+from vineparse import cli
+from vineparse.cli import build_parser, main
+from vineparse.corpus import CorpusError, corpus_path
+
+# Two sentences: "The dog barks" (projective) and a non-projective four-word tree (heads 3 4 0 3).
+SMALL_CONLLU = """\
+# sent_id = 1
+1\tThe\tthe\tDET\tDT\t_\t2\tdet\t_\t_
+2\tdog\tdog\tNOUN\tNN\t_\t3\tnsubj\t_\t_
+3\tbarks\tbark\tVERB\tVBZ\t_\t0\troot\t_\t_
+
+# sent_id = 2
+1\ta\ta\tNOUN\tNN\t_\t3\tobj\t_\t_
+2\tb\tb\tADJ\tJJ\t_\t4\tamod\t_\t_
+3\tc\tc\tVERB\tVBZ\t_\t0\troot\t_\t_
+4\td\td\tNOUN\tNN\t_\t3\tobj\t_\t_
+
+"""
+
+
+@pytest.fixture
+def small_treebank(tmp_path):
+    path = tmp_path / "small.conllu"
+    path.write_text(SMALL_CONLLU, encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def ewt_dev():
+    return corpus_path("ud-english-ewt", "en_ewt-ud-dev.conllu")
+
+
+def test_stats_on_ewt_dev(ewt_dev, tmp_path, capsys):
+    png, out = tmp_path / "s.png", tmp_path / "s.json"
+    argv = ["stats", "--treebank", str(ewt_dev), "--no-bench", "--plot", str(png), "--json", str(out)]
+    assert main(argv) == 0
+    stdout = capsys.readouterr().out
+    assert "2,001 sentences" in stdout
+    data = srsly.read_json(out)
+    assert data["treebanks"] == [str(ewt_dev)]
+    assert data["tag"] == "upos"
+    assert data["bench"] is None
+    lengths = data["lengths"]
+    assert lengths["sentences"] == 2001
+    assert 10 < lengths["mean"] < 30
+    assert lengths["median"] <= lengths["p90"] <= lengths["p99"] <= lengths["max"]
+    assert sum(b["count"] for b in lengths["histogram"]) == 2001
+    proj = data["projectivity"]
+    assert proj["sentences"] == 2001
+    assert 0 < proj["nonprojective_sentence_share"] < 0.2
+    assert 0 < proj["nonprojective_arc_share"] < proj["nonprojective_sentence_share"]
+    assert proj["arcs"] == lengths["words"]
+    arcs = data["arc_length"]
+    overall = arcs["overall"]
+    assert overall["arcs"] == lengths["words"]
+    assert overall["root_arcs"] == 2001  # EWT attaches exactly one word per sentence to the root
+    assert sum(row["arcs"] for row in arcs["rows"]) == overall["arcs"]
+    counts = [row["arcs"] for row in arcs["rows"]]
+    assert counts == sorted(counts, reverse=True)
+    assert 0.3 < overall["le1"] < overall["le3"] < overall["le5"] < overall["le10"] <= 1.0
+    assert {"NOUN", "VERB", "PUNCT"} <= {row["tag"] for row in arcs["rows"]}
+    assert png.stat().st_size > 0
+
+
+def test_stats_finds_treebank_in_corpus_folder(ewt_dev, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    argv = ["stats", "--treebank", "ud-english-ewt/en_ewt-ud-dev.conllu", "--no-bench", "--plot", "none"]
+    assert main(argv) == 0
+    assert "2,001 sentences" in capsys.readouterr().out
+    assert not (tmp_path / "stats.png").exists()
+
+
+def test_stats_default_plot_path_and_tag(small_treebank, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["stats", "--treebank", str(small_treebank), "--no-bench", "--tag", "xpos"]) == 0
+    stdout = capsys.readouterr().out
+    assert "by modifier XPOS" in stdout
+    assert "Wrote plot to stats.png" in stdout
+    assert (tmp_path / "stats.png").stat().st_size > 0
+
+
+def test_stats_several_treebanks_and_folders(small_treebank, tmp_path, capsys):
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    for name in ("a.conllu", "b.conllu"):
+        (folder / name).write_text(SMALL_CONLLU, encoding="utf-8")
+    (folder / "notes.txt").write_text("not a treebank", encoding="utf-8")
+    out = tmp_path / "s.json"
+    argv = ["stats", "--treebank", str(small_treebank), str(folder), "--no-bench", "--plot", "none"]
+    assert main(argv + ["--json", str(out)]) == 0
+    data = srsly.read_json(out)
+    assert data["lengths"]["sentences"] == 6
+    assert data["projectivity"]["nonprojective_sentences"] == 3
+    assert [Path(p).name for p in data["treebanks"]] == ["small.conllu", "a.conllu", "b.conllu"]
+    assert "(2 files)" in capsys.readouterr().out
+
+
+def test_stats_reads_dependency_files(tmp_path, capsys):
+    path = tmp_path / "tiny.dp"
+    path.write_text("Dogs\tNNS\t2\nbark\tVBP\t0\n.\t.\t2\n\n", encoding="utf-8")
+    out = tmp_path / "s.json"
+    assert main(["stats", "--treebank", str(path), "--no-bench", "--plot", "none", "--json", str(out)]) == 0
+    data = srsly.read_json(out)
+    assert data["lengths"]["words"] == 3
+    assert {row["tag"] for row in data["arc_length"]["rows"]} == {"NNS", "VBP", "."}
+
+
+def test_stats_runs_kernel_benchmark(small_treebank, tmp_path, monkeypatch, capsys):
+    calls = []
+
+    def kernel_benchmark(sizes, repeats):
+        calls.append((tuple(sizes), repeats))
+        scales = (("eisner1", 0.01), ("vine", 0.001))
+        return [{"kernel": k, "n": n, "ms": scale * n**2} for k, scale in scales for n in sizes]
+
+    fake = types.SimpleNamespace(kernel_benchmark=kernel_benchmark)
+    monkeypatch.setitem(sys.modules, "vineparse.bench", fake)
+    out = tmp_path / "s.json"
+    assert main(["stats", "--treebank", str(small_treebank), "--plot", "none", "--json", str(out)]) == 0
+    assert calls == [((10, 20, 40), 20)]
+    stdout = capsys.readouterr().out
+    assert "Kernel benchmark (median ms per sentence)" in stdout
+    eisner = [line for line in stdout.splitlines() if line.strip().startswith("eisner1")][0]
+    assert eisner.split() == ["eisner1", "1.000", "4.000", "16.000", "2.00"]
+    bench = srsly.read_json(out)["bench"]
+    assert len(bench) == 6
+    assert bench[0] == {"kernel": "eisner1", "n": 10, "ms": pytest.approx(1.0)}
+
+
+def test_stats_without_bench_module(small_treebank, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "vineparse.bench", None)  # import raises ImportError
+    assert main(["stats", "--treebank", str(small_treebank), "--plot", "none"]) == 0
+    assert "Kernel benchmark unavailable" in capsys.readouterr().out
+
+
+def _assert_clean_error(capsys, *fragments):
+    err = capsys.readouterr().err
+    assert err.startswith("error: ")
+    assert err.count("\n") == 1, err
+    assert "Traceback" not in err
+    for fragment in fragments:
+        assert fragment in err
+    return err
+
+
+@pytest.mark.parametrize("spec", ["no/such/treebank.conllu", "/no/such/treebank.conllu"])
+def test_missing_treebank_is_a_clean_error(spec, capsys):
+    assert main(["stats", "--treebank", spec, "--no-bench", "--plot", "none"]) == 2
+    _assert_clean_error(capsys, "treebank.conllu")
+
+
+def test_malformed_treebank_is_a_clean_error(tmp_path, capsys):
+    path = tmp_path / "bad.conllu"
+    path.write_text("1\tThe\tthe\tDET\tDT\t_\t2\tdet\n", encoding="utf-8")
+    assert main(["stats", "--treebank", str(path), "--no-bench", "--plot", "none"]) == 2
+    _assert_clean_error(capsys, "bad.conllu:1:")
+
+
+def test_lenient_skips_malformed_sentences(small_treebank, tmp_path, capsys):
+    path = tmp_path / "mixed.conllu"
+    path.write_text("1\tThe\tthe\tDET\tDT\t_\t2\tdet\n\n" + SMALL_CONLLU, encoding="utf-8")
+    assert main(["stats", "--treebank", str(path), "--no-bench", "--plot", "none", "--lenient"]) == 0
+    assert "2 sentences, 7 words" in capsys.readouterr().out
+
+
+def test_unwritable_output_is_a_clean_error(small_treebank, tmp_path, capsys):
+    out = tmp_path / "missing-dir" / "s.json"
+    argv = ["stats", "--treebank", str(small_treebank), "--no-bench", "--plot", "none", "--json", str(out)]
+    assert main(argv) == 2
+    _assert_clean_error(capsys, "s.json")
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_debug_reraises(where, capsys):
+    args = ["stats", "--treebank", "/no/such/treebank.conllu", "--no-bench", "--plot", "none"]
+    argv = ["--debug"] + args if where == "before" else args + ["--debug"]
+    with pytest.raises(cli.CLIError):
+        main(argv)
+
+
+def test_debug_keeps_original_error(tmp_path):
+    path = tmp_path / "bad.conllu"
+    path.write_text("1\tThe\n", encoding="utf-8")
+    with pytest.raises(CorpusError):
+        main(["stats", "--treebank", str(path), "--no-bench", "--plot", "none", "--debug"])
+
+
+@pytest.mark.parametrize("argv", [[], ["nonsense"], ["stats", "--tag", "lemma"]])
+def test_usage_errors_exit_2(argv, capsys):
+    assert main(argv) == 2
+    assert "usage:" in capsys.readouterr().err
+
+
+def test_help_exits_0(capsys):
+    assert main(["--help"]) == 0
+    assert "stats" in capsys.readouterr().out
+
+
+def test_command_registry(monkeypatch, capsys):
+    """A new command is one function plus one argument builder; main() dispatches to it."""
+    monkeypatch.setattr(cli, "_COMMANDS", dict(cli._COMMANDS))
+
+    def arguments(parser):
+        parser.add_argument("--name", default="world")
+
+    @cli.command("hello", "Say hello.", arguments)
+    def hello(args):
+        print(f"hello {args.name}")
+        return 0
+
+    assert main(["hello", "--name", "vine"]) == 0
+    assert capsys.readouterr().out == "hello vine\n"
+    with pytest.raises(ValueError, match="registered twice"):
+        cli.command("hello", "Again.", arguments)(hello)
+    assert "stats" in build_parser().format_help()
+
+
+def test_python_dash_m(tmp_path):
+    """`python -m vineparse` works and reports bad input on one stderr line with status 2."""
+    env = dict(os.environ, PYTHONPATH=str(Path(vineparse.__file__).resolve().parents[1]))
+    result = subprocess.run(
+        [sys.executable, "-m", "vineparse", "stats", "--treebank", str(tmp_path / "missing.conllu")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
+    assert "missing.conllu" in result.stderr

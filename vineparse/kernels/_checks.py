@@ -1,0 +1,49 @@
+"""Input checks and output helpers shared by every kernel's Python entry points."""
+import numpy as np
+
+
+def square_scores(scores, name="scores"):
+    """`scores` as a C-contiguous float64 (n + 1, n + 1) array, checked."""
+    array = np.asarray(scores)
+    if array.dtype.kind not in "fiu":
+        raise ValueError(f"{name} must be a real-valued array, got dtype {array.dtype}")
+    if array.ndim != 2 or array.shape[0] != array.shape[1] or array.shape[0] < 1:
+        raise ValueError(f"{name} must have shape (n + 1, n + 1), got {array.shape}")
+    array = np.ascontiguousarray(array, dtype=np.float64)
+    if np.isnan(array).any():
+        h, m = np.argwhere(np.isnan(array))[0]
+        raise ValueError(f"{name} contains NaN (first at [{h}, {m}])")
+    if np.isposinf(array).any():
+        h, m = np.argwhere(np.isposinf(array))[0]
+        raise ValueError(f"{name} contains +inf (first at [{h}, {m}])")
+    return array
+
+
+def allowed_arcs(scores, mask):
+    """The uint8 (n + 1, n + 1) matrix of usable arcs: mask, finite score, no
+    arc into the root, no self-loop."""
+    allowed = np.isfinite(scores)
+    if mask is not None:
+        mask = np.asarray(mask)
+        if mask.dtype != np.bool_:
+            raise ValueError(f"mask must be a boolean array, got dtype {mask.dtype}")
+        if mask.shape != scores.shape:
+            raise ValueError(f"mask has shape {mask.shape} but scores have shape {scores.shape}")
+        allowed &= mask
+    allowed[:, 0] = False
+    np.fill_diagonal(allowed, False)
+    return np.ascontiguousarray(allowed, dtype=np.uint8)
+
+
+def no_tree_error(allowed, what="projective tree"):
+    headless = np.flatnonzero(~allowed[:, 1:].any(axis=0)) + 1
+    detail = f": word {headless[0]} has no allowed head" if len(headless) else ""
+    return ValueError(f"the arc mask admits no {what}{detail}")
+
+
+def heads_from_arcs(on_path):
+    """Heads from an (n + 1, n + 1) indicator of the arcs of one tree."""
+    heads = np.full(on_path.shape[0], -1, dtype=np.int64)
+    h, m = np.nonzero(on_path > 0.5)
+    heads[m] = h
+    return heads

@@ -1,0 +1,462 @@
+"""Treebank statistics: what a vine pruning cascade can exploit.
+
+A vine pruning cascade (Rush & Petrov, NAACL 2012) starts with a linear-time *vine* pass that scores only arcs
+no longer than a band b, and hands the surviving arcs to projective first-, second- and third-order parsers.
+That is a good bet when most arcs are short (how short depends on the modifier's part of speech), when most
+sentences are short but the tail is long enough for cubic time to hurt, and when few trees are non-projective.
+This module measures those three facts on a treebank:
+
+* :func:`sentence_length_stats`: the length distribution, its percentiles and a histogram by length bucket;
+* :func:`projectivity_stats`: the share of non-projective sentences and of non-projective arcs;
+* :func:`arc_length_by_tag`: arc length |h - m| by the modifier's tag, with root arcs counted apart;
+
+and renders them as aligned text tables (:func:`format_report`) and as a PNG (:func:`plot_stats`).
+
+Every function takes a sequence of sentence-like objects: anything with ``heads`` (integers, length n + 1,
+``heads[0] == -1``, ``heads[m]`` the head of word m, 0 for the root), ``upos`` and ``xpos`` (length n).
+:class:`vineparse.corpus.Sentence` is one; a ``types.SimpleNamespace`` is another. Nothing here imports
+matplotlib until a plot is asked for.
+"""
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Union
+
+import numpy
+
+from .trees import is_projective
+
+TAG_ATTRS = ("upos", "xpos")
+ALL_TAGS = "(all)"
+MISSING_TAG = "_"
+
+
+class ArcArrays(NamedTuple):
+    """Every arc of a treebank as flat parallel arrays, one entry per word (each word has one head).
+
+    tags (numpy.ndarray): The modifier's tag, a unicode array (missing tags become "_").
+    lengths (numpy.ndarray): |h - m| as int64; for root arcs this is just the modifier's position.
+    is_root (numpy.ndarray): True where the head is the artificial root (h == 0).
+    """
+
+    tags: numpy.ndarray
+    lengths: numpy.ndarray
+    is_root: numpy.ndarray
+
+
+def sentence_lengths(sentences: Iterable[Any]) -> numpy.ndarray:
+    """Number of words of each sentence.
+
+    sentences (Iterable[Sentence]): Objects with a `heads` array of length n + 1.
+    RETURNS (numpy.ndarray): int64 array with one length per sentence.
+    """
+    return numpy.fromiter((len(s.heads) - 1 for s in sentences), dtype=numpy.int64)
+
+
+def collect_arcs(sentences: Sequence[Any], tag: str = "upos") -> ArcArrays:
+    """Flatten the arcs of all sentences into parallel arrays (see ArcArrays).
+
+    sentences (Sequence[Sentence]): Objects with `heads` and the tag attribute `tag`.
+    tag (str): Which tag of the modifier to use, "upos" or "xpos".
+    RETURNS (ArcArrays): Tags, lengths and root flags of every arc.
+    """
+    _check_tag_attr(tag)
+    if not sentences:
+        empty = numpy.zeros((0,), dtype=numpy.int64)
+        return ArcArrays(numpy.zeros((0,), dtype="U1"), empty, empty.astype(bool))
+    heads = numpy.concatenate([numpy.asarray(s.heads, dtype=numpy.int64)[1:] for s in sentences])
+    mods = numpy.concatenate([numpy.arange(1, len(s.heads), dtype=numpy.int64) for s in sentences])
+    tags = numpy.concatenate([numpy.asarray(getattr(s, tag), dtype=object) for s in sentences])
+    if tags.shape != heads.shape:
+        raise ValueError(f"Need one {tag} tag per word: got {tags.size} tags for {heads.size} words")
+    tags = numpy.array([t if t else MISSING_TAG for t in tags.tolist()], dtype=str)
+    return ArcArrays(tags=tags, lengths=numpy.abs(heads - mods), is_root=heads == 0)
+
+
+def has_tags(sentences: Sequence[Any], tag: str) -> bool:
+    """Whether any word of `sentences` carries a real value (not None, "" or "_") for the tag `tag`.
+
+    sentences (Sequence[Sentence]): The sentences to look at.
+    tag (str): "upos" or "xpos".
+    RETURNS (bool): False when the column is empty, e.g. UPOS in a treebank that only has PTB tags.
+    """
+    _check_tag_attr(tag)
+    return any(t and t != MISSING_TAG for s in sentences for t in getattr(s, tag, ()))
+
+
+def sentence_length_stats(
+    sentences: Sequence[Any], bucket_width: int = 10, n_buckets: int = 8
+) -> Dict[str, Any]:
+    """Summarise the distribution of sentence lengths.
+
+    sentences (Sequence[Sentence]): The sentences; at least one.
+    bucket_width (int): Width of each histogram bucket (lengths 1..w, w+1..2w, ...).
+    n_buckets (int): Number of buckets; the last one is open ((n_buckets - 1) * w + 1 and above).
+    RETURNS (Dict[str, Any]): "sentences", "words", "mean", "median", "p90", "p99", "max" and "histogram",
+        a list of {"bucket", "low", "high", "count", "share"} ("high" is None for the open bucket).
+    """
+    if bucket_width < 1 or n_buckets < 1:
+        raise ValueError(f"bucket_width and n_buckets must be positive, got {bucket_width} and {n_buckets}")
+    lengths = sentence_lengths(sentences)
+    if lengths.size == 0:
+        raise ValueError("Cannot compute statistics of an empty treebank")
+    # Bucket b holds lengths b*w + 1 .. (b+1)*w; everything past the last boundary goes to the last bucket.
+    buckets = numpy.clip((lengths - 1) // bucket_width, 0, n_buckets - 1)
+    counts = numpy.bincount(buckets, minlength=n_buckets)
+    histogram = []
+    for b in range(n_buckets):
+        low = b * bucket_width + 1
+        high = None if b == n_buckets - 1 else (b + 1) * bucket_width
+        histogram.append(
+            {
+                "bucket": f"{low}+" if high is None else f"{low}-{high}",
+                "low": low,
+                "high": high,
+                "count": int(counts[b]),
+                "share": float(counts[b] / lengths.size),
+            }
+        )
+    p90, p99 = numpy.percentile(lengths, [90, 99])
+    return {
+        "sentences": int(lengths.size),
+        "words": int(lengths.sum()),
+        "mean": float(lengths.mean()),
+        "median": float(numpy.median(lengths)),
+        "p90": float(p90),
+        "p99": float(p99),
+        "max": int(lengths.max()),
+        "histogram": histogram,
+    }
+
+
+def nonprojective_arc_mask(heads: Sequence[int]) -> numpy.ndarray:
+    """Mark the non-projective arcs of a dependency tree.
+
+    An arc h -> m is non-projective when some word strictly between h and m is not a descendant of h
+    (Nivre & Nilsson 2005, the arcs pseudo-projective parsing lifts; spaCy's `is_nonproj_arc`). With the
+    artificial root at position 0 a tree is projective exactly when no arc is non-projective, and root arcs
+    are never non-projective. Of two crossing arcs, this definition may count one or both.
+
+    heads (Sequence[int]): Length n + 1, heads[0] == -1, heads[m] in 0..n the head of word m.
+    RETURNS (numpy.ndarray): bool array of length n + 1; entry m is True when the arc into m is
+        non-projective (entry 0 is always False).
+    """
+    heads = numpy.asarray(heads, dtype=numpy.int64)
+    n = heads.shape[0] - 1
+    if n < 0 or heads[0] != -1 or numpy.any(heads[1:] < 0) or numpy.any(heads[1:] > n):
+        raise ValueError(f"Not a head array (need heads[0] == -1 and heads[1:] in 0..n): {heads.tolist()}")
+    parent = heads.copy()
+    parent[0] = 0
+    nodes = numpy.arange(n + 1)
+    # dominates[a, k]: a is k or an ancestor of k. Walk every word up one step at a time, all words at once.
+    dominates = numpy.zeros((n + 1, n + 1), dtype=bool)
+    current = nodes.copy()
+    dominates[current, nodes] = True
+    for _ in range(n):
+        current = parent[current]
+        dominates[current, nodes] = True
+    if numpy.any(current != 0):
+        raise ValueError(f"Head array has a cycle: {heads.tolist()}")
+    # outside[a, j] = number of words k < j that a does not dominate, so that the count strictly between
+    # lo and hi is outside[h, hi] - outside[h, lo + 1].
+    outside = numpy.zeros((n + 1, n + 2), dtype=numpy.int64)
+    numpy.cumsum(~dominates, axis=1, out=outside[:, 1:])
+    mods = nodes[1:]
+    h = heads[1:]
+    lo = numpy.minimum(h, mods)
+    hi = numpy.maximum(h, mods)
+    mask = numpy.zeros((n + 1,), dtype=bool)
+    mask[1:] = (outside[h, hi] - outside[h, lo + 1]) > 0
+    return mask
+
+
+def projectivity_stats(sentences: Sequence[Any]) -> Dict[str, Any]:
+    """Count non-projective sentences (vineparse.trees.is_projective) and arcs (nonprojective_arc_mask).
+
+    sentences (Sequence[Sentence]): The sentences.
+    RETURNS (Dict[str, Any]): "sentences", "nonprojective_sentences", "nonprojective_sentence_share",
+        "arcs" (one per word, root arcs included), "nonprojective_arcs", "nonprojective_arc_share".
+    """
+    n_sentences = 0
+    n_arcs = 0
+    nonproj_sentences = 0
+    nonproj_arcs = 0
+    for sentence in sentences:
+        n_sentences += 1
+        n_arcs += len(sentence.heads) - 1
+        # The arc mask costs O(n^2); projective trees (nearly all of them) have no non-projective arcs.
+        if not is_projective(sentence.heads):
+            nonproj_sentences += 1
+            nonproj_arcs += int(nonprojective_arc_mask(sentence.heads).sum())
+    return {
+        "sentences": n_sentences,
+        "nonprojective_sentences": nonproj_sentences,
+        "nonprojective_sentence_share": _share(nonproj_sentences, n_sentences),
+        "arcs": n_arcs,
+        "nonprojective_arcs": nonproj_arcs,
+        "nonprojective_arc_share": _share(nonproj_arcs, n_arcs),
+    }
+
+
+def arc_length_by_tag(
+    sentences: Sequence[Any], tag: str = "upos", thresholds: Sequence[int] = (1, 3, 5, 10)
+) -> Dict[str, Any]:
+    """Arc length |h - m| by the part of speech of the modifier m.
+
+    Root arcs are counted apart: their "length" is only the position of the root word, so they are left out
+    of the length columns and reported as "root_share" (share of the tag's arcs attached to the root).
+
+    sentences (Sequence[Sentence]): The sentences.
+    tag (str): "upos" or "xpos".
+    thresholds (Sequence[int]): For each t, the row gets "le{t}", the share of non-root arcs with length <= t.
+    RETURNS (Dict[str, Any]): "tag", "thresholds", "rows" (one per tag, by decreasing number of arcs) and
+        "overall" (tag "(all)"). A row has "tag", "arcs", "root_arcs", "root_share", "mean_length" and the
+        "le{t}" shares; length figures are None for a tag without non-root arcs.
+    """
+    arcs = collect_arcs(sentences, tag)
+    names, index = numpy.unique(arcs.tags, return_inverse=True)
+    index = index.reshape(-1)
+    k = names.size
+    rows = _length_rows(names.tolist(), index, k, arcs, thresholds)
+    rows.sort(key=lambda row: (-row["arcs"], row["tag"]))
+    overall = _length_rows([ALL_TAGS], numpy.zeros_like(index), 1, arcs, thresholds)[0]
+    return {"tag": tag, "thresholds": [int(t) for t in thresholds], "rows": rows, "overall": overall}
+
+
+def treebank_stats(sentences: Sequence[Any], tag: str = "upos") -> Dict[str, Any]:
+    """All statistics of this module for one treebank, as plain JSON-serialisable values.
+
+    sentences (Sequence[Sentence]): The sentences; at least one.
+    tag (str): "upos" or "xpos", the tag set for the arc-length table.
+    RETURNS (Dict[str, Any]): {"lengths": ..., "projectivity": ..., "arc_length": ...}, the results of
+        sentence_length_stats, projectivity_stats and arc_length_by_tag.
+    """
+    sentences = list(sentences)
+    return {
+        "lengths": sentence_length_stats(sentences),
+        "projectivity": projectivity_stats(sentences),
+        "arc_length": arc_length_by_tag(sentences, tag=tag),
+    }
+
+
+def format_table(
+    header: Sequence[str], rows: Iterable[Sequence[Any]], aligns: Optional[str] = None, indent: int = 2
+) -> str:
+    """Render rows as a plain aligned text table, with a rule under the header.
+
+    header (Sequence[str]): Column titles.
+    rows (Iterable[Sequence[Any]]): Cells, converted with str().
+    aligns (Optional[str]): One "l" or "r" per column; by default the first column is left-aligned and the
+        others right-aligned.
+    indent (int): Spaces before every line.
+    RETURNS (str): The table, without a trailing newline.
+    """
+    cells = [[str(c) for c in row] for row in rows]
+    aligns = aligns or "l" + "r" * (len(header) - 1)
+    if len(aligns) != len(header) or any(len(row) != len(header) for row in cells):
+        raise ValueError("Every row and the aligns string need one entry per header column")
+    widths = [max(len(str(h)), *(len(row[i]) for row in cells)) for i, h in enumerate(header)]
+
+    def line(row: Sequence[str]) -> str:
+        parts = [c.ljust(w) if a == "l" else c.rjust(w) for c, w, a in zip(row, widths, aligns)]
+        return " " * indent + "  ".join(parts).rstrip()
+
+    lines = [line([str(h) for h in header]), " " * indent + "  ".join("-" * w for w in widths)]
+    lines.extend(line(row) for row in cells)
+    return "\n".join(lines)
+
+
+def format_report(stats: Dict[str, Any], bar_width: int = 30) -> str:
+    """Render the result of treebank_stats as text: length summary and histogram, projectivity, arc lengths.
+
+    stats (Dict[str, Any]): The result of treebank_stats.
+    bar_width (int): Characters of the longest histogram bar.
+    RETURNS (str): The report, without a trailing newline.
+    """
+    lengths = stats["lengths"]
+    proj = stats["projectivity"]
+    arcs = stats["arc_length"]
+    out = [f"Sentence length ({lengths['sentences']:,} sentences, {lengths['words']:,} words)"]
+    out.append(
+        f"  mean {lengths['mean']:.1f}   median {lengths['median']:g}   p90 {lengths['p90']:g}"
+        f"   p99 {lengths['p99']:g}   max {lengths['max']:,}"
+    )
+    out.append("")
+    top = max(b["share"] for b in lengths["histogram"]) or 1.0
+    cumulative = 0.0
+    hist_rows = []
+    for b in lengths["histogram"]:
+        cumulative += b["share"]
+        bar = "#" * int(round(bar_width * b["share"] / top))
+        hist_rows.append([b["bucket"], f"{b['count']:,}", _pct(b["share"]), _pct(cumulative), bar])
+    out.append(format_table(["length", "sentences", "share", "cum.", ""], hist_rows, aligns="lrrrl"))
+    out.append("")
+    out.append("Projectivity")
+    proj_rows = [
+        ["non-projective sentences", f"{proj['nonprojective_sentences']:,}", f"{proj['sentences']:,}",
+         _pct(proj["nonprojective_sentence_share"], digits=2)],
+        ["non-projective arcs", f"{proj['nonprojective_arcs']:,}", f"{proj['arcs']:,}",
+         _pct(proj["nonprojective_arc_share"], digits=2)],
+    ]
+    out.append(format_table(["", "count", "total", "share"], proj_rows))
+    out.append("")
+    thresholds = arcs["thresholds"]
+    out.append(
+        f"Arc length |h - m| by modifier {arcs['tag'].upper()} (shares in % of non-root arcs; "
+        "root arcs only in root%)"
+    )
+    header = ["tag", "arcs", "mean"] + [f"<={t}" for t in thresholds] + ["root%"]
+    table_rows = [_length_cells(row, thresholds) for row in arcs["rows"]]
+    table_rows.append(_length_cells(arcs["overall"], thresholds))
+    out.append(format_table(header, table_rows))
+    return "\n".join(out)
+
+
+def format_bench_table(rows: Sequence[Dict[str, Any]]) -> str:
+    """Render kernel benchmark rows ({"kernel", "n", "ms"}) as a kernel x n table of milliseconds.
+
+    The last column is the empirical exponent: the least-squares slope of log(ms) against log(n), the number
+    Rush & Petrov report (e.g. 2.8 for unpruned first order). It is left blank with fewer than two sizes.
+
+    rows (Sequence[Dict[str, Any]]): Median milliseconds per sentence, per kernel and sentence length.
+    RETURNS (str): The table, without a trailing newline.
+    """
+    sizes = sorted({int(r["n"]) for r in rows})
+    kernels: Dict[str, Dict[int, float]] = {}
+    for r in rows:
+        kernels.setdefault(str(r["kernel"]), {})[int(r["n"])] = float(r["ms"])
+    table = []
+    for name, timing in kernels.items():
+        cells = [name] + [f"{timing[n]:.3f}" if n in timing else "-" for n in sizes]
+        slope = empirical_exponent(list(timing.keys()), list(timing.values()))
+        table.append(cells + ["" if slope is None else f"{slope:.2f}"])
+    return format_table(["kernel"] + [f"n={n}" for n in sizes] + ["exponent"], table)
+
+
+def empirical_exponent(sizes: Sequence[float], times: Sequence[float]) -> Optional[float]:
+    """Least-squares slope of log(time) against log(size): time ~ size ** slope.
+
+    sizes (Sequence[float]): Sentence lengths.
+    times (Sequence[float]): Times, in any unit; non-positive entries are ignored.
+    RETURNS (Optional[float]): The slope, or None with fewer than two distinct usable sizes.
+    """
+    x = numpy.asarray(sizes, dtype=numpy.float64)
+    y = numpy.asarray(times, dtype=numpy.float64)
+    keep = (x > 0) & (y > 0)
+    if numpy.unique(x[keep]).size < 2:
+        return None
+    return float(numpy.polyfit(numpy.log(x[keep]), numpy.log(y[keep]), 1)[0])
+
+
+def plot_stats(
+    sentences: Sequence[Any], path: Union[str, Path], tag: str = "upos", top_k: int = 8
+) -> Optional[Path]:
+    """Write a PNG: arc-length CDF per major tag (log x-axis), and the sentence-length histogram.
+
+    matplotlib is imported here, not at module level, and drawn with the Agg canvas directly (no pyplot, no
+    global backend switch). When matplotlib is not installed, print a one-line notice and return None.
+
+    sentences (Sequence[Sentence]): The sentences.
+    path (Union[str, Path]): Where to write the PNG.
+    tag (str): "upos" or "xpos".
+    top_k (int): How many of the most frequent tags get a curve (the overall curve is always drawn).
+    RETURNS (Optional[Path]): The path written, or None if matplotlib is missing.
+    """
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError:
+        print("matplotlib is not installed; skipping the plot (pip install 'vineparse[plots]').")
+        return None
+    path = Path(path)
+    arcs = collect_arcs(sentences, tag)
+    lengths = sentence_lengths(sentences)
+    nonroot = ~arcs.is_root
+    names, counts = numpy.unique(arcs.tags[nonroot], return_counts=True)
+    order = numpy.lexsort((names, -counts))[:top_k]
+
+    figure = Figure(figsize=(12, 4.5), layout="constrained")
+    FigureCanvasAgg(figure)
+    cdf_axes, hist_axes = figure.subplots(1, 2)
+    curves = [(str(names[i]), arcs.lengths[nonroot & (arcs.tags == names[i])]) for i in order]
+    curves.append((ALL_TAGS, arcs.lengths[nonroot]))
+    for label, values in curves:
+        if values.size == 0:
+            continue
+        x, y = _cdf(values)
+        style = {"color": "black", "linestyle": "--", "linewidth": 2} if label == ALL_TAGS else {}
+        cdf_axes.step(x, y, where="post", label=f"{label} ({values.size:,})", **style)
+    cdf_axes.set_xscale("log")
+    longest = int(arcs.lengths[nonroot].max()) if nonroot.any() else 1
+    ticks = [t for t in (1, 2, 3, 5, 10, 20, 50, 100, 200, 500) if t <= max(longest, 10)]
+    cdf_axes.set_xticks(ticks, labels=[str(t) for t in ticks])
+    cdf_axes.minorticks_off()
+    cdf_axes.set_xlabel("arc length |h - m| (root arcs excluded)")
+    cdf_axes.set_ylabel("share of arcs with length <= x")
+    cdf_axes.set_title(f"Arc length by modifier {tag.upper()}")
+    cdf_axes.set_ylim(0, 1.01)
+    cdf_axes.grid(True, alpha=0.3)
+    cdf_axes.legend(fontsize="small", loc="lower right")
+
+    if lengths.size:
+        per_length = numpy.bincount(lengths)
+        hist_axes.bar(numpy.arange(per_length.size), per_length, width=1.0, color="tab:blue")
+        for q, style in ((50, ":"), (90, "--"), (99, "-.")):
+            value = numpy.percentile(lengths, q)
+            hist_axes.axvline(value, color="black", linestyle=style, linewidth=1, label=f"p{q} = {value:g}")
+        hist_axes.legend(fontsize="small")
+    hist_axes.set_xlabel("sentence length (words)")
+    hist_axes.set_ylabel("sentences")
+    hist_axes.set_title(f"Sentence length ({lengths.size:,} sentences)")
+    figure.savefig(path, dpi=100)
+    return path
+
+
+def _length_rows(
+    names: List[str], index: numpy.ndarray, k: int, arcs: ArcArrays, thresholds: Sequence[int]
+) -> List[Dict[str, Any]]:
+    """One row of arc_length_by_tag per group; `index` maps each arc to its group 0..k-1."""
+    total = numpy.bincount(index, minlength=k)
+    root = numpy.bincount(index[arcs.is_root], minlength=k)
+    nonroot = ~arcs.is_root
+    inner_index = index[nonroot]
+    inner_lengths = arcs.lengths[nonroot]
+    inner = numpy.bincount(inner_index, minlength=k)
+    length_sum = numpy.bincount(inner_index, weights=inner_lengths, minlength=k)
+    within = {t: numpy.bincount(inner_index[inner_lengths <= t], minlength=k) for t in thresholds}
+    rows = []
+    for i, name in enumerate(names):
+        row: Dict[str, Any] = {
+            "tag": name,
+            "arcs": int(total[i]),
+            "root_arcs": int(root[i]),
+            "root_share": _share(root[i], total[i]),
+            "mean_length": _share(length_sum[i], inner[i]),
+        }
+        for t in thresholds:
+            row[f"le{t}"] = _share(within[t][i], inner[i])
+        rows.append(row)
+    return rows
+
+
+def _length_cells(row: Dict[str, Any], thresholds: Sequence[int]) -> List[str]:
+    mean = "-" if row["mean_length"] is None else f"{row['mean_length']:.2f}"
+    shares = ["-" if row[f"le{t}"] is None else f"{100 * row[f'le{t}']:.1f}" for t in thresholds]
+    return [row["tag"], f"{row['arcs']:,}", mean] + shares + [f"{100 * (row['root_share'] or 0.0):.1f}"]
+
+
+def _cdf(values: numpy.ndarray):
+    """Distinct values and the share of entries <= each, for a step plot."""
+    x, counts = numpy.unique(values, return_counts=True)
+    return x, numpy.cumsum(counts) / values.size
+
+
+def _share(part: float, whole: float) -> Optional[float]:
+    return float(part / whole) if whole else None
+
+
+def _pct(share: Optional[float], digits: int = 1) -> str:
+    return "-" if share is None else f"{100 * share:.{digits}f}%"
+
+
+def _check_tag_attr(tag: str) -> None:
+    if tag not in TAG_ATTRS:
+        raise ValueError(f"Unknown tag attribute {tag!r}: expected one of {', '.join(TAG_ATTRS)}")

@@ -1,0 +1,123 @@
+"""Dependency-tree utilities over head arrays.
+
+Convention (project-wide): a sentence has n words at positions 1..n and an artificial root at position 0.
+A tree is a head array ``heads`` of shape (n + 1,), integer, with ``heads[0] == -1``; ``heads[m]`` is the
+head of word m, in 0..n (0 = attached to the root). Several words may attach to the root (CoNLL-U allows
+it); a well-formed tree has no cycle, so following heads from any word always reaches the root.
+"""
+from typing import List, Optional
+
+import numpy as np
+
+__all__ = ["TreeError", "validate_heads", "find_cycle", "root_children", "is_projective"]
+
+
+class TreeError(ValueError):
+    """A head array that is not a dependency tree.
+
+    word (Optional[int]): the word the problem is attached to (1..n), or None for whole-array problems.
+    reason (str): what is wrong, also the exception message.
+    """
+
+    def __init__(self, reason: str, word: Optional[int] = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.word = word
+
+
+def _as_heads(heads) -> np.ndarray:
+    array = np.asarray(heads)
+    if array.ndim != 1 or not (array.size == 0 or np.issubdtype(array.dtype, np.integer)):
+        raise TreeError(f"heads must be a 1-D integer array, got shape {array.shape} and dtype {array.dtype}")
+    return array.astype(np.int64, copy=False)
+
+
+def find_cycle(heads) -> Optional[List[int]]:
+    """Find a cycle in a head array whose heads are all in range.
+
+    heads (array-like of int): shape (n + 1,), heads[0] == -1, every other entry in 0..n.
+    RETURNS (Optional[List[int]]): the words of one cycle in head order, starting from its smallest word
+        (``[3, 5]`` means 3 -> 5 -> 3: the head of 3 is 5 and the head of 5 is 3); None if there is none.
+    """
+    heads = _as_heads(heads)
+    n = heads.size - 1
+    # state: 0 = unvisited, 1 = on the current path, 2 = known to reach the root.
+    state = [0] * (n + 1)
+    state[0] = 2
+    for start in range(1, n + 1):
+        path = []
+        node = start
+        while state[node] == 0:
+            state[node] = 1
+            path.append(node)
+            node = int(heads[node])
+        if state[node] == 1:
+            cycle = path[path.index(node):]
+            first = cycle.index(min(cycle))
+            return cycle[first:] + cycle[:first]
+        for visited in path:
+            state[visited] = 2
+    return None
+
+
+def validate_heads(heads) -> None:
+    """Check that a head array is a dependency tree rooted at position 0.
+
+    heads (array-like of int): shape (n + 1,) with n >= 1.
+    RAISES (TreeError): a ValueError naming the first problem found, in this order: wrong shape or dtype,
+        no words, heads[0] != -1, a head out of range 0..n, a word that is its own head, no word attached
+        to the root, a cycle (naming its words). ``error.word`` is the offending word where there is one.
+    """
+    heads = _as_heads(heads)
+    n = heads.size - 1
+    if n < 1:
+        raise TreeError("a tree needs at least one word, got an empty head array")
+    if heads[0] != -1:
+        raise TreeError(f"heads[0] must be -1 (the artificial root), got {heads[0]}")
+    body = heads[1:]
+    bad = np.flatnonzero((body < 0) | (body > n))
+    if bad.size:
+        word = int(bad[0]) + 1
+        raise TreeError(f"head {heads[word]} of word {word} is out of range 0..{n}", word)
+    loops = np.flatnonzero(body == np.arange(1, n + 1))
+    if loops.size:
+        word = int(loops[0]) + 1
+        raise TreeError(f"word {word} is its own head (self-loop)", word)
+    if not np.any(body == 0):
+        raise TreeError("no word is attached to the root (heads contain no 0)", 1)
+    cycle = find_cycle(heads)
+    if cycle is not None:
+        path = " -> ".join(str(word) for word in cycle + cycle[:1])
+        raise TreeError(f"cycle through word {cycle[0]}: {path}", cycle[0])
+
+
+def root_children(heads) -> np.ndarray:
+    """The words attached to the artificial root.
+
+    heads (array-like of int): shape (n + 1,).
+    RETURNS (np.ndarray): int64, the words m in 1..n with heads[m] == 0, increasing.
+    """
+    heads = _as_heads(heads)
+    return np.flatnonzero(heads[1:] == 0).astype(np.int64) + 1
+
+
+def is_projective(heads) -> bool:
+    """Whether no two arcs cross when drawn above the sentence, root at position 0.
+
+    Arcs from the root count like any other: (0, m) covers positions 0..m. Arcs (h1, m1) and (h2, m2)
+    with spans [l1, r1] and [l2, r2] cross iff l1 < l2 < r1 < r2 (or the same with the arcs swapped);
+    arcs that share an endpoint never cross. The head array is not validated; call validate_heads first.
+
+    heads (array-like of int): shape (n + 1,), heads[0] == -1.
+    RETURNS (bool): True iff the tree is projective.
+    """
+    heads = _as_heads(heads)
+    n = heads.size - 1
+    if n < 2:
+        return True
+    words = np.arange(1, n + 1)
+    left = np.minimum(heads[1:], words)
+    right = np.maximum(heads[1:], words)
+    # crosses[a, b]: arc a starts strictly outside arc b on the left and ends strictly inside it.
+    crosses = (left[:, None] < left[None, :]) & (left[None, :] < right[:, None]) & (right[:, None] < right[None, :])
+    return not bool(crosses.any())
