@@ -6,6 +6,13 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.vineparse-installed
 SOURCES := setup.py setup.cfg pyproject.toml $(shell find vineparse -name '*.py' -o -name '*.pyx' -o -name '*.pxd' -o -name '*.h')
 
+# The installed package cannot see the repository, so point it at the shared treebanks if they are there.
+ifeq ($(VINEPARSE_CORPORA),)
+ifneq ($(wildcard ../shared/corpora),)
+export VINEPARSE_CORPORA := $(abspath ../shared/corpora)
+endif
+endif
+
 .PHONY: demo test bench install clean
 
 demo: $(STAMP)
