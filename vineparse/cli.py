@@ -268,6 +268,9 @@ def stats_command(args: argparse.Namespace) -> int:
     print(f"Computed statistics in {time.perf_counter() - start:.1f}s")
     print()
     print(format_report(report))
+    for output in (args.json, None if args.plot.lower() == "none" else args.plot):
+        if output is not None:
+            Path(output).parent.mkdir(parents=True, exist_ok=True)
     if args.plot.lower() != "none":
         written = plot_stats(sentences, args.plot, tag=tag)
         if written is not None:
@@ -285,13 +288,10 @@ def stats_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _kernel_benchmark(sizes=(10, 20, 40), repeats: int = 20) -> Optional[List[dict]]:
-    """Run vineparse.bench.kernel_benchmark, or print why it is unavailable and return None."""
-    try:
-        from .bench import kernel_benchmark
-    except ImportError as err:
-        print(f"\nKernel benchmark unavailable ({error_message(err)}); skipped.")
-        return None
+def _kernel_benchmark(sizes=(10, 20, 40), repeats: int = 20) -> List[dict]:
+    """Run vineparse.bench.kernel_benchmark with a progress line."""
+    from .bench import kernel_benchmark
+
     shown_sizes = ", ".join(str(n) for n in sizes)
     print(f"\nBenchmarking kernels (n = {shown_sizes}; {repeats} repeats) ...", end=" ", flush=True)
     start = time.perf_counter()
