@@ -18,6 +18,8 @@ CorpusError and OSError) print one line ``error: ...`` on stderr and exit with s
 they are re-raised with their traceback. Any other exception is a bug and keeps its traceback.
 """
 import argparse
+import importlib
+import importlib.util
 import os
 import sys
 import time
@@ -68,6 +70,17 @@ def command(
     return register
 
 
+# Subpackages that register their own commands (in a module `commands.py` using `command`).
+COMMAND_PACKAGES = ("cascade", "astar", "bitext")
+
+
+def _load_command_modules() -> None:
+    """Import `vineparse.<package>.commands` for every package of COMMAND_PACKAGES that exists."""
+    for package in COMMAND_PACKAGES:
+        if importlib.util.find_spec(f"{__package__}.{package}") is not None:
+            importlib.import_module(f"{__package__}.{package}.commands")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every registered command.
 
@@ -82,6 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=debug_help)
     subparsers = parser.add_subparsers(dest="command", metavar="<command>", required=True)
+    _load_command_modules()
     for cmd in _COMMANDS.values():
         sub = subparsers.add_parser(cmd.name, help=cmd.help, description=cmd.help, parents=[common])
         cmd.add_arguments(sub)
