@@ -75,10 +75,11 @@ COMMAND_PACKAGES = ("cascade", "astar", "bitext")
 
 
 def _load_command_modules() -> None:
-    """Import `vineparse.<package>.commands` for every package of COMMAND_PACKAGES that exists."""
+    """Import `vineparse.<package>.commands` for every package of COMMAND_PACKAGES that has one."""
     for package in COMMAND_PACKAGES:
-        if importlib.util.find_spec(f"{__package__}.{package}") is not None:
-            importlib.import_module(f"{__package__}.{package}.commands")
+        name = f"{__package__}.{package}"
+        if importlib.util.find_spec(name) and importlib.util.find_spec(f"{name}.commands"):
+            importlib.import_module(f"{name}.commands")
 
 
 def build_parser() -> argparse.ArgumentParser:

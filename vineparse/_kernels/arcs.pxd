@@ -39,3 +39,5 @@ cdef class ArcIndex:
     cdef int[::1] sib_ptr
     cdef int[::1] grand_ptr
     cdef int[::1] gsib_ptr
+
+    cdef Py_ssize_t _side(self, Py_ssize_t arc, Py_ssize_t* h, Py_ssize_t* j) noexcept

@@ -6,6 +6,7 @@ their parts, agree on one order of arcs and parts. Building it is O(n^2) for
 reading the mask plus O(arcs + parts).
 """
 import numpy as np
+from libc.stdint cimport int64_t
 
 
 cdef class ArcIndex:
@@ -86,45 +87,78 @@ cdef class ArcIndex:
 
     def arcs(self):
         """(n_arcs, 2) int64 array of (h, m) in arc-id order."""
-        out = np.empty((self.n_arcs, 2), dtype=np.int64)
+        cdef int64_t[:, ::1] out = np.empty((self.n_arcs, 2), dtype=np.int64)
         cdef Py_ssize_t h, i
         for h in range(self.n + 1):
             for i in range(self.right_ptr[h], self.right_ptr[h + 1]):
-                out[i] = (h, self.right[i])
+                out[i, 0] = h
+                out[i, 1] = self.right[i]
             for i in range(self.left_ptr[h], self.left_ptr[h + 1]):
-                out[self.n_right + i] = (h, self.left[i])
-        return out
+                out[self.n_right + i, 0] = h
+                out[self.n_right + i, 1] = self.left[i]
+        return np.asarray(out)
 
-    def _siblings(self, Py_ssize_t h, Py_ssize_t arc):
-        """The sibling slots of an arc of h: [h, inner siblings closest first]."""
-        if arc < self.n_right:
-            start, j = self.right_ptr[h], arc - self.right_ptr[h]
-            return [h] + [self.right[start + k] for k in range(j)]
-        start, j = self.left_ptr[h], arc - self.n_right - self.left_ptr[h]
-        return [h] + [self.left[start + k] for k in range(j)]
+    cdef Py_ssize_t _side(self, Py_ssize_t arc, Py_ssize_t* h, Py_ssize_t* j) noexcept:
+        """Set h to the head of `arc` and j to its position in h's list; return
+        where that list starts in `right` (right arcs) or `left` (left arcs)."""
+        cdef Py_ssize_t lo = 0, hi = self.n + 1, mid, base
+        cdef bint is_right = arc < self.n_right
+        cdef int[::1] ptr = self.right_ptr if is_right else self.left_ptr
+        base = arc if is_right else arc - self.n_right
+        while hi - lo > 1:                          # the last h with ptr[h] <= base
+            mid = (lo + hi) // 2
+            if ptr[mid] <= base:
+                lo = mid
+            else:
+                hi = mid
+        h[0] = lo
+        j[0] = base - ptr[lo]
+        return ptr[lo]
 
     def sibling_parts(self):
         """(P, 3) int64 array of sibling parts (h, s, m) in layout order; s == h for a first child."""
-        rows = []
-        for arc, (h, m) in enumerate(self.arcs()):
-            rows.extend((h, s, m) for s in self._siblings(h, arc))
-        return np.array(rows, dtype=np.int64).reshape(-1, 3)
+        cdef int64_t[:, ::1] out = np.empty((self.n_sibling_parts, 3), dtype=np.int64)
+        cdef Py_ssize_t arc, h, j, k, start, row = 0
+        cdef int[::1] mods
+        for arc in range(self.n_arcs):
+            start = self._side(arc, &h, &j)
+            mods = self.right if arc < self.n_right else self.left
+            for k in range(j + 1):
+                out[row, 0] = h
+                out[row, 1] = h if k == 0 else mods[start + k - 1]
+                out[row, 2] = mods[start + j]
+                row += 1
+        return np.asarray(out)
 
     def grandparent_parts(self):
         """(G, 3) int64 array of grandparent parts (g, h, m) in layout order."""
-        rows = []
-        for h, m in self.arcs():
-            rows.extend((self.heads[i], h, m) for i in range(self.head_ptr[h], self.head_ptr[h + 1]))
-        return np.array(rows, dtype=np.int64).reshape(-1, 3)
+        cdef int64_t[:, ::1] out = np.empty((self.n_grandparent_parts, 3), dtype=np.int64)
+        cdef Py_ssize_t arc, h, j, i, start, row = 0
+        for arc in range(self.n_arcs):
+            start = self._side(arc, &h, &j)
+            for i in range(self.head_ptr[h], self.head_ptr[h + 1]):
+                out[row, 0] = self.heads[i]
+                out[row, 1] = h
+                out[row, 2] = (self.right if arc < self.n_right else self.left)[start + j]
+                row += 1
+        return np.asarray(out)
 
     def grand_sibling_parts(self):
         """(Q, 4) int64 array of grand-sibling parts (g, h, s, m) in layout order."""
-        rows = []
-        for arc, (h, m) in enumerate(self.arcs()):
-            siblings = self._siblings(h, arc)
+        cdef int64_t[:, ::1] out = np.empty((self.n_grand_sibling_parts, 4), dtype=np.int64)
+        cdef Py_ssize_t arc, h, j, i, k, start, row = 0
+        cdef int[::1] mods
+        for arc in range(self.n_arcs):
+            start = self._side(arc, &h, &j)
+            mods = self.right if arc < self.n_right else self.left
             for i in range(self.head_ptr[h], self.head_ptr[h + 1]):
-                rows.extend((self.heads[i], h, s, m) for s in siblings)
-        return np.array(rows, dtype=np.int64).reshape(-1, 4)
+                for k in range(j + 1):
+                    out[row, 0] = self.heads[i]
+                    out[row, 1] = h
+                    out[row, 2] = h if k == 0 else mods[start + k - 1]
+                    out[row, 3] = mods[start + j]
+                    row += 1
+        return np.asarray(out)
 
     @property
     def n_sibling_parts(self):

@@ -13,5 +13,9 @@ in Cython with the GIL released, on a hypergraph engine shared by all models
 (`vineparse/_kernels/hypergraph.pyx`).
 """
 from .first_order import eisner, eisner_marginals, eisner_max_marginals, eisner_sample
+from .vine import (ATTACH_OUTER_LEFT, ATTACH_OUTER_RIGHT, ATTACH_ROOT, ATTACH_SHORT, vine, vine_marginals,
+                   vine_max_marginals)
 
-__all__ = ["eisner", "eisner_max_marginals", "eisner_marginals", "eisner_sample"]
+__all__ = ["eisner", "eisner_max_marginals", "eisner_marginals", "eisner_sample",
+           "vine", "vine_max_marginals", "vine_marginals",
+           "ATTACH_SHORT", "ATTACH_ROOT", "ATTACH_OUTER_LEFT", "ATTACH_OUTER_RIGHT"]
