@@ -3,7 +3,8 @@ import itertools
 import numpy as np
 import pytest
 
-from vineparse.trees import TreeError, find_cycle, is_projective, root_children, validate_heads
+from vineparse.corpus import corpus_path, read_conllu
+from vineparse.trees import TreeError, find_cycle, is_projective, projectivize, root_children, validate_heads
 
 
 def all_head_arrays(n):
@@ -116,3 +117,26 @@ def test_is_projective_agrees_with_the_dominance_definition_on_all_trees_up_to_5
                 checked += 1
     # 1 + 3 + 16 + 125 + 1296 rooted forests on n labelled nodes ((n + 1) ** (n - 1)).
     assert checked == 1 + 3 + 16 + 125 + 1296
+
+
+def test_projectivize_lifts_crossing_arcs():
+    heads = np.array([-1, 3, 0, 2, 2])          # 1 <- 3 crosses 0 -> 2
+    assert not is_projective(heads)
+    lifted = projectivize(heads)
+    validate_heads(lifted)
+    assert is_projective(lifted)
+    assert lifted.tolist() == [-1, 2, 0, 2, 2]   # word 1 lifted from 3 to its grandparent 2
+    projective = np.array([-1, 2, 0, 2])
+    assert projectivize(projective).tolist() == projective.tolist()
+
+
+def test_projectivize_on_ewt_dev():
+    from vineparse.corpus import corpus_path, read_conllu
+    nonprojective = [s for s in read_conllu(corpus_path("ud-english-ewt", "en_ewt-ud-dev.conllu"))
+                     if not is_projective(s.heads)]
+    assert len(nonprojective) > 10
+    for sentence in nonprojective:
+        lifted = projectivize(sentence.heads)
+        validate_heads(lifted)
+        assert is_projective(lifted)
+        assert (lifted != sentence.heads).sum() >= 1

@@ -9,7 +9,7 @@ from typing import List, Optional
 
 import numpy as np
 
-__all__ = ["TreeError", "validate_heads", "find_cycle", "root_children", "is_projective"]
+__all__ = ["TreeError", "validate_heads", "find_cycle", "root_children", "is_projective", "projectivize"]
 
 
 class TreeError(ValueError):
@@ -121,3 +121,27 @@ def is_projective(heads) -> bool:
     # crosses[a, b]: arc a starts strictly outside arc b on the left and ends strictly inside it.
     crosses = (left[:, None] < left[None, :]) & (left[None, :] < right[:, None]) & (right[:, None] < right[None, :])
     return not bool(crosses.any())
+
+
+def projectivize(heads) -> np.ndarray:
+    """The projective tree obtained by lifting non-projective arcs (Nivre & Nilsson 2005), as spaCy does.
+
+    Each arc that crosses another is re-attached to its head's head until no arcs cross; projective trees
+    come back unchanged. Uses spaCy's implementation (`spacy.pipeline._parser_internals.nonproj`).
+
+    heads (array-like of int): a tree, shape (n + 1,), heads[0] == -1.
+    RETURNS (np.ndarray): int64 heads of a projective tree over the same words.
+    """
+    heads = _as_heads(heads).astype(np.int64)
+    if is_projective(heads):
+        return heads.copy()
+    from spacy.pipeline._parser_internals import nonproj
+
+    n = heads.size - 1
+    # spaCy's convention: 0-based positions, a root word is its own head.
+    spacy_heads = [int(h) - 1 if h > 0 else m for m, h in enumerate(heads[1:])]
+    lifted, _ = nonproj.projectivize(spacy_heads, ["dep"] * n)
+    out = np.empty(n + 1, dtype=np.int64)
+    out[0] = -1
+    out[1:] = [0 if h == m else h + 1 for m, h in enumerate(lifted)]
+    return out

@@ -330,3 +330,17 @@ def test_iter_conllu_lenient_warns_when_exhausted(tmp_path):
     assert len(sentences) == 1
     with pytest.raises(CorpusError, match=r":8: empty HEAD '_' on word 1$"):
         list(iter_conllu(path))
+
+
+def test_unparsed_input_is_read_when_heads_are_not_required(tmp_path):
+    text = "1\tDogs\tdog\tNOUN\tNNS\t_\t_\t_\t_\t_\n2\tbark\tbark\tVERB\tVBP\t_\t_\t_\t_\t_\n\n"
+    path = tmp_path / "raw.conllu"
+    path.write_text(text)
+    with pytest.raises(CorpusError, match=r"raw.conllu:1: empty HEAD '_' on word 1"):
+        read_conllu(path)
+    corpus = read_conllu(path, require_heads=False)
+    assert corpus[0].heads.tolist() == [-1, -1, -1]
+    mixed = tmp_path / "mixed.conllu"
+    mixed.write_text(text.replace("VBP\t_\t_", "VBP\t_\t0"))
+    with pytest.raises(CorpusError, match=r"mixed.conllu:1: empty HEAD '_' on word 1 while other words"):
+        read_conllu(mixed, require_heads=False)

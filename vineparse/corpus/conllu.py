@@ -14,6 +14,7 @@ import logging
 import os
 import warnings
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import IO, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
@@ -220,8 +221,12 @@ def _is_uint(text: str) -> bool:
     return text.isdigit() and text.isascii()
 
 
-def _parse_block(source: str, start: int, lines: List[str]) -> Sentence:
-    """Parse one sentence block whose first line is line ``start`` of ``source``."""
+def _parse_block(source: str, start: int, lines: List[str], require_heads: bool = True) -> Sentence:
+    """Parse one sentence block whose first line is line ``start`` of ``source``.
+
+    With ``require_heads=False`` a sentence whose HEAD column is ``_`` on every word is read as
+    not parsed (heads of -1), as input to a parser.
+    """
     comments: List[str] = []
     extra: List[Tuple[int, str]] = []
     columns: List[List[str]] = []
@@ -250,7 +255,9 @@ def _parse_block(source: str, start: int, lines: List[str]) -> Sentence:
         if int(word_id) != expected:
             raise CorpusError(source, number, f"expected word ID {expected}, found {word_id}")
         head = cols[6]
-        if head == "_":
+        if head == "_" and not require_heads:
+            head = "-1"
+        elif head == "_":
             raise CorpusError(source, number, f"empty HEAD '_' on word {word_id}")
         if not (_is_uint(head) or (head[:1] == "-" and _is_uint(head[1:]))):
             raise CorpusError(source, number, f"invalid HEAD '{head}' on word {word_id}: not an integer")
@@ -259,10 +266,17 @@ def _parse_block(source: str, start: int, lines: List[str]) -> Sentence:
         numbers.append(number)
     if not columns:
         raise CorpusError(source, start, "sentence has no words (only comments or non-word lines)")
-    try:
-        validate_heads(heads)
-    except TreeError as error:
-        raise CorpusError(source, numbers[error.word - 1], error.reason) from None
+    unparsed = [i for i, h in enumerate(heads[1:]) if h == -1 and columns[i][6] == "_"]
+    if len(unparsed) == len(columns):
+        pass
+    elif unparsed:
+        raise CorpusError(source, numbers[unparsed[0]], f"empty HEAD '_' on word {unparsed[0] + 1} "
+                          "while other words have heads")
+    else:
+        try:
+            validate_heads(heads)
+        except TreeError as error:
+            raise CorpusError(source, numbers[error.word - 1], error.reason) from None
     _, words, lemmas, upos, xpos, feats, _, labels, deps, misc = zip(*columns)
     sentence = Sentence(
         words=words,
@@ -309,44 +323,50 @@ def _sentences(
         warnings.warn(message, stacklevel=3)
 
 
-def iter_conllu(path: PathLike, *, lenient: bool = False) -> Iterator[Sentence]:
+def iter_conllu(path: PathLike, *, lenient: bool = False, require_heads: bool = True) -> Iterator[Sentence]:
     """Stream the sentences of a CoNLL-U file.
 
     path (str | PathLike): a UTF-8 file; ``\\r\\n`` line endings and a leading BOM are accepted.
     lenient (bool): skip malformed sentences instead of raising; when the file is exhausted one warning
         (``warnings.warn`` and the ``vineparse`` logger) reports "skipped K of N sentences in FILE".
+    require_heads (bool): False accepts sentences whose HEAD column is ``_`` throughout (parser input);
+        their heads are -1.
     YIELDS (Sentence): in file order.
     RAISES (CorpusError): on the first malformed sentence, unless lenient.
     """
     with open(path, encoding="utf-8-sig") as file:
-        yield from _sentences(file, str(path), lenient, [])
+        yield from _sentences(file, str(path), lenient, [], partial(_parse_block, require_heads=require_heads))
 
 
-def read_conllu(path: PathLike, *, lenient: bool = False) -> Corpus:
+def read_conllu(path: PathLike, *, lenient: bool = False, require_heads: bool = True) -> Corpus:
     """Read a CoNLL-U file.
 
     path (str | PathLike): a UTF-8 file; ``\\r\\n`` line endings and a leading BOM are accepted.
     lenient (bool): skip malformed sentences, record them in ``Corpus.skipped`` and warn once (see
         ``iter_conllu``), instead of raising.
+    require_heads (bool): as for ``iter_conllu``.
     RETURNS (Corpus): the sentences, with ``.path`` and ``.skipped``.
     RAISES (CorpusError): ``"FILE:LINE: reason"`` on the first malformed sentence, unless lenient.
     """
     skipped: List[CorpusError] = []
     with open(path, encoding="utf-8-sig") as file:
-        sentences = list(_sentences(file, str(path), lenient, skipped))
+        parse = partial(_parse_block, require_heads=require_heads)
+        sentences = list(_sentences(file, str(path), lenient, skipped, parse))
     return Corpus(sentences, path=path, skipped=skipped)
 
 
-def parse_conllu(text: str, *, source: str = "<string>", lenient: bool = False) -> Corpus:
+def parse_conllu(text: str, *, source: str = "<string>", lenient: bool = False,
+                 require_heads: bool = True) -> Corpus:
     """Read CoNLL-U from a string; errors are located as ``"SOURCE:LINE: reason"``.
 
     text (str): CoNLL-U content.
     source (str): the name used in error messages.
-    lenient (bool): as for ``read_conllu``.
+    lenient, require_heads (bool): as for ``read_conllu``.
     RETURNS (Corpus): with ``path`` None.
     """
     skipped: List[CorpusError] = []
-    sentences = list(_sentences(text.splitlines(), source, lenient, skipped))
+    parse = partial(_parse_block, require_heads=require_heads)
+    sentences = list(_sentences(text.splitlines(), source, lenient, skipped, parse))
     return Corpus(sentences, skipped=skipped)
 
 

@@ -35,10 +35,14 @@ def allowed_arcs(scores, mask):
     return np.ascontiguousarray(allowed, dtype=np.uint8)
 
 
+class NoStructureError(ValueError):
+    """The mask (or the -inf scores) admit no structure at all."""
+
+
 def no_tree_error(allowed, what="projective tree"):
     headless = np.flatnonzero(~allowed[:, 1:].any(axis=0)) + 1
     detail = f": word {headless[0]} has no allowed head" if len(headless) else ""
-    return ValueError(f"the arc mask admits no {what}{detail}")
+    return NoStructureError(f"the arc mask admits no {what}{detail}")
 
 
 def heads_from_arcs(on_path):

@@ -20,6 +20,7 @@ import numpy as np
 
 from .._kernels import hypergraph as _engine
 from .._kernels.vine import Vine
+from ._checks import NoStructureError
 
 __all__ = ["vine", "vine_max_marginals", "vine_marginals",
            "ATTACH_SHORT", "ATTACH_ROOT", "ATTACH_OUTER_LEFT", "ATTACH_OUTER_RIGHT"]
@@ -74,7 +75,7 @@ def _no_vine_error(graph):
     has_label = graph.outer_matrix(used, 0.0)[1:].any(axis=1)
     stranded = np.flatnonzero(~has_head & ~has_label) + 1
     detail = f": word {stranded[0]} has no allowed short head or vine label" if len(stranded) else ""
-    return ValueError(f"the masks admit no vine structure{detail}")
+    return NoStructureError(f"the masks admit no vine structure{detail}")
 
 
 def vine(scores, outer, band, mask=None, outer_mask=None):

@@ -3,8 +3,8 @@ import sys
 
 from hypothesis import settings
 
-# The kernel tests import their brute-force oracle as a sibling module.
-sys.path.insert(0, os.path.dirname(__file__))
+# The brute-force oracle (tests/kernels/oracle.py) is shared by the kernel and cascade tests.
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "kernels"))
 
 settings.register_profile("ci", max_examples=25, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
