@@ -10,13 +10,13 @@ def square_scores(scores, name="scores"):
     if array.ndim != 2 or array.shape[0] != array.shape[1] or array.shape[0] < 1:
         raise ValueError(f"{name} must have shape (n + 1, n + 1), got {array.shape}")
     array = np.ascontiguousarray(array, dtype=np.float64)
+    if array.max() < np.inf:        # one pass, no temporaries: NaN and +inf both fail it
+        return array
     if np.isnan(array).any():
         h, m = np.argwhere(np.isnan(array))[0]
         raise ValueError(f"{name} contains NaN (first at [{h}, {m}])")
-    if np.isposinf(array).any():
-        h, m = np.argwhere(np.isposinf(array))[0]
-        raise ValueError(f"{name} contains +inf (first at [{h}, {m}])")
-    return array
+    h, m = np.argwhere(np.isposinf(array))[0]
+    raise ValueError(f"{name} contains +inf (first at [{h}, {m}])")
 
 
 def allowed_arcs(scores, mask):

@@ -1,0 +1,97 @@
+"""The cascade parser end to end on a small slice of EWT: training, pruning, saving, the commands."""
+import numpy as np
+import pytest
+import srsly
+
+from vineparse.cascade import CascadeParser, Example, TrainingSettings, train
+from vineparse.cascade.evaluation import evaluate
+from vineparse.cli import main
+from vineparse.corpus import corpus_path, read_conllu
+
+
+@pytest.fixture(scope="module")
+def ewt():
+    train_set = read_conllu(corpus_path("ud-english-ewt", "en_ewt-ud-train.conllu"))[:400]
+    dev_set = read_conllu(corpus_path("ud-english-ewt", "en_ewt-ud-dev.conllu"))[:150]
+    return train_set, dev_set
+
+
+@pytest.fixture(scope="module")
+def trained(ewt):
+    train_set, dev_set = ewt
+    parser = CascadeParser(orders=(0, 1, 2, 3), bits=16)
+    summary = train(parser, [Example.from_sentence(s) for s in train_set],
+                    [Example.from_sentence(s) for s in dev_set], TrainingSettings(epochs=2, recall=0.99),
+                    report=lambda message: None)
+    return parser, summary
+
+
+def test_training_learns_and_sets_thresholds(trained, ewt):
+    parser, summary = trained
+    assert [row["level"] for row in summary] == ["vine", "first", "second", "third"]
+    for row in summary[:3]:
+        assert row["dev_recall"] >= 0.99 and row["dev_kept_share"] < 1.0
+        assert row["alpha"] == parser.alphas[summary.index(row)]
+    result = evaluate(parser, ewt[1])
+    assert result["uas"] > 65.0              # an untrained parser scores about 10
+    assert [row["level"] for row in result["levels"]] == ["vine", "first", "second"]
+    kept = [row["kept_share"] for row in result["levels"]]
+    assert kept[0] >= kept[1] >= kept[2] and kept[2] < 0.8
+
+
+def test_pruned_levels_never_lose_every_tree(trained, ewt):
+    parser, _ = trained
+    stats = parser.new_stats()
+    for sentence in ewt[1][:50]:
+        heads = parser.parse(sentence.words, list(sentence.xpos))
+        assert len(heads) == len(sentence.words) + 1 and (heads[1:] == 0).sum() == 1
+    assert parser.parse([], []).tolist() == [-1]
+    assert stats.sentences == 0
+
+
+def test_save_and_load_round_trip(trained, ewt, tmp_path):
+    parser, _ = trained
+    path = tmp_path / "model.msgpack"
+    parser.save(path)
+    loaded = CascadeParser.load(path)
+    assert loaded.alphas == parser.alphas and loaded.orders == parser.orders
+    for sentence in ewt[1][:30]:
+        np.testing.assert_array_equal(loaded.parse(sentence.words, list(sentence.xpos)),
+                                      parser.parse(sentence.words, list(sentence.xpos)))
+    data = srsly.read_msgpack(path)
+    data["version"] = 99
+    srsly.write_msgpack(path, data)
+    with pytest.raises(ValueError, match="format version 99.*reads version 1"):
+        CascadeParser.load(path)
+    srsly.write_msgpack(path, {"something": "else"})
+    with pytest.raises(ValueError, match="not a vineparse cascade model"):
+        CascadeParser.load(path)
+
+
+@pytest.mark.parametrize("orders, message", [((), "at least one level"), ((1, 0), "only come first"),
+                                             ((0,), "must be an Eisner order"), ((0, 4), "unknown cascade level")])
+def test_bad_configurations(orders, message):
+    with pytest.raises(ValueError, match=message):
+        CascadeParser(orders=orders)
+
+
+def test_commands_train_evaluate_parse(tmp_path, capsys):
+    dev = corpus_path("ud-english-ewt", "en_ewt-ud-dev.conllu")
+    model = tmp_path / "m.msgpack"
+    assert main(["train", "--train", str(dev), "--dev", str(dev), "--limit", "120", "--epochs", "1",
+                 "--orders", "0,1", "--bits", "14", "--out", str(model)]) == 0
+    assert "saved to" in capsys.readouterr().out
+    scores = tmp_path / "scores.json"
+    assert main(["evaluate", str(model), "--treebank", str(dev), "--json", str(scores)]) == 0
+    assert 0 < srsly.read_json(scores)["uas"] <= 100
+    raw = tmp_path / "raw.conllu"
+    lines = dev.read_text(encoding="utf8").split("\n\n")[0].splitlines()
+    raw.write_text("\n".join("\t".join(c[:6] + ["_", "_", "_", "_"]) if not l.startswith("#") and
+                             (c := l.split("\t"))[0].isdigit() else l for l in lines) + "\n\n")
+    out = tmp_path / "out.conllu"
+    assert main(["parse", str(model), str(raw), "--out", str(out)]) == 0
+    parsed = read_conllu(out)
+    assert len(parsed) == 1 and (parsed[0].heads[1:] == 0).sum() == 1
+    capsys.readouterr()
+    assert main(["evaluate", str(raw)]) == 2
+    assert "not a vineparse cascade model" in capsys.readouterr().err

@@ -1,0 +1,141 @@
+"""`python -m vineparse train | evaluate | parse`: the cascade parser from the command line.
+
+Treebank arguments are files or folders (see `vineparse.cli.resolve_treebank`) or one of the named
+splits: ewt-train, ewt-dev, ewt-test, ptb-train (wsj_0001-0179), ptb-test (wsj_0180-0199).
+"""
+import argparse
+import time
+from typing import List
+
+import numpy as np
+
+from ..cli import CLIError, command, read_treebank
+from ..corpus import read_conllu, read_ptb_dependencies, write_conllu
+
+NAMED = {
+    "ewt-train": "ud-english-ewt/en_ewt-ud-train.conllu",
+    "ewt-dev": "ud-english-ewt/en_ewt-ud-dev.conllu",
+    "ewt-test": "ud-english-ewt/en_ewt-ud-test.conllu",
+}
+
+
+def load_sentences(spec: str, limit: int = 0) -> List:
+    """The sentences of a treebank argument (a named split, a file or a folder), the first `limit` if > 0."""
+    if spec in ("ptb-train", "ptb-test"):
+        print(f"Reading the PTB sample, {spec[4:]} section ...", flush=True)
+        sentences = list(read_ptb_dependencies(spec[4:]))
+    else:
+        sentences = read_treebank(NAMED.get(spec, spec)).sentences
+    return sentences[:limit] if limit > 0 else sentences
+
+
+def _orders(text: str):
+    try:
+        return tuple("local" if part == "local" else int(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"orders are comma-separated levels (0 = vine, local, 1, 2, 3): {text!r}")
+
+
+def _train_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--train", default="ewt-train", help="training treebank (default: ewt-train)")
+    parser.add_argument("--dev", default="ewt-dev", help="treebank for choosing the thresholds (default: ewt-dev)")
+    parser.add_argument("--out", required=True, help="where to save the model (msgpack)")
+    parser.add_argument("--orders", type=_orders, default=(0, 1, 2, 3),
+                        help="the cascade's levels, e.g. 0,1,2,3 (default), 3 (NoPrune), 1,3 (FirstOnly)")
+    parser.add_argument("--band", type=int, default=5, help="the vine's longest short arc (default: 5)")
+    parser.add_argument("--bits", type=int, default=20, help="log2 feature weights per level (default: 20)")
+    parser.add_argument("--epochs", type=int, default=5, help="training passes per level (default: 5)")
+    parser.add_argument("--recall", type=float, default=0.995,
+                        help="gold-arc recall each pruning level keeps on dev (default: 0.995)")
+    parser.add_argument("--tag", choices=("xpos", "upos"), default="xpos", help="tag column (default: xpos)")
+    parser.add_argument("--limit", type=int, default=0, help="use only the first N training sentences")
+    parser.add_argument("--seed", type=int, default=0)
+
+
+@command("train", "Train a vine pruning cascade on CoNLL-U (or PTB .dp) trees.", _train_arguments)
+def train_command(args: argparse.Namespace) -> int:
+    from .parser import CascadeParser
+    from .training import Example, TrainingSettings, train
+
+    if not 0.0 < args.recall <= 1.0:
+        raise CLIError(f"--recall must be in (0, 1], got {args.recall}")
+    try:
+        parser = CascadeParser(orders=args.orders, band=args.band, bits=args.bits, tag=args.tag)
+    except ValueError as err:
+        raise CLIError(str(err)) from err
+    train_set = [Example.from_sentence(s, args.tag) for s in load_sentences(args.train, args.limit)]
+    dev_set = [Example.from_sentence(s, args.tag) for s in load_sentences(args.dev)]
+    print(f"Training levels {', '.join(level.name for level in parser.levels)} on {len(train_set):,} sentences",
+          flush=True)
+    start = time.perf_counter()
+    summary = train(parser, train_set, dev_set, TrainingSettings(args.epochs, args.recall, seed=args.seed))
+    parser.save(args.out)
+    print(f"Trained in {time.perf_counter() - start:.0f}s; saved to {args.out}")
+    for row in summary:
+        if "alpha" in row:
+            print(f"  {row['level']:>6}: a = {row['alpha']:+.2f}, dev gold recall {row['dev_recall']:.2%}, "
+                  f"arcs kept {row['dev_kept_share']:.1%}")
+    return 0
+
+
+def _model_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("model", help="a model saved by `train`")
+
+
+def _load(path: str):
+    from .parser import CascadeParser
+
+    try:
+        return CascadeParser.load(path)
+    except ValueError as err:
+        raise CLIError(f"{path}: {err}") from err
+
+
+def _evaluate_arguments(parser: argparse.ArgumentParser) -> None:
+    _model_arguments(parser)
+    parser.add_argument("--treebank", default="ewt-test", help="gold treebank (default: ewt-test)")
+    parser.add_argument("--json", default=None, help="also write the scores to this file")
+
+
+@command("evaluate", "Parse a gold treebank with a cascade and report UAS, speed and pruning.",
+         _evaluate_arguments)
+def evaluate_command(args: argparse.Namespace) -> int:
+    from .evaluation import evaluate, format_evaluation
+
+    parser = _load(args.model)
+    sentences = load_sentences(args.treebank)
+    result = evaluate(parser, sentences, report=lambda m: print(m, flush=True))
+    print(format_evaluation(result))
+    if args.json:
+        import srsly
+
+        srsly.write_json(args.json, result)
+    return 0
+
+
+def _parse_arguments(parser: argparse.ArgumentParser) -> None:
+    _model_arguments(parser)
+    parser.add_argument("input", help="CoNLL-U to parse (HEAD may be _); '-' for standard input")
+    parser.add_argument("--out", default="-", help="CoNLL-U output (default: standard output)")
+
+
+@command("parse", "Parse CoNLL-U with a cascade; write CoNLL-U with predicted heads.", _parse_arguments)
+def parse_command(args: argparse.Namespace) -> int:
+    import sys
+
+    from ..corpus import parse_conllu
+
+    parser = _load(args.model)
+    if args.input == "-":
+        sentences = parse_conllu(sys.stdin.read(), source="<stdin>", require_heads=False)
+    else:
+        sentences = read_conllu(args.input, require_heads=False)
+    start = time.perf_counter()
+    for sentence in sentences:
+        sentence.heads = parser.parse(sentence.words, list(getattr(sentence, parser.tag)), list(sentence.upos))
+        sentence.labels = np.where(sentence.heads[1:] == 0, "root", "dep").astype(object)
+    write_conllu(sentences, sys.stdout if args.out == "-" else args.out)
+    words = sum(len(s.words) for s in sentences)
+    print(f"Parsed {len(sentences):,} sentences ({words:,} words) in {time.perf_counter() - start:.1f}s",
+          file=sys.stderr)
+    return 0

@@ -1,0 +1,121 @@
+"""The vine pruning cascade as a parser object.
+
+A cascade is a list of levels (`levels.py`) run in turn on each sentence; every
+level but the last prunes the arcs the next one may use, by max-marginal
+thresholds (`thresholds.py`). The default is vine -> first -> second -> third
+order (Rush & Petrov 2012). Other lists give the baselines of the paper:
+`orders=(3,)` is NoPrune (exhaustive third order), `orders=(1, 3)` FirstOnly,
+`orders=("local", 3)` a Local (unstructured) pruner.
+
+    parser = CascadeParser(orders=(0, 1, 2, 3))
+    parser.train(train_sentences, dev_sentences)     # see training.py
+    heads = parser.parse(["The", "cat", "sat"], ["DT", "NN", "VBD"])
+    parser.save("model.msgpack"); CascadeParser.load("model.msgpack")
+
+Models are saved with srsly (msgpack): the configuration, the pruning
+thresholds and each level's non-zero weights as float32; a file written by an
+incompatible version is refused with a clear message.
+"""
+from pathlib import Path
+from typing import Dict, Optional, Sequence, Union
+
+import numpy as np
+import srsly
+
+from .cascade import Cascade
+from .encoding import encode
+from .levels import LEVELS, Level, LocalLevel, VineLevel
+
+MODEL_FORMAT = "vineparse.cascade"
+MODEL_VERSION = 1
+
+
+def make_level(order, bits: int, band: int) -> Level:
+    if order == 0:
+        return VineLevel(bits, band)
+    if order == "local":
+        return LocalLevel(bits)
+    if order not in LEVELS:
+        raise ValueError(f"unknown cascade level {order!r}: use 0 (vine), 'local', 1, 2 or 3")
+    return LEVELS[order](bits)
+
+
+class CascadeParser(Cascade):
+    """A dependency parser made of a pruning cascade.
+
+    orders (Sequence): the levels, in order; 0 = vine, "local" = unstructured
+        arc classifier, 1-3 = Eisner orders. The last level decodes; every other
+        level prunes. Default: (0, 1, 2, 3).
+    band (int): the vine's longest short arc.
+    bits (int): log2 of each level's number of hashed feature weights.
+    alphas (Sequence[float]): the pruning parameter a of each pruning level
+        (usually set by `training.train` for a target gold-arc recall on dev).
+    tag (str): the tag column the model was trained on ("xpos" or "upos").
+    """
+
+    def __init__(self, orders: Sequence = (0, 1, 2, 3), band: int = 5, bits: int = 20,
+                 alphas: Optional[Sequence[float]] = None, tag: str = "xpos"):
+        orders = tuple(orders)
+        if not orders:
+            raise ValueError("a cascade needs at least one level")
+        if 0 in orders[1:] or "local" in orders[1:]:
+            raise ValueError("the vine and local levels can only come first")
+        if orders[-1] in (0, "local"):
+            raise ValueError("the last level must be an Eisner order (1, 2 or 3)")
+        if tag not in ("xpos", "upos"):
+            raise ValueError(f"tag must be 'xpos' or 'upos', got {tag!r}")
+        self.tag = tag
+        self.orders = orders
+        self.band = band
+        self.bits = bits
+        super().__init__([make_level(o, bits, band) for o in orders], alphas)
+
+    def parse(self, words: Sequence[str], tags: Sequence[str],
+              coarse_tags: Optional[Sequence[str]] = None) -> np.ndarray:
+        """The predicted tree of one sentence.
+
+        words, tags (Sequence[str]): n word forms and their part-of-speech tags (the kind the model
+            was trained on, `self.tag`).
+        coarse_tags (Sequence[str]): n universal tags (UPOS), if known; else the tags stand in.
+        RETURNS (np.ndarray): heads, int64 of length n + 1, heads[0] = -1.
+        """
+        if len(words) == 0:
+            return np.array([-1], dtype=np.int64)
+        return self.run(encode(words, tags, coarse_tags))
+
+    # -- saving and loading
+
+    def to_dict(self) -> Dict:
+        levels = []
+        for level in self.levels:
+            nonzero = np.flatnonzero(level.weights).astype(np.uint32)
+            levels.append({"name": level.name, "indices": nonzero,
+                           "values": level.weights[nonzero].astype(np.float32)})
+        return {"format": MODEL_FORMAT, "version": MODEL_VERSION,
+                "config": {"orders": list(self.orders), "band": self.band, "bits": self.bits, "tag": self.tag},
+                "alphas": list(self.alphas), "levels": levels}
+
+    @classmethod
+    def from_dict(cls, data: Dict) -> "CascadeParser":
+        if not isinstance(data, dict) or data.get("format") != MODEL_FORMAT:
+            raise ValueError("not a vineparse cascade model")
+        if data.get("version") != MODEL_VERSION:
+            raise ValueError(f"this cascade model has format version {data.get('version')}, but this "
+                             f"vineparse reads version {MODEL_VERSION}: retrain it or use a matching vineparse")
+        config = data["config"]
+        parser = cls(orders=config["orders"], band=config["band"], bits=config["bits"], alphas=data["alphas"],
+                     tag=config["tag"])
+        for level, saved in zip(parser.levels, data["levels"]):
+            level.weights[np.asarray(saved["indices"], dtype=np.int64)] = saved["values"]
+        return parser
+
+    def save(self, path: Union[str, Path]) -> None:
+        srsly.write_msgpack(path, self.to_dict())
+
+    @classmethod
+    def load(cls, path: Union[str, Path]) -> "CascadeParser":
+        try:
+            data = srsly.read_msgpack(path)
+        except (ValueError, TypeError) as err:      # msgpack's decoding errors are ValueErrors
+            raise ValueError(f"not a vineparse cascade model (not msgpack: {err})") from None
+        return cls.from_dict(data)

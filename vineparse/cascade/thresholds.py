@@ -1,0 +1,55 @@
+"""Max-marginal thresholds (Rush & Petrov 2012, after Weiss & Taskar 2010).
+
+For a sentence with best structure score `best` and max-marginals mm(p) of its
+prunable parts, part p survives if
+
+    mm(p) >= t_a = a * best + (1 - a) * mean_p mm(p),
+
+with a in [0, 1) set per level: a = 0 keeps what beats the mean, a -> 1 keeps
+only the best structure. Parts no structure uses (mm = -inf) never survive and
+do not enter the mean. The best structure always survives, so a pruned level
+never loses every structure.
+"""
+import numpy as np
+
+
+def threshold(best: float, values: np.ndarray, alpha: float) -> float:
+    """t_a over the finite max-marginals `values`."""
+    finite = values[np.isfinite(values)]
+    mean = finite.mean() if len(finite) else best
+    return alpha * best + (1.0 - alpha) * mean
+
+
+def arc_mask(arc_mm: np.ndarray, best: float, alpha: float) -> np.ndarray:
+    """The arcs whose max-marginal reaches t_a: bool (n + 1, n + 1)."""
+    return arc_mm >= threshold(best, arc_mm, alpha)
+
+
+def vine_mask(arc_mm: np.ndarray, outer_mm: np.ndarray, best: float, alpha: float, band: int) -> np.ndarray:
+    """The first-order arc mask a vine pass leaves (Rush & Petrov, section 3).
+
+    Short arcs and root arcs survive on their own max-marginals; a surviving
+    outer-left (outer-right) arc of m lets every arc into m from further than
+    `band` words to its left (right) through to the next level.
+    RETURNS (np.ndarray): bool (n + 1, n + 1).
+    """
+    t = threshold(best, np.concatenate([arc_mm.ravel(), outer_mm[1:].ravel()]), alpha)
+    mask = arc_mm >= t
+    n = arc_mm.shape[0] - 1
+    for m in np.flatnonzero(outer_mm[:, 0] >= t):
+        mask[1:max(m - band, 1), m] = True
+    for m in np.flatnonzero(outer_mm[:, 1] >= t):
+        mask[m + band + 1:n + 1, m] = True
+    return mask
+
+
+def kept_share(mask: np.ndarray) -> float:
+    """Surviving arcs over all n^2 possible arcs (n heads for each of n words)."""
+    n = mask.shape[0] - 1
+    return float(mask[:, 1:].sum()) / max(n * n, 1)
+
+
+def gold_recall(mask: np.ndarray, heads: np.ndarray) -> tuple:
+    """(surviving gold arcs, gold arcs) of a tree under `mask`."""
+    m = np.arange(1, len(heads))
+    return int(mask[heads[1:], m].sum()), len(m)

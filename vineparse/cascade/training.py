@@ -1,0 +1,185 @@
+"""Training a cascade level by level (Rush & Petrov 2012, section 4).
+
+Each level is trained on the masks its (already trained) predecessors leave:
+
+* a pruning level by structured cascade training (Weiss & Taskar 2010): the
+  loss [1 - score(gold) + t_a]_+ with t_a = a * best + (1 - a) * mean mm(p).
+  Its subgradient, when the loss is positive, is
+      -phi(gold) + a * phi(y*) + (1 - a) * mean_p phi(y*(p)),
+  with y* the best structure and y*(p) the best structure containing part p
+  (the witness of p's max-marginal). The mean over parts is estimated without
+  bias from `witnesses` parts drawn uniformly per update;
+* the last level as an averaged perceptron (Collins 2002).
+
+All levels average their weights over the updates. After a pruning level is
+trained, its `a` is set on dev: the largest value on a grid whose cumulative
+gold-arc recall stays at or above the target. Gold trees are projectivized for
+training (the parser only produces projective trees).
+"""
+import sys
+import time
+from dataclasses import dataclass
+from typing import Callable, List, Optional, Sequence
+
+import numpy as np
+
+from ..trees import projectivize
+from .encoding import Encoded, encode_sentence
+from .levels import VineLevel, full_mask
+from .parser import CascadeParser
+from .thresholds import gold_recall, threshold
+
+ALPHA_GRID = tuple(np.round(np.arange(-1.0, 1.0, 0.02), 2))   # a < 0 puts t_a below the mean
+
+
+@dataclass
+class Example:
+    """A training or evaluation sentence: encoded, its projectivized tree and its original tree."""
+
+    sent: Encoded
+    heads: np.ndarray        # projective, what the parser can produce
+    gold: np.ndarray         # as annotated
+
+    @classmethod
+    def from_sentence(cls, sentence, tag: str = "xpos") -> "Example":
+        return cls(encode_sentence(sentence, tag), projectivize(sentence.heads), sentence.heads)
+
+
+def progress_printer(stream=sys.stderr) -> Callable[[str], None]:
+    def report(message: str) -> None:
+        print(message, file=stream, flush=True)
+    return report
+
+
+@dataclass
+class TrainingSettings:
+    """epochs: passes per level; recall: the gold-arc recall each pruning level keeps on dev (cumulative);
+    train_alpha: the a used inside the cascade loss; witnesses: sampled parts per update; seed."""
+
+    epochs: int = 5
+    recall: float = 0.995
+    train_alpha: float = 0.5
+    witnesses: int = 2
+    seed: int = 0
+
+
+def train(parser: CascadeParser, train_examples: Sequence[Example], dev_examples: Sequence[Example],
+          settings: TrainingSettings = TrainingSettings(),
+          report: Optional[Callable[[str], None]] = None, first_level: int = 0) -> List[dict]:
+    """Train the levels of `parser` in turn; set each pruning level's a on dev.
+
+    first_level (int): levels before it are taken as trained (weights and a kept), e.g. copied
+        from a longer cascade that shares them.
+    RETURNS (List[dict]): per trained level, the chosen a, dev kept share and gold recall, and
+        training time.
+    """
+    report = report or progress_printer()
+    rng = np.random.default_rng(settings.seed)
+    train_masks = [parser.input_mask(ex.sent, first_level) for ex in train_examples]
+    dev_masks = [parser.input_mask(ex.sent, first_level) for ex in dev_examples]
+    summary = []
+    for k, level in enumerate(parser.levels):
+        if k < first_level:
+            continue
+        is_last = k == len(parser.levels) - 1
+        start = time.perf_counter()
+        for epoch in range(settings.epochs):
+            errors = 0
+            order = rng.permutation(len(train_examples))
+            for count, i in enumerate(order, 1):
+                ex = train_examples[i]
+                if is_last:
+                    errors += _perceptron_step(level, ex, train_masks[i])
+                else:
+                    errors += _cascade_step(level, ex, train_masks[i], settings, rng)
+                level.tick()
+                if count % 2000 == 0:
+                    report(f"  {level.name}: epoch {epoch + 1}/{settings.epochs}, {count:,}/{len(order):,} "
+                           f"sentences, {errors:,} updates, {time.perf_counter() - start:.0f}s")
+            report(f"{level.name}: epoch {epoch + 1}/{settings.epochs} done: {errors:,} updates in "
+                   f"{len(order):,} sentences ({time.perf_counter() - start:.0f}s)")
+        level.average()
+        row = {"level": level.name, "train_seconds": time.perf_counter() - start}
+        if not is_last:
+            alpha, recall, kept = choose_alpha(parser, k, dev_examples, dev_masks, settings.recall)
+            parser.alphas[k] = alpha
+            row.update(alpha=alpha, dev_recall=recall, dev_kept_share=kept)
+            report(f"{level.name}: a = {alpha:.2f} keeps {kept:.1%} of arcs with gold recall {recall:.2%} on dev")
+            for masks, examples in ((train_masks, train_examples), (dev_masks, dev_examples)):
+                for i, ex in enumerate(examples):
+                    masks[i] = parser.input_mask(ex.sent, k + 1)
+        summary.append(row)
+    return summary
+
+
+def _perceptron_step(level, ex: Example, mask) -> int:
+    predicted = level.decode(ex.sent, mask)
+    if np.array_equal(predicted, ex.heads):
+        return 0
+    level.update(ex.sent, ex.heads, 1.0)
+    level.update(ex.sent, predicted, -1.0)
+    return 1
+
+
+def _cascade_step(level, ex: Example, mask, settings: TrainingSettings, rng) -> int:
+    """One structured-cascade subgradient step; returns 1 if the loss was positive."""
+    a = settings.train_alpha
+    best, arc_mm, outer_mm = level.max_marginals(ex.sent, mask)
+    values = arc_mm if outer_mm is None else np.concatenate([arc_mm.ravel(), outer_mm[1:].ravel()])
+    if 1.0 - level.score(ex.sent, ex.heads) + threshold(best, values, a) <= 0.0:
+        return 0
+    level.update(ex.sent, ex.heads, 1.0)
+    _update_structure(level, ex.sent, level.decode(ex.sent, mask), -a)
+    parts = _prunable_parts(arc_mm, outer_mm)
+    if len(parts) and a < 1.0:
+        step = -(1.0 - a) / settings.witnesses
+        for j in rng.integers(0, len(parts), size=settings.witnesses):
+            _update_structure(level, ex.sent, level.decode(ex.sent, mask, force=parts[j]), step)
+    return 1
+
+
+def _prunable_parts(arc_mm: np.ndarray, outer_mm: Optional[np.ndarray]) -> list:
+    """The parts with a finite max-marginal, as `force` arguments of the level's decode."""
+    arcs = [tuple(a) for a in np.argwhere(np.isfinite(arc_mm))]
+    if outer_mm is None:
+        return arcs
+    outer = [("outer", tuple(p)) for p in np.argwhere(np.isfinite(outer_mm[1:])) + [1, 0]]
+    return [("arc", a) for a in arcs] + outer
+
+
+def _update_structure(level, sent: Encoded, structure, step: float) -> None:
+    if isinstance(level, VineLevel):
+        heads, attach = structure
+        level.update_structure(sent, heads, attach, step)
+    else:
+        level.update(sent, structure, step)
+
+
+def choose_alpha(parser: CascadeParser, k: int, examples: Sequence[Example], masks: Sequence,
+                 recall: float, grid: Sequence[float] = ALPHA_GRID):
+    """The largest a on `grid` whose mask keeps at least `recall` of the gold arcs that survived
+    the levels before k (so recall compounds across levels); the smallest a on the grid if none does.
+
+    RETURNS (Tuple[float, float, float]): a, the gold recall and the kept share at that a.
+    """
+    level = parser.levels[k]
+    results = []
+    for ex, mask in zip(examples, masks):
+        best, arc_mm, outer_mm = level.max_marginals(ex.sent, mask)
+        results.append((ex, best, arc_mm, outer_mm))
+    previous = sum(gold_recall(full_mask(len(ex.heads) - 1) if m is None else m, ex.heads)[0]
+                   for ex, m in zip(examples, masks))
+    chosen = None
+    for alpha in grid:
+        kept = arcs = possible = 0
+        for ex, best, arc_mm, outer_mm in results:
+            pruned = level.prune_mask(best, arc_mm, outer_mm, alpha)
+            kept += gold_recall(pruned, ex.heads)[0]
+            arcs += pruned[:, 1:].sum()
+            possible += (len(ex.heads) - 1) ** 2
+        row = (float(alpha), kept / max(previous, 1), arcs / max(possible, 1))
+        if row[1] < recall:
+            return chosen or row
+        chosen = row
+    return chosen
+

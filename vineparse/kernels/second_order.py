@@ -1,0 +1,186 @@
+"""Second-order (adjacent-sibling) projective parsing, checked entry points.
+
+Model (McDonald & Pereira 2006): a tree scores the sum of its arc scores
+`scores[h, m]` and of one sibling part sib(h, s, m) per arc, where s is the
+modifier of h on the same side as m next closer to h, or s = h when m is h's
+closest child on that side. Root arcs take sibling parts too: with
+`single_root=True` the root has one child m and only (0, 0, m) applies; with
+`single_root=False` the root's children chain like any head's right children.
+
+Sibling scores `sib` come in one of two forms:
+
+* dense: float64 (n + 1, n + 1, n + 1), `sib[h, s, m]` (fine for small n);
+  only the entries of parts the mask admits are read, but all are checked.
+* compact: 1-D float64, one score per part in the canonical layout of
+  `ArcIndex` for the checked mask (the mask with the diagonal and the root
+  column cleared; all arcs when the mask is None): row i of
+  `second_order_parts(mask, n)` is the part (h, s, m) scored by `sib[i]`.
+  The layout depends on the mask alone, not on the scores; arcs whose score
+  is -inf are dropped after the layout is fixed.
+
+-inf part scores are allowed (the part is impossible); NaN or +inf raise.
+Time O(n^3) unpruned; with a mask, the work follows the allowed arcs and
+sibling pairs (see vineparse/_kernels/eisner2.pyx).
+"""
+import numpy as np
+
+from .._kernels import hypergraph as _engine
+from .._kernels.arcs import ArcIndex
+from .._kernels.eisner2 import SecondOrder, has_impossible_arcs, restrict_sibling_scores
+from ._checks import no_tree_error, square_scores
+
+__all__ = ["eisner2", "eisner2_max_marginals", "eisner2_marginals", "eisner2_sample",
+           "second_order_parts"]
+
+_NO_TREE = "projective tree with finite arc and sibling scores"
+
+
+def _checked_mask(mask, size):
+    """The uint8 (size, size) layout mask: `mask` (or all arcs) without the
+    diagonal and the root column."""
+    if mask is None:
+        layout = np.ones((size, size), dtype=np.uint8)
+    else:
+        mask = np.asarray(mask)
+        if mask.dtype != np.bool_:
+            raise ValueError(f"mask must be a boolean array, got dtype {mask.dtype}")
+        if mask.shape != (size, size):
+            raise ValueError(f"mask has shape {mask.shape} but scores have shape {(size, size)}")
+        layout = mask.astype(np.uint8)
+    layout[:, 0] = 0
+    layout.reshape(-1)[::size + 1] = 0                   # the diagonal
+    return layout
+
+
+def second_order_parts(mask, n=None):
+    """The sibling parts a mask admits, in the order of a compact `sib` vector.
+
+    mask (bool array (n + 1, n + 1) or None): allowed arcs; None allows all.
+    n (int or None): sentence length; required when mask is None, else checked.
+    RETURNS (np.ndarray): int64 (n_parts, 3), rows (h, s, m); s == h marks m as
+        h's closest child on its side.
+    """
+    if mask is None:
+        if n is None:
+            raise ValueError("second_order_parts needs a mask or the sentence length n")
+        if int(n) < 0:
+            raise ValueError(f"n must be >= 0, got {n}")
+        size = int(n) + 1
+    else:
+        size = np.shape(mask)[0] if np.ndim(mask) == 2 else -1
+        if np.ndim(mask) != 2 or np.shape(mask)[1] != size:
+            raise ValueError(f"mask must have shape (n + 1, n + 1), got {np.shape(mask)}")
+        if n is not None and int(n) + 1 != size:
+            raise ValueError(f"mask has shape {np.shape(mask)} but n = {n}")
+    return ArcIndex(_checked_mask(mask, size)).sibling_parts()
+
+
+def _compact_sib(sib, arcs, size):
+    """`sib` as a checked compact float64 vector in the layout of `arcs`."""
+    array = np.asarray(sib)
+    if array.dtype.kind not in "fiu":
+        raise ValueError(f"sib must be a real-valued array, got dtype {array.dtype}")
+    expected = arcs.n_sibling_parts
+    if array.ndim == 3:
+        if array.shape != (size, size, size):
+            raise ValueError(f"dense sib must have shape {(size, size, size)}, got {array.shape}")
+        h, s, m = arcs.sibling_parts().T
+        checked, array = array, np.ascontiguousarray(array[h, s, m], dtype=np.float64)
+    elif array.ndim == 1:
+        if array.shape[0] != expected:
+            raise ValueError(f"compact sib must have one score per sibling part: expected length "
+                             f"{expected} (second_order_parts of the mask), got {array.shape[0]}")
+        checked = array = np.ascontiguousarray(array, dtype=np.float64)
+    else:
+        raise ValueError(f"sib must be a dense (n + 1, n + 1, n + 1) array or a compact 1-D vector, "
+                         f"got shape {array.shape}")
+    if checked.size and not checked.max() < np.inf:      # one pass: NaN propagates through max
+        if np.isnan(checked).any():
+            raise ValueError(f"sib contains NaN (first at {_first(np.isnan(checked))})")
+        raise ValueError(f"sib contains +inf (first at {_first(np.isposinf(checked))})")
+    return array
+
+
+def _first(flags):
+    index = np.argwhere(flags)[0]
+    return f"[{', '.join(str(int(i)) for i in index)}]"
+
+
+def _second_order(scores, sib, mask, single_root):
+    scores = square_scores(scores)
+    size = scores.shape[0]
+    layout = _checked_mask(mask, size)
+    arcs = ArcIndex(layout)
+    sib = _compact_sib(sib, arcs, size)
+    allowed = layout
+    if has_impossible_arcs(arcs, scores):
+        # arcs scored -inf are dropped so that they cost no work
+        allowed = layout & np.isfinite(scores).view(np.uint8)
+        sub = ArcIndex(allowed)
+        sib = restrict_sibling_scores(arcs, sub, sib)
+        arcs = sub
+    return SecondOrder(scores, sib, arcs, bool(single_root)), allowed
+
+
+def eisner2(scores, sib, mask=None, single_root=True):
+    """The highest-scoring projective tree under the sibling model.
+
+    scores (array (n + 1, n + 1)): arc scores `scores[h, m]`, log space.
+    sib (array): sibling part scores, dense (n + 1, n + 1, n + 1) or compact
+        (see the module docstring and `second_order_parts`).
+    mask (bool array (n + 1, n + 1) or None): allowed arcs.
+    single_root (bool): exactly one word attaches to the root (else any number).
+    RETURNS (np.ndarray): heads, int64 of length n + 1, heads[0] = -1.
+    Time O(n^3) unpruned; with a mask, the work follows the allowed arcs.
+    """
+    graph, allowed = _second_order(scores, sib, mask, single_root)
+    best, q = _engine.best_derivation(graph)
+    if best == -np.inf:
+        raise no_tree_error(allowed, _NO_TREE)
+    return graph.heads(q)
+
+
+def eisner2_max_marginals(scores, sib, mask=None, single_root=True):
+    """Best tree score and the max-marginal of every arc under the sibling model.
+
+    RETURNS (float, np.ndarray): the best score and an (n + 1, n + 1) array whose
+    [h, m] entry is the best score of a tree containing h -> m (-inf if none).
+    """
+    graph, allowed = _second_order(scores, sib, mask, single_root)
+    best, q = _engine.max_marginals(graph)
+    if best == -np.inf:
+        raise no_tree_error(allowed, _NO_TREE)
+    head, mod, value = graph.arc_values(q)
+    out = np.full(allowed.shape, -np.inf)
+    out[head, mod] = value
+    return best, out
+
+
+def eisner2_marginals(scores, sib, mask=None, single_root=True):
+    """Log partition function and arc marginals of p(tree) ∝ exp(score(tree))
+    over projective trees under the sibling model, in log space.
+
+    RETURNS (float, np.ndarray): log Z and an (n + 1, n + 1) array of
+    P(h -> m in tree); each column m >= 1 sums to 1.
+    """
+    graph, allowed = _second_order(scores, sib, mask, single_root)
+    log_z, q = _engine.marginals(graph)
+    if log_z == -np.inf:
+        raise no_tree_error(allowed, _NO_TREE)
+    head, mod, value = graph.arc_values(q)
+    out = np.zeros(allowed.shape)
+    out[head, mod] = value
+    return log_z, out
+
+
+def eisner2_sample(scores, sib, count=1, seed=0, mask=None, single_root=True):
+    """Draw `count` trees independently from p(tree) ∝ exp(score(tree)).
+
+    RETURNS (np.ndarray): heads, int64 of shape (count, n + 1).
+    """
+    graph, allowed = _second_order(scores, sib, mask, single_root)
+    log_z, qs = _engine.sample_derivations(graph, int(count), int(seed) & (2**64 - 1))
+    if log_z == -np.inf:
+        raise no_tree_error(allowed, _NO_TREE)
+    return np.stack([graph.heads(q) for q in qs]) if count else \
+        np.empty((0, allowed.shape[0]), dtype=np.int64)
