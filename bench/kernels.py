@@ -22,6 +22,15 @@ SUITES = {
         ("eisner", (10, 20, 40, 60, 100)),
         ("eisner_max_marginals", (10, 20, 40, 60, 100)),
         ("eisner_marginals", (10, 20, 40, 60, 100)),
+        ("eisner2", (10, 20, 40, 60, 100)),
+        ("eisner2_max_marginals", (10, 20, 40, 60)),
+        ("eisner3", (10, 20, 40, 60, 100)),
+        ("eisner3_max_marginals", (10, 20, 40, 60)),
+        ("eisner_vine_mask", (20, 50, 100, 150, 200)),
+        ("eisner2_vine_mask", (20, 50, 100, 150, 200)),
+        ("eisner3_vine_mask", (20, 50, 100, 150, 200)),
+        ("vine_b5", (20, 50, 100, 200, 400)),
+        ("vine_b5_max_marginals", (20, 50, 100, 200, 400)),
     ],
     "quick": [
         ("eisner", (10, 40)),
@@ -33,6 +42,20 @@ SUITES = {
 TARGETS = [
     ("first-order best tree, n = 40", "eisner", 40, 0.1),
     ("first-order marginals, n = 40", "eisner_marginals", 40, 0.3),
+    ("second-order best tree, n = 40", "eisner2", 40, 1.0),
+    ("third-order best tree, n = 40", "eisner3", 40, 40.0),
+]
+# (description, kernel, bound): fitted exponent of time against n, at most the bound
+EXPONENT_TARGETS = [
+    ("second order under a vine-style mask, n = 20..200", "eisner2_vine_mask", 1.5),
+    ("third order under a vine-style mask, n = 20..200", "eisner3_vine_mask", 1.5),
+    ("vine pass (best), n = 20..400", "vine_b5", 1.1),
+    ("vine pass (max-marginals), n = 20..400", "vine_b5_max_marginals", 1.1),
+]
+# (description, unpruned kernel, masked kernel, n, lower bound on the speed-up)
+SPEEDUP_TARGETS = [
+    ("second order, vine-style mask vs unpruned, n = 100", "eisner2", "eisner2_vine_mask", 100, 20.0),
+    ("third order, vine-style mask vs unpruned, n = 100", "eisner3", "eisner3_vine_mask", 100, 20.0),
 ]
 
 
@@ -60,6 +83,15 @@ def summarise(rows):
         if ms is not None:
             targets.append({"target": what, "bound_ms": bound, "measured_ms": round(ms, 4),
                             "met": ms <= bound})
+    for what, kernel, bound in EXPONENT_TARGETS:
+        if kernel in exponents:
+            targets.append({"target": what, "bound_exponent": bound, "measured_exponent": round(exponents[kernel], 2),
+                            "met": exponents[kernel] <= bound})
+    for what, slow, fast, n, bound in SPEEDUP_TARGETS:
+        if (slow, n) in lookup and (fast, n) in lookup:
+            ratio = lookup[(slow, n)] / lookup[(fast, n)]
+            targets.append({"target": what, "bound_speedup": bound, "measured_speedup": round(ratio, 1),
+                            "met": ratio >= bound})
     return {"exponents": exponents, "targets": targets}
 
 

@@ -17,11 +17,55 @@ def _first_order(fn: Callable) -> Callable:
     return lambda rng, n: (lambda scores=rng.normal(size=(n + 1, n + 1)): fn(scores))
 
 
+def _second_order(fn: Callable, masked: bool = False) -> Callable:
+    def make(rng, n):
+        scores = rng.normal(size=(n + 1, n + 1))
+        mask = vine_style_mask(n, rng) if masked else None
+        sib = rng.normal(size=len(kernels.second_order_parts(mask, n)))
+        return lambda: fn(scores, sib, mask)
+    return make
+
+
+def _third_order(fn: Callable, masked: bool = False) -> Callable:
+    def make(rng, n):
+        scores = rng.normal(size=(n + 1, n + 1))
+        mask = vine_style_mask(n, rng) if masked else None
+        parts = kernels.third_order_parts(mask, n)
+        sib, grand, gsib = (rng.normal(size=len(parts[k])) for k in ("sibling", "grandparent", "grand_sibling"))
+        return lambda: fn(scores, sib, grand, gsib, mask)
+    return make
+
+
+def _vine(fn: Callable, band: int = 5) -> Callable:
+    def make(rng, n):
+        scores, outer = rng.normal(size=(n + 1, n + 1)), rng.normal(size=(n + 1, 2))
+        return lambda: fn(scores, outer, band)
+    return make
+
+
+def _masked_first_order(fn: Callable) -> Callable:
+    def make(rng, n):
+        scores, mask = rng.normal(size=(n + 1, n + 1)), vine_style_mask(n, rng)
+        return lambda: fn(scores, mask)
+    return make
+
+
 KERNELS: Dict[str, Callable] = {
     "eisner": _first_order(kernels.eisner),
     "eisner_max_marginals": _first_order(kernels.eisner_max_marginals),
     "eisner_marginals": _first_order(kernels.eisner_marginals),
+    "eisner_vine_mask": _masked_first_order(kernels.eisner),
+    "eisner2": _second_order(kernels.eisner2),
+    "eisner2_max_marginals": _second_order(kernels.eisner2_max_marginals),
+    "eisner2_vine_mask": _second_order(kernels.eisner2, masked=True),
+    "eisner3": _third_order(kernels.eisner3),
+    "eisner3_max_marginals": _third_order(kernels.eisner3_max_marginals),
+    "eisner3_vine_mask": _third_order(kernels.eisner3, masked=True),
+    "vine_b5": _vine(kernels.vine),
+    "vine_b5_max_marginals": _vine(kernels.vine_max_marginals),
 }
+
+DEFAULT_KERNELS = ("eisner", "eisner_max_marginals", "eisner_marginals")
 
 
 def vine_style_mask(n: int, rng: np.random.Generator, heads_per_word: int = 3, near: int = 5,
@@ -68,7 +112,7 @@ def kernel_benchmark(sizes: Iterable[int] = (10, 20, 40, 60, 100), repeats: int 
     """
     rng = np.random.default_rng(seed)
     rows = []
-    for name in names or KERNELS:
+    for name in names or DEFAULT_KERNELS:
         for n in sizes:
             rows.append({"kernel": name, "n": int(n), "ms": median_ms(KERNELS[name], n, repeats, rng)})
     return rows

@@ -12,6 +12,7 @@ Every function validates its input and raises `ValueError` naming the problem
 in Cython with the GIL released, on a hypergraph engine shared by all models
 (`vineparse/_kernels/hypergraph.pyx`).
 """
+from ._checks import NoStructureError
 from .first_order import eisner, eisner_marginals, eisner_max_marginals, eisner_sample
 from .second_order import (eisner2, eisner2_marginals, eisner2_max_marginals, eisner2_sample,
                            second_order_parts)
@@ -19,7 +20,7 @@ from .third_order import eisner3, eisner3_marginals, eisner3_max_marginals, thir
 from .vine import (ATTACH_OUTER_LEFT, ATTACH_OUTER_RIGHT, ATTACH_ROOT, ATTACH_SHORT, vine, vine_marginals,
                    vine_max_marginals)
 
-__all__ = ["eisner", "eisner_max_marginals", "eisner_marginals", "eisner_sample",
+__all__ = ["NoStructureError", "eisner", "eisner_max_marginals", "eisner_marginals", "eisner_sample",
            "eisner2", "eisner2_max_marginals", "eisner2_marginals", "eisner2_sample", "second_order_parts",
            "eisner3", "eisner3_max_marginals", "eisner3_marginals", "third_order_parts",
            "vine", "vine_max_marginals", "vine_marginals",
