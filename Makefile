@@ -13,7 +13,7 @@ export VINEPARSE_CORPORA := $(abspath ../shared/corpora)
 endif
 endif
 
-.PHONY: demo test bench install clean
+.PHONY: demo test bench cascade-experiments install clean
 
 demo: $(STAMP)
 	$(BIN)/vineparse stats --plot bench/out/stats.png --json bench/out/stats.json
@@ -23,6 +23,11 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/kernels.py --out bench/out/kernels.json --plot bench/out/kernels.png
+
+# Issue 4's experiments: NoPrune vs VineCascade per order, baselines, complexity plots (about an hour here).
+cascade-experiments: $(STAMP)
+	$(BIN)/python bench/cascade.py --corpus ptb --epochs 4 --recall 0.99 --noprune-limit 1500
+	$(BIN)/python bench/cascade.py --corpus ewt --epochs 3 --recall 0.99 --noprune-limit 3000
 
 install: $(STAMP)
 
