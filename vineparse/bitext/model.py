@@ -1,0 +1,124 @@
+"""The bitext model: IBM Model 1 tables, feature weights and settings, saved with srsly (msgpack).
+
+Settings live on the model's `BitextConfig`, never in globals. A saved model carries `MODEL_VERSION` and its
+feature names; loading a different version, or a model whose features differ from this code's, is a clear
+error.
+"""
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Optional, Sequence, Tuple, Union
+
+import numpy as np
+import srsly
+
+from .features import Featurizer, FeatureSpace
+from .grammar import GRAMMARS, check_grammar
+from .model1 import BidirectionalModel1
+
+MODEL_VERSION = 1
+
+
+@dataclass
+class BitextConfig:
+    """Settings of a bitext model.
+
+    grammar (str): "binary" (ITG, O(p^3 q^3)) or "ternary" (adds the rules of branching factor 3, O(p^4 q^4)).
+    floor (float): Model 1 probability used for unseen word pairs and unknown words.
+    max_exact_product (dict): per grammar, the largest p x q that exact inference accepts (larger pairs raise
+        ExactLimitError; randomized pruning and tic-tac-toe still work).
+    model1_iterations (int): EM iterations for each Model 1 direction.
+    """
+
+    grammar: str = "binary"
+    floor: float = 1e-6
+    max_exact_product: Optional[dict] = None
+    model1_iterations: int = 5
+
+    def __post_init__(self):
+        check_grammar(self.grammar)
+        limits = {"binary": 2500, "ternary": 600}
+        limits.update(self.max_exact_product or {})
+        unknown = set(limits) - set(GRAMMARS)
+        if unknown:
+            raise ValueError(f"max_exact_product names unknown grammars: {sorted(unknown)}")
+        if any(int(v) < 1 for v in limits.values()):
+            raise ValueError(f"max_exact_product limits must be >= 1, got {limits}")
+        self.max_exact_product = {k: int(v) for k, v in limits.items()}
+        if self.model1_iterations < 0:
+            raise ValueError(f"model1_iterations must be >= 0, got {self.model1_iterations}")
+
+
+class ModelVersionError(ValueError):
+    """A saved model from another version of the bitext model format."""
+
+
+class BitextModel:
+    """Model 1 both ways, feature weights and settings.
+
+    model1 (BidirectionalModel1 or None): lexical tables (None: untrained, every word unknown).
+    weights (np.ndarray or None): one weight per feature of `FeatureSpace` (None: the defaults).
+    config (BitextConfig or None): settings (None: the defaults).
+    """
+
+    def __init__(self, model1: Optional[BidirectionalModel1] = None, weights: Optional[np.ndarray] = None,
+                 config: Optional[BitextConfig] = None):
+        self.config = config or BitextConfig()
+        self.model1 = model1 or BidirectionalModel1.untrained()
+        self.featurizer = Featurizer(self.model1, self.config.floor)
+        space = self.featurizer.space
+        if weights is None:
+            weights = space.default_weights()
+        weights = np.array(weights, dtype=np.float64)
+        if weights.shape != (len(space),):
+            raise ValueError(f"weights must have shape ({len(space)},), got {weights.shape}")
+        if not np.isfinite(weights).all():
+            raise ValueError("weights must be finite")
+        self.weights = weights
+
+    @property
+    def space(self) -> FeatureSpace:
+        return self.featurizer.space
+
+    @classmethod
+    def train(cls, pairs: Sequence[Tuple[Sequence[str], Sequence[str]]], config: Optional[BitextConfig] = None,
+              weights: Optional[np.ndarray] = None) -> "BitextModel":
+        """A model whose Model 1 tables are trained on (source words, target words) pairs."""
+        config = config or BitextConfig()
+        return cls(BidirectionalModel1.train(pairs, config.model1_iterations), weights, config)
+
+    def with_weights(self, weights: np.ndarray) -> "BitextModel":
+        """A model sharing these tables and settings, with other weights."""
+        return BitextModel(self.model1, weights, self.config)
+
+    def to_bytes(self) -> bytes:
+        return srsly.msgpack_dumps({
+            "version": MODEL_VERSION,
+            "config": asdict(self.config),
+            "features": self.space.names,
+            "weights": self.weights.tolist(),
+            "model1": self.model1.to_dict(),
+        })
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "BitextModel":
+        msg = srsly.msgpack_loads(data)
+        if not isinstance(msg, dict) or "version" not in msg:
+            raise ModelVersionError("not a saved vineparse bitext model (no version field)")
+        if msg["version"] != MODEL_VERSION:
+            raise ModelVersionError(f"saved bitext model has version {msg['version']}, this vineparse reads "
+                                    f"version {MODEL_VERSION}")
+        names = FeatureSpace().names
+        if list(msg["features"]) != names:
+            raise ModelVersionError("saved bitext model has a different feature set than this vineparse")
+        known = {f.name for f in fields(BitextConfig)}
+        config = BitextConfig(**{k: v for k, v in msg["config"].items() if k in known})
+        return cls(BidirectionalModel1.from_dict(msg["model1"]), np.array(msg["weights"]), config)
+
+    def to_disk(self, path: Union[str, Path]) -> None:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(self.to_bytes())
+
+    @classmethod
+    def from_disk(cls, path: Union[str, Path]) -> "BitextModel":
+        return cls.from_bytes(Path(path).read_bytes())
