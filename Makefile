@@ -13,10 +13,14 @@ export VINEPARSE_CORPORA := $(abspath ../shared/corpora)
 endif
 endif
 
-.PHONY: demo test bench cascade-experiments install clean
+.PHONY: demo test bench bench-astar cascade-experiments install clean
 
+# The main job: treebank statistics, then a vine -> 1 -> 2 -> 3 cascade trained on 2,000 EWT sentences
+# (about two minutes) and evaluated on EWT dev with the per-level kept share and gold-arc recall.
 demo: $(STAMP)
 	$(BIN)/vineparse stats --plot bench/out/stats.png --json bench/out/stats.json
+	$(BIN)/vineparse train --train ewt-train --dev ewt-dev --limit 2000 --epochs 2 --out bench/out/demo.msgpack
+	$(BIN)/vineparse evaluate bench/out/demo.msgpack --treebank ewt-dev --json bench/out/demo.json
 
 test: $(STAMP)
 	$(BIN)/pytest -q tests
@@ -28,6 +32,10 @@ bench: $(STAMP)
 cascade-experiments: $(STAMP)
 	$(BIN)/python bench/cascade.py --corpus ptb --epochs 4 --recall 0.99 --noprune-limit 1500
 	$(BIN)/python bench/cascade.py --corpus ewt --epochs 3 --recall 0.99 --noprune-limit 3000
+
+# Issue 6: every heuristic x model on the PTB sample (about 10 minutes here).
+bench-astar: $(STAMP)
+	$(BIN)/python bench/astar.py --out bench/out/astar.json --table bench/out/astar.md --plot bench/out/astar.png
 
 install: $(STAMP)
 
@@ -43,3 +51,40 @@ $(STAMP): $(BIN)/python $(SOURCES)
 
 clean:
 	rm -rf build dist *.egg-info vineparse/_kernels/*.c vineparse/_kernels/*.so bench/out
+
+# ---- the spaCy component vine_cascade on EWT (issue 5) ----
+# ewt-vine: convert EWT to .spacy (one sentence per doc, under the git-ignored corpora/spacy/), train
+# tok2vec + tagger + vine_cascade (configs/ewt.cfg), set the pruning thresholds on dev, evaluate on test and
+# run `spacy benchmark speed`. ewt-compare: the same budget with spaCy's own parser
+# (configs/ewt_spacy_parser.cfg), then bench/spacy_compare.py (JSON + markdown table under bench/out/).
+SPACY_DATA := corpora/spacy
+EWT_SPACY := $(SPACY_DATA)/en_ewt-ud-train.spacy $(SPACY_DATA)/en_ewt-ud-dev.spacy $(SPACY_DATA)/en_ewt-ud-test.spacy
+VINE_OUT := bench/out/ewt_vine
+SPACY_OUT := bench/out/ewt_spacy_parser
+ONE_CORE := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+
+.PHONY: ewt-vine ewt-compare
+
+$(SPACY_DATA)/en_ewt-ud-%.spacy: | $(STAMP)
+	@mkdir -p $(SPACY_DATA)
+	$(BIN)/python -m spacy convert $(VINEPARSE_CORPORA)/ud-english-ewt/en_ewt-ud-$*.conllu $(SPACY_DATA) --converter conllu -n 1
+
+$(VINE_OUT)/model-calibrated: $(STAMP) $(EWT_SPACY) configs/ewt.cfg
+	$(ONE_CORE) $(BIN)/python -m spacy train configs/ewt.cfg --output $(VINE_OUT) \
+	    --paths.train $(SPACY_DATA)/en_ewt-ud-train.spacy --paths.dev $(SPACY_DATA)/en_ewt-ud-dev.spacy
+	$(ONE_CORE) $(BIN)/python -m vineparse.pipeline calibrate $(VINE_OUT)/model-best \
+	    $(SPACY_DATA)/en_ewt-ud-dev.spacy --output $(VINE_OUT)/model-calibrated
+
+$(SPACY_OUT)/model-best: $(STAMP) $(EWT_SPACY) configs/ewt_spacy_parser.cfg
+	$(ONE_CORE) $(BIN)/python -m spacy train configs/ewt_spacy_parser.cfg --output $(SPACY_OUT) \
+	    --paths.train $(SPACY_DATA)/en_ewt-ud-train.spacy --paths.dev $(SPACY_DATA)/en_ewt-ud-dev.spacy
+
+ewt-vine: $(VINE_OUT)/model-calibrated
+	$(ONE_CORE) $(BIN)/python -m spacy evaluate $(VINE_OUT)/model-calibrated $(SPACY_DATA)/en_ewt-ud-test.spacy \
+	    --gold-preproc --output $(VINE_OUT)/test.json
+	$(ONE_CORE) $(BIN)/python -m spacy benchmark speed $(VINE_OUT)/model-calibrated $(SPACY_DATA)/en_ewt-ud-test.spacy
+
+ewt-compare: $(VINE_OUT)/model-calibrated $(SPACY_OUT)/model-best
+	$(ONE_CORE) $(BIN)/python bench/spacy_compare.py --vine $(VINE_OUT)/model-calibrated --spacy $(SPACY_OUT)/model-best \
+	    --dev $(SPACY_DATA)/en_ewt-ud-dev.spacy --test $(SPACY_DATA)/en_ewt-ud-test.spacy \
+	    --out bench/out/spacy_compare.json --markdown bench/out/spacy_compare.md

@@ -1,0 +1,201 @@
+"""The TrainablePipe API of vine_cascade on a tiny pipeline trained on a slice of EWT."""
+import numpy as np
+import pytest
+import spacy
+from spacy.tokens import Doc
+from spacy.training import Example
+from thinc.api import Adam
+
+from vineparse.pipeline import VineCascadeParser
+from vineparse.pipeline.component import FORMAT_VERSION
+
+from tiny import TINY_MODEL, train_tiny
+
+
+def test_initialize_takes_the_labels_from_the_examples(trained, ewt_sentences):
+    nlp, examples = trained
+    parser = nlp.get_pipe("vine_cascade")
+    gold = set()
+    for eg in examples[:60]:
+        gold.update(eg.get_aligned_parse(projectivize=True)[1])
+    assert set(parser.labels) == gold
+    assert any("||" in label for label in parser.labels) == any("||" in label for label in gold)
+
+
+def test_update_lowers_the_loss_on_the_training_batch(ewt_sentences):
+    nlp, examples = train_tiny(ewt_sentences[:10], steps=0)
+    optimizer = Adam(0.01)
+    first = nlp.update(examples, sgd=optimizer)["vine_cascade"]
+    for _ in range(8):
+        last = nlp.update(examples, sgd=optimizer)["vine_cascade"]
+    assert last < 0.8 * first
+
+
+def test_get_loss_gradients_match_the_features(trained):
+    nlp, examples = trained
+    parser = nlp.get_pipe("vine_cascade")
+    docs = [eg.predicted for eg in examples[:3]]
+    Z = parser.model.predict(docs)
+    loss, (dZ, d_params) = parser.get_loss(examples[:3], Z)
+    assert loss > 0
+    assert [d.shape for d in dZ] == [z.shape for z in Z]
+    assert set(d_params) == {"U", "u", "v_sib", "v_gp", "v_gs", "none_sib", "none_gs", "L", "l_b"}
+    assert all(np.isfinite(d).all() for d in dZ)
+
+
+def test_predictions_are_trees_with_one_root_per_sentence(trained):
+    nlp, examples = trained
+    for doc in nlp.pipe([eg.predicted.copy() for eg in examples[:20]]):
+        for sent in doc.sents:
+            roots = [t for t in sent if t.head.i == t.i]
+            assert len(roots) == 1
+            assert all(sent.start <= t.head.i < sent.end for t in sent)
+            for token in sent:                      # following heads reaches the root
+                seen = 0
+                while token.head.i != token.i:
+                    token, seen = token.head, seen + 1
+                    assert seen <= len(sent)
+
+
+def test_score_reports_the_parser_metrics(trained):
+    nlp, examples = trained
+    scores = nlp.evaluate(examples[60:])
+    for key in ("dep_uas", "dep_las", "dep_las_per_type", "sents_f"):
+        assert key in scores
+    assert 0.0 <= scores["dep_las"] <= scores["dep_uas"] <= 1.0
+
+
+def test_score_is_the_share_of_correct_heads(trained):
+    nlp, examples = trained
+    parser = nlp.get_pipe("vine_cascade")
+    predicted = [Example(parser(eg.predicted.copy()), eg.reference) for eg in examples[60:]]
+    gold, pred = set(), set()           # spaCy's UAS: F1 of (token, head) over non-punctuation tokens
+    for k, eg in enumerate(predicted):
+        gold.update((k, g.i, g.head.i) for g in eg.reference if g.dep_.lower() not in ("p", "punct"))
+        pred.update((k, p.i, p.head.i) for p in eg.predicted if p.dep_.lower() not in ("p", "punct"))
+    correct = len(gold & pred)
+    f1 = 2 * correct / (len(gold) + len(pred))
+    assert parser.score(predicted)["dep_uas"] == pytest.approx(f1)
+
+
+def test_no_decorated_label_reaches_the_output(trained, ewt_sentences):
+    nlp, examples = trained
+    parser = nlp.get_pipe("vine_cascade")
+    decorated = [i for i, label in enumerate(parser.labels) if "||" in label]
+    if not decorated:                                 # make sure the output path sees one
+        parser.cfg["labels"].append("obj||nsubj")
+        decorated = [len(parser.labels) - 1]
+    doc = Doc(nlp.vocab, words=["a", "b", "c", "d"])
+    heads = np.array([1, 1, 1, 2])
+    labels = np.array([0, 0, 0, decorated[0]])
+    parser.set_annotations([doc], [(heads, labels)])
+    assert all("||" not in t.dep_ for t in doc)
+    for doc in nlp.pipe([eg.predicted.copy() for eg in examples]):
+        assert all("||" not in t.dep_ for t in doc)
+
+
+def test_edge_cases_parse_without_errors(trained):
+    nlp, _ = trained
+    docs = [Doc(nlp.vocab, words=[]), Doc(nlp.vocab, words=["Hello"]), Doc(nlp.vocab, words=[" ", "\n", "  "]),
+            Doc(nlp.vocab, words=["Zyxxq", " ", "unseen", "tokens", "\t"])]
+    out = list(nlp.pipe(docs))
+    assert len(out[0]) == 0
+    assert out[1][0].head.i == 0 and out[1][0].dep_
+    for doc in out[2:]:
+        assert sum(t.head.i == t.i for t in doc) == len(list(doc.sents))
+
+
+def test_unseen_labels_in_training_are_counted_not_fatal(trained, ewt_sentences):
+    nlp, examples = train_tiny(ewt_sentences[:10], steps=1)
+    parser = nlp.get_pipe("vine_cascade")
+    words = ["I", "saw", "it"]
+    gold = Doc(nlp.vocab, words=words, heads=[1, 1, 1], deps=["nsubj", "root", "never_seen_label"])
+    before = parser.skipped["unseen_labels"]
+    nlp.update([Example(Doc(nlp.vocab, words=words), gold)], sgd=nlp.resume_training())
+    assert parser.skipped["unseen_labels"] == before + 1
+    scores = nlp.evaluate([Example(Doc(nlp.vocab, words=words), gold)])
+    assert "dep_uas" in scores
+
+
+def test_preset_sentence_boundaries_are_kept(trained):
+    nlp, examples = trained
+    words, starts = [], []
+    for eg in examples[:4]:
+        starts.append(len(words))
+        words += [t.text for t in eg.predicted]
+    doc = Doc(nlp.vocab, words=words, sent_starts=[i in starts for i in range(len(words))])
+    doc = nlp.get_pipe("vine_cascade")(doc)
+    assert [s.start for s in doc.sents] == starts
+    for sent in doc.sents:
+        assert sum(t.head.i == t.i for t in sent) == 1
+
+
+def test_doc_without_boundaries_is_split_by_the_vine(trained):
+    nlp, examples = trained
+    parser = nlp.get_pipe("vine_cascade")
+    words = [t.text for eg in examples[:6] for t in eg.predicted]
+    doc = Doc(nlp.vocab, words=words)
+    z = parser.model.predict([doc])[0]
+    spans = parser.sentence_spans(doc, z)
+    doc = parser(doc)
+    assert [(s.start, s.end) for s in doc.sents] == spans
+    assert spans[0][0] == 0 and spans[-1][1] == len(doc)
+    for sent in doc.sents:
+        assert sum(t.head.i == t.i for t in sent) == 1
+
+
+def test_max_order_stops_the_cascade_early(trained):
+    nlp, examples = trained
+    parser = nlp.get_pipe("vine_cascade")
+    try:
+        parser.set_max_order(1)
+        assert len(parser.predict_cascade.levels) == 2
+        docs = list(nlp.pipe([eg.predicted.copy() for eg in examples[:5]]))
+        assert all(len(list(d.sents)) >= 1 for d in docs)
+    finally:
+        parser.set_max_order(None)
+    assert len(parser.predict_cascade.levels) == 4
+    with pytest.raises(ValueError, match="max_order"):
+        parser.set_max_order(0)
+
+
+def test_calibrate_sets_alphas_for_the_recall(trained):
+    nlp, examples = trained
+    parser = nlp.get_pipe("vine_cascade")
+    saved = list(parser.cfg["alphas"])
+    try:
+        rows = parser.calibrate(nlp, examples[60:], recall=0.9)
+        assert [r["level"] for r in rows] == ["vine", "first", "second"]
+        assert parser.cfg["alphas"] == [r["alpha"] for r in rows]
+        assert all(r["gold_recall"] >= 0.9 or r["alpha"] == -1.0 for r in rows)
+    finally:
+        parser.cfg["alphas"] = saved
+        parser._build_cascade()
+
+
+@pytest.mark.parametrize("settings, message", [
+    ({"orders": [1, 0]}, "increasing"), ({"orders": [0]}, "last level"), ({"orders": [0, 4]}, "unknown"),
+    ({"alphas": [0.1]}, "one value per pruning level"), ({"band": 0}, "band"), ({"recall": 1.5}, "recall"),
+    ({"max_order": 0}, "max_order"), ({"max_heads": 0}, "max_heads")])
+def test_bad_settings_name_the_problem(settings, message):
+    nlp = spacy.blank("en")
+    with pytest.raises(ValueError, match=message):
+        nlp.add_pipe("vine_cascade", config={"model": TINY_MODEL, **settings})
+
+
+def test_an_incompatible_saved_component_is_refused(trained, tmp_path):
+    nlp, _ = trained
+    parser = nlp.get_pipe("vine_cascade")
+    parser.cfg["format_version"] = FORMAT_VERSION + 1
+    try:
+        data = parser.to_bytes()
+    finally:
+        parser.cfg["format_version"] = FORMAT_VERSION
+    fresh = spacy.blank("en").add_pipe("vine_cascade", config={"model": TINY_MODEL})
+    with pytest.raises(ValueError, match="format version"):
+        fresh.from_bytes(data)
+
+
+def test_isinstance_of_the_component(trained):
+    nlp, _ = trained
+    assert isinstance(nlp.get_pipe("vine_cascade"), VineCascadeParser)

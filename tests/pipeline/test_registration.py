@@ -1,0 +1,103 @@
+"""Registration: spaCy entry points (a fresh interpreter that never imports vineparse itself), every
+registered architecture through config, init, forward and backprop, and `spacy train` end to end."""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from importlib.metadata import entry_points
+from pathlib import Path
+
+import numpy as np
+import pytest
+import spacy
+from spacy.tokens import Doc, DocBin
+from spacy.util import registry
+from thinc.api import Config
+
+from tiny import TINY_MODEL, make_examples
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def fresh_python(code: str, cwd: Path) -> str:
+    """Run `code` in a new interpreter outside the source tree (so only the installed package is seen)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=cwd, env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout
+
+
+def test_entry_points_are_declared():
+    factories = {ep.name: ep.value for ep in entry_points(group="spacy_factories")}
+    architectures = {ep.name: ep.value for ep in entry_points(group="spacy_architectures")}
+    assert factories.get("vine_cascade") == "vineparse.pipeline.registrations:make_vine_cascade", \
+        "vineparse is not installed with its entry points: pip install the package (make test does)"
+    assert architectures.get("vineparse.VineCascadeModel.v1") == \
+        "vineparse.pipeline.registrations:build_vine_cascade_model"
+
+
+def test_fresh_interpreter_adds_and_loads_without_importing_vineparse(trained, tmp_path):
+    nlp, examples = trained
+    nlp.to_disk(tmp_path / "pipeline")
+    words = [t.text for t in examples[60].predicted]
+    expected = [t.head.i for t in nlp(Doc(nlp.vocab, words=words))]
+    out = fresh_python(f"""
+        import json, sys
+        import spacy
+        from spacy.tokens import Doc
+        assert "vineparse" not in sys.modules
+        blank = spacy.blank("en")
+        blank.add_pipe("vine_cascade")
+        nlp = spacy.load({str(tmp_path / 'pipeline')!r})
+        doc = nlp(Doc(nlp.vocab, words={words!r}))
+        print(json.dumps([t.head.i for t in doc]))
+    """, tmp_path)
+    assert json.loads(out.strip().splitlines()[-1]) == expected
+
+
+@pytest.mark.parametrize("name, config", [("vineparse.VineCascadeModel.v1", {**TINY_MODEL, "nL": 3}),
+                                          ("vineparse.VineCascadeModel.v1",
+                                           {**TINY_MODEL, "nL": 3, "context_depth": 2})])
+def test_every_registered_architecture_initializes_and_backpropagates(name, config):
+    assert name in registry.architectures
+    model = registry.resolve(Config({"model": config}))["model"]
+    nlp = spacy.blank("en")
+    docs = [Doc(nlp.vocab, words=["a", "b", "c"]), Doc(nlp.vocab, words=[]), Doc(nlp.vocab, words=["d"])]
+    model.initialize(X=docs)
+    Z, backprop = model.begin_update(docs)
+    width = model.get_ref("features").get_dim("nO")
+    assert [z.shape for z in Z] == [(4, width), (1, width), (2, width)]
+    backprop([np.ones_like(z) for z in Z])
+    assert all(np.isfinite(g).all() for g in [model.get_ref("features").get_grad("W")])
+
+
+def test_all_vineparse_architectures_are_in_the_table():
+    names = {name for name in registry.architectures.get_all() if name.startswith("vineparse.")}
+    assert names == {"vineparse.VineCascadeModel.v1"}
+
+
+def test_spacy_train_runs_end_to_end(ewt_sentences, tmp_path):
+    nlp = spacy.blank("en")
+    examples = make_examples(nlp, ewt_sentences[:40])
+    for name, part in (("train", examples[:30]), ("dev", examples[30:])):
+        DocBin(docs=[eg.reference for eg in part]).to_disk(tmp_path / f"{name}.spacy")
+    config = Config().from_disk(ROOT / "configs" / "ewt.cfg", interpolate=False)
+    config["components"]["tok2vec"]["model"]["embed"]["width"] = 32
+    config["components"]["tok2vec"]["model"]["embed"]["rows"] = [500, 100, 200, 200]
+    config["components"]["tok2vec"]["model"]["encode"]["width"] = 32
+    config["components"]["tok2vec"]["model"]["encode"]["depth"] = 1
+    config["components"]["vine_cascade"]["model"].update(arc_width=16, part_width=8, label_width=8)
+    config["training"].update(max_steps=6, eval_frequency=3)
+    config["paths"].update(train=str(tmp_path / "train.spacy"), dev=str(tmp_path / "dev.spacy"))
+    config.to_disk(tmp_path / "tiny.cfg")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    result = subprocess.run([sys.executable, "-m", "spacy", "train", str(tmp_path / "tiny.cfg"),
+                             "--output", str(tmp_path / "out")], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
+    trained = spacy.load(tmp_path / "out" / "model-last")
+    assert trained.pipe_names == ["tok2vec", "tagger", "vine_cascade"]
+    doc = trained("The cat sat on the mat .")
+    assert sum(t.head.i == t.i for t in doc) == len(list(doc.sents))

@@ -1,0 +1,433 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The two projections of a lexicalized grammar whose Viterbi outside costs make A* heuristics
+(Klein & Manning 2003, *Factored A* search for models over sequences and trees*; Haghighi, DeNero &
+Klein 2007, *Approximate factoring for A* search*), as grammars over the shared hypergraph engine.
+
+A lexicalized edge X[h][i, j] (layer 0: built by a binary rule or a tag; layer 1: after a unary rule or
+the identity) projects to the CFG item X[i, j] (same layer) and to the dependency item D(h, i, j): "h
+heads exactly the words i .. j-1". Every lexicalized derivation projects to one derivation in each, and the
+cost of a lexicalized rule application is at least the sum of its two projected costs (exactly, for a
+factored model), so outside(X[i, j]) + outside(D(h, i, j)) never exceeds the lexicalized outside cost.
+
+CFG projection, over the live items X[i, j, layer] (N = n + 1, S symbols; see CFGProjection for ids):
+
+    X[i, i+1, 0]  axiom iff X is the tag of word i
+    X[i, j, 0]    = max over rules X -> Y Z, i < k < j:   Y[i, k, 1] + Z[k, j, 1] - c(X -> Y Z)
+    X[i, j, 1]    = max over unary rules u = X <- C:      C[i, j, 0] - c(u)        (ROOT only over [0, n])
+    goal ROOT[0, n, 1]
+
+Dependency projection, items D(h, i, j) = 1 + (h N + i) N + j and the goal 1 + n N N:
+
+    D(h, h, h+1)  axiom
+    D(h, i, j)    = max over i < k <= h, i <= a < k:  D(a, i, k) + D(h, k, j) - arc(h, a, k == h) - close(a, i, k)
+                    max over h < k < j,  k <= a < j:  D(h, i, k) + D(a, k, j) - arc(h, a, k == h+1) - close(a, k, j)
+    goal          = max over h:  D(h, 0, n) - root(h) - close(h, 0, n)
+
+Scores are negated costs (the engine maximises). The CFG grammar lists only edges whose children can be
+built (it records which items got an edge as the engine's inside pass reaches them in topological order, so
+the backward pass sees the same edge lists): work O(live edges) rather than O(R n^3). Time O(R n^3) in the
+worst case for the CFG projection, O(n^5 / 60) for the dependency projection; memory one double per item
+and chart (2 S N^2 and n N^2 items).
+"""
+import numpy as np
+from libc.math cimport INFINITY
+from libc.stdlib cimport malloc, calloc, realloc, free
+from libc.string cimport memset, memcpy
+from .hypergraph cimport Hypergraph, AXIOM, inside, backward
+from .semiring cimport MaxSemiring
+from .lexgrammar cimport RuleIndex, CostTables, close_cost, cfg_item
+
+
+cdef extern from *:
+    """
+    #if defined(_MSC_VER)
+    #include <intrin.h>
+    static inline int vp_ctz64(unsigned long long x) { unsigned long i; _BitScanForward64(&i, x); return (int)i; }
+    #else
+    static inline int vp_ctz64(unsigned long long x) { return __builtin_ctzll(x); }
+    #endif
+    """
+    int vp_ctz64(unsigned long long x) nogil
+
+
+cdef struct Edge:
+    int parent          # compact id (scratch only)
+    int t1
+    int t2
+    double w
+
+
+cdef struct EdgeVec:
+    Edge* data
+    Py_ssize_t size, cap
+
+
+cdef struct IntVec:
+    int* data
+    Py_ssize_t size, cap
+
+
+cdef inline int ipush(IntVec* v, int x) noexcept nogil:
+    """Append x (growing by doubling); -1 when out of memory."""
+    cdef void* p
+    if v.size == v.cap:
+        p = realloc(v.data, (2 * v.cap + 1024) * sizeof(int))
+        if p == NULL:
+            return -1
+        v.data = <int*>p
+        v.cap = 2 * v.cap + 1024
+    v.data[v.size] = x
+    v.size += 1
+    return 0
+
+
+cdef int grow_edges(EdgeVec* v, Py_ssize_t need) noexcept nogil:
+    """Make room for `need` edges (doubling); -1 when out of memory."""
+    cdef Py_ssize_t cap
+    cdef void* p
+    if need <= v.cap:
+        return 0
+    cap = max(need, 2 * v.cap + 1024)
+    p = realloc(v.data, cap * sizeof(Edge))
+    if p == NULL:
+        return -1
+    v.data = <Edge*>p
+    v.cap = cap
+    return 0
+
+
+cdef class CFGProjection(Hypergraph):
+    """The CFG projection of one sentence: rule costs from `proj` (rule_cost (R, 1), unary_cost (U, 1)).
+
+    Building it runs a bottom-up recognizer, span by span in order of width, that gives engine ids only
+    to the items with a derivation, in topological order, and records every binary edge once, bucketed by
+    parent: for each split k, each live Y[i, k] and each rule group (Y, Z) of the rule index with Z[k, j]
+    live. Unary edges are listed on demand. The engine then touches only live items, so its passes cost
+    O(live items + edges) instead of O(S n^2).
+
+    Item ids here are compact (``n_items`` is small); ``dense_id(X, i, j, layer)`` = 1 + ((layer N + i) N
+    + j) S + X (lexgrammar.cfg_item) is the numbering the A* agenda and the exhaustive chart read, and
+    ``to_dense`` spreads per-item values over it.
+    """
+    cdef RuleIndex rules
+    cdef CostTables proj
+    cdef const int[::1] tags
+    cdef readonly int n, N, S
+    cdef readonly Py_ssize_t n_dense
+    cdef readonly bint parsable         # ROOT[0, n] has a derivation
+    cdef int[::1] compact               # dense id -> compact id, -1 when the item has no derivation
+    cdef IntVec item_sym, item_span, item_layer, item_dense, edge_start, edge_end
+    cdef IntVec live                    # compact ids, span by span: layer 0 then layer 1
+    cdef int[:, ::1] live0_start, live0_end, live1_start, live1_end
+    cdef EdgeVec edges_by_parent       # every binary edge, grouped by parent (edge_start .. edge_end)
+    cdef EdgeVec scratch               # the current span's edges in discovery order
+    cdef int* counts
+    cdef unsigned long long* live_bits  # per span, a bitset of its live layer-1 symbols (cache-resident)
+    cdef int words_per_span             # 64-bit words per bitset
+    cdef int* local0                    # symbol -> compact id of the current span's layer-0 items (-1)
+    cdef int* local1                    # the same for layer 1
+
+    def __cinit__(self):
+        memset(&self.item_sym, 0, sizeof(IntVec)); memset(&self.item_span, 0, sizeof(IntVec))
+        memset(&self.item_layer, 0, sizeof(IntVec)); memset(&self.item_dense, 0, sizeof(IntVec))
+        memset(&self.edge_start, 0, sizeof(IntVec)); memset(&self.edge_end, 0, sizeof(IntVec))
+        memset(&self.live, 0, sizeof(IntVec))
+        memset(&self.edges_by_parent, 0, sizeof(EdgeVec)); memset(&self.scratch, 0, sizeof(EdgeVec))
+        self.counts = NULL
+        self.live_bits = NULL
+        self.local0 = self.local1 = NULL
+
+    def __dealloc__(self):
+        free(self.item_sym.data); free(self.item_span.data); free(self.item_layer.data)
+        free(self.item_dense.data); free(self.edge_start.data); free(self.edge_end.data); free(self.live.data)
+        free(self.edges_by_parent.data); free(self.scratch.data); free(self.counts); free(self.live_bits); free(self.local0); free(self.local1)
+
+    def __init__(self, RuleIndex rules, CostTables proj, const int[::1] tags):
+        cdef int n = tags.shape[0], N = n + 1, status, most = 0
+        cdef Py_ssize_t x
+        self.rules = rules
+        self.proj = proj
+        self.tags = tags
+        self.n, self.N, self.S = n, N, rules.n_symbols
+        self.n_dense = 1 + 2 * <Py_ssize_t>self.S * N * N
+        if self.n_dense >= 2 ** 31:
+            raise ValueError(f"a sentence of {n} words is too long for the CFG projection chart")
+        self.compact = np.full(self.n_dense, -1, dtype=np.int32)
+        self.live0_start = np.zeros((N, N), dtype=np.int32)
+        self.live0_end = np.zeros((N, N), dtype=np.int32)
+        self.live1_start = np.zeros((N, N), dtype=np.int32)
+        self.live1_end = np.zeros((N, N), dtype=np.int32)
+        self.counts = <int*>malloc((self.S + 2) * sizeof(int))
+        self.words_per_span = (self.S + 63) // 64
+        self.live_bits = <unsigned long long*>calloc(<size_t>N * N * self.words_per_span, sizeof(unsigned long long))
+        self.local0 = <int*>malloc(self.S * sizeof(int))
+        self.local1 = <int*>malloc(self.S * sizeof(int))
+        if self.counts == NULL or self.live_bits == NULL or self.local0 == NULL or self.local1 == NULL:
+            raise MemoryError("cannot allocate the CFG projection chart")
+        for x in range(self.S):
+            self.local0[x] = self.local1[x] = -1
+        with nogil:
+            status = self._recognize()
+        if status < 0:
+            raise MemoryError("out of memory while building the CFG projection chart")
+        goal = self.compact[self.dense(rules.root, 0, n, 1)]
+        self.parsable = goal >= 0
+        if not self.parsable:                       # an underivable goal with no edges
+            goal = self._new_item(rules.root, 0, n, 1)
+            if goal < 0:
+                raise MemoryError("out of memory while building the CFG projection chart")
+        self.goal = goal
+        self.n_items = self.item_sym.size
+        self.order = np.arange(1, self.n_items, dtype=np.int32)
+        for x in range(1, self.n_items):
+            most = max(most, self.edge_end.data[x] - self.edge_start.data[x])
+        self.max_edges = max(1, most, rules.max_unary_per_parent)
+
+    cdef inline Py_ssize_t dense(self, int X, int i, int j, int layer) noexcept nogil:
+        return cfg_item(self.S, self.N, X, i, j, layer)
+
+    def dense_id(self, int X, int i, int j, int layer):
+        """The dense (sentence-independent) id of the CFG item X[i, j] in `layer`."""
+        return self.dense(X, i, j, layer)
+
+    def compact_ids(self):
+        """The compact id of every dense id (-1 for items without a derivation): int32 (n_dense,)."""
+        return np.asarray(self.compact)
+
+    def to_dense(self, values, double fill=INFINITY):
+        """Spread per-item values (indexed by compact id) over dense ids; `fill` for items without a
+        derivation. RETURNS (np.ndarray): float64 (n_dense,)."""
+        cdef int[::1] view = <int[:self.item_dense.size]>self.item_dense.data
+        values = np.asarray(values, dtype=np.float64)
+        if values.shape != (self.n_items,):
+            raise ValueError(f"expected one value per item ({self.n_items}), got shape {values.shape}")
+        out = np.full(self.n_dense, fill)
+        ids = np.array(view[1:], dtype=np.int64)
+        known = ids >= 0
+        out[ids[known]] = values[1:][known]
+        return out
+
+    cdef int _new_item(self, int X, int i, int j, int layer) noexcept nogil:
+        """Give X[i, j, layer] the next compact id; returns it, or -1 when out of memory."""
+        cdef int item = <int>self.item_sym.size
+        cdef Py_ssize_t d = self.dense(X, i, j, layer)
+        if (ipush(&self.item_sym, X) < 0 or ipush(&self.item_span, i * self.N + j) < 0
+                or ipush(&self.item_layer, layer) < 0 or ipush(&self.item_dense, <int>d) < 0
+                or ipush(&self.edge_start, 0) < 0 or ipush(&self.edge_end, 0) < 0):
+            return -1
+        self.compact[d] = item
+        return item
+
+    cdef int _recognize(self) noexcept nogil:
+        """The recognizer of the class docstring. Returns 0, or -1 when out of memory."""
+        cdef int n = self.n, N = self.N, width, i, j, split, a, Y, Z, yid, grp, e, X, xid, first, c, u, ws, word
+        cdef unsigned long long* bits
+        cdef unsigned long long mask
+        if (ipush(&self.item_sym, -1) < 0 or ipush(&self.item_span, 0) < 0 or ipush(&self.item_layer, 0) < 0
+                or ipush(&self.item_dense, -1) < 0 or ipush(&self.edge_start, 0) < 0
+                or ipush(&self.edge_end, 0) < 0):   # id 0: the engine's unit
+            return -1
+        for width in range(1, n + 1):
+            for i in range(n - width + 1):
+                j = i + width
+                self.live0_start[i, j] = <int>self.live.size
+                first = <int>self.item_sym.size
+                if width == 1:
+                    xid = self._new_item(self.tags[i], i, j, 0)
+                    if xid < 0 or ipush(&self.live, xid) < 0:
+                        return -1
+                else:
+                    self.scratch.size = 0
+                    for split in range(i + 1, j):
+                        for a in range(self.live1_start[i, split], self.live1_end[i, split]):
+                            yid = self.live.data[a]
+                            Y = self.item_sym.data[yid]
+                            bits = self.live_bits + (<Py_ssize_t>split * N + j) * self.words_per_span
+                            ws = self.rules.wide_slot[Y]
+                            if ws >= 0:                 # intersect Y's partners with the live symbols
+                                for word in range(self.words_per_span):
+                                    mask = bits[word] & self.rules.wide_bits[ws, word]
+                                    while mask:
+                                        Z = word * 64 + vp_ctz64(mask)
+                                        mask &= mask - 1
+                                        if self._emit(self.rules.wide_group[ws, Z], yid, Z, i, split, j) < 0:
+                                            return -1
+                            else:
+                                for grp in range(self.rules.lg_ptr[Y], self.rules.lg_ptr[Y + 1]):
+                                    Z = self.rules.lg_other[grp]
+                                    if (bits[Z >> 6] >> (Z & 63)) & 1:
+                                        if self._emit(grp, yid, Z, i, split, j) < 0:
+                                            return -1
+                    if self._store_edges(first) < 0:
+                        return -1
+                self.live0_end[i, j] = <int>self.live.size
+                self.live1_start[i, j] = <int>self.live.size
+                for a in range(self.live0_start[i, j], self.live0_end[i, j]):
+                    c = self.item_sym.data[self.live.data[a]]
+                    for e in range(self.rules.uc_ptr[c], self.rules.uc_ptr[c + 1]):
+                        u = self.rules.uc_rules[e]
+                        X = self.rules.u_parent[u]
+                        if X == self.rules.root and width != n:
+                            continue
+                        if self.local1[X] < 0:
+                            xid = self._new_item(X, i, j, 1)
+                            if xid < 0 or ipush(&self.live, xid) < 0:
+                                return -1
+                            self.local1[X] = xid
+                            bits = self.live_bits + (<Py_ssize_t>i * N + j) * self.words_per_span
+                            bits[X >> 6] |= (<unsigned long long>1) << (X & 63)
+                self.live1_end[i, j] = <int>self.live.size
+                for a in range(self.live0_start[i, j], self.live1_end[i, j]):   # reset the span's local maps
+                    X = self.item_sym.data[self.live.data[a]]
+                    self.local0[X] = self.local1[X] = -1
+        return 0
+
+    cdef int _emit(self, int grp, int yid, int Z, int i, int split, int j) noexcept nogil:
+        """Record the edges of rule group (Y, Z) over [i, split) + [split, j), creating parents as needed."""
+        cdef int zid = self.compact[self.dense(Z, split, j, 1)], e, r, X, xid
+        cdef Edge* edge
+        for e in range(self.rules.lg_start[grp], self.rules.lg_start[grp + 1]):
+            r = self.rules.lg_rules[e]
+            X = self.rules.b_parent[r]
+            xid = self.local0[X]
+            if xid < 0:
+                xid = self._new_item(X, i, j, 0)
+                if xid < 0 or ipush(&self.live, xid) < 0:
+                    return -1
+                self.local0[X] = xid
+            if self.scratch.size == self.scratch.cap and grow_edges(&self.scratch, self.scratch.size + 1) < 0:
+                return -1
+            edge = &self.scratch.data[self.scratch.size]
+            edge.parent, edge.t1, edge.t2, edge.w = xid, yid, zid, -self.proj.rule_cost[r, 0]
+            self.scratch.size += 1
+        return 0
+
+    cdef int _store_edges(self, int first) noexcept nogil:
+        """Move the span's scratch edges into the edge store, grouped by parent (parents are the compact
+        ids first .. current, so a counting sort over them)."""
+        cdef int parents = <int>self.item_sym.size - first, p
+        cdef Py_ssize_t e, m = self.scratch.size, base = self.edges_by_parent.size
+        cdef Edge* src
+        cdef Edge* dst
+        if grow_edges(&self.edges_by_parent, base + m) < 0 or parents > self.S + 1:
+            return -1
+        memset(self.counts, 0, (parents + 1) * sizeof(int))
+        for e in range(m):
+            self.counts[self.scratch.data[e].parent - first + 1] += 1
+        for p in range(parents):
+            self.counts[p + 1] += self.counts[p]
+            self.edge_start.data[first + p] = <int>(base + self.counts[p])
+            self.edge_end.data[first + p] = <int>(base + self.counts[p + 1])
+        for e in range(m):
+            src = &self.scratch.data[e]
+            p = src.parent - first
+            dst = &self.edges_by_parent.data[base + self.counts[p]]
+            self.counts[p] += 1
+            dst.t1, dst.t2, dst.w = src.t1, src.t2, src.w
+        self.edges_by_parent.size = base + m
+        return 0
+
+    cdef Py_ssize_t edges(self, Py_ssize_t item, int* t1, int* t2, double* w) noexcept nogil:
+        cdef Py_ssize_t k = 0, e, child
+        cdef int X = self.item_sym.data[item], span = self.item_span.data[item], i, j, u
+        if self.item_layer.data[item] == 0:
+            if self.edge_start.data[item] == self.edge_end.data[item]:
+                return AXIOM if span % self.N - span // self.N == 1 else 0
+            for e in range(self.edge_start.data[item], self.edge_end.data[item]):
+                t1[k] = self.edges_by_parent.data[e].t1
+                t2[k] = self.edges_by_parent.data[e].t2
+                w[k] = self.edges_by_parent.data[e].w
+                k += 1
+            return k
+        i = span // self.N
+        j = span % self.N
+        for u in range(self.rules.u_ptr[X], self.rules.u_ptr[X + 1]):
+            child = self.compact[self.dense(self.rules.u_child[u], i, j, 0)]
+            if child >= 0:
+                t1[k] = <int>child
+                t2[k] = 0
+                w[k] = -self.proj.unary_cost[u, 0]
+                k += 1
+        return k
+
+
+cdef class DependencyProjection(Hypergraph):
+    """The dependency projection of one sentence: arc, stop and root costs from `proj`."""
+    cdef CostTables proj
+    cdef readonly int n, N
+
+    def __init__(self, CostTables proj):
+        cdef int n = proj.n
+        self.proj = proj
+        self.n = n
+        self.N = n + 1
+        self.n_items = 2 + <Py_ssize_t>n * self.N * self.N
+        self.goal = self.n_items - 1
+        self.max_edges = max(1, n * n)
+        self.order = self._schedule()
+
+    cdef inline Py_ssize_t id(self, int h, int i, int j) noexcept nogil:
+        return 1 + (<Py_ssize_t>h * self.N + i) * self.N + j
+
+    cdef int[::1] _schedule(self):
+        cdef int n = self.n, width, i, h
+        cdef Py_ssize_t k = 0
+        cdef int[::1] order = np.empty(<Py_ssize_t>n * (n + 1) * (n + 2) // 6 + 1, dtype=np.int32)
+        for width in range(1, n + 1):
+            for i in range(n - width + 1):
+                for h in range(i, i + width):
+                    order[k] = self.id(h, i, i + width); k += 1
+        order[k] = self.goal
+        return order[:k + 1]
+
+    cdef Py_ssize_t edges(self, Py_ssize_t item, int* t1, int* t2, double* w) noexcept nogil:
+        cdef Py_ssize_t k = 0, rest = item - 1, N = self.N
+        cdef int i, j, h, split, a
+        if item == self.goal:
+            for h in range(self.n):
+                t1[k] = <int>self.id(h, 0, self.n); t2[k] = 0
+                w[k] = -(self.proj.root_cost[h] + close_cost(self.proj, h, 0, self.n))
+                k += 1
+            return k
+        j = rest % N
+        rest //= N
+        i = rest % N
+        h = rest // N
+        if j - i == 1:
+            return AXIOM
+        for split in range(i + 1, h + 1):               # left argument a in [i, split), head child [split, j)
+            for a in range(i, split):
+                t1[k] = <int>self.id(a, i, split); t2[k] = <int>self.id(h, split, j)
+                w[k] = -(self.proj.arc_cost[0, h, a, 1 if split == h else 0] + close_cost(self.proj, a, i, split))
+                k += 1
+        for split in range(h + 1, j):                   # right argument a in [split, j), head child [i, split)
+            for a in range(split, j):
+                t1[k] = <int>self.id(h, i, split); t2[k] = <int>self.id(a, split, j)
+                w[k] = -(self.proj.arc_cost[0, h, a, 1 if split == h + 1 else 0] + close_cost(self.proj, a, split, j))
+                k += 1
+        return k
+
+
+def viterbi_inside_outside(Hypergraph graph):
+    """Best cost, Viterbi inside and outside costs of every item of a grammar, from the engine's Max inside
+    and max-marginal passes: outside(x) = inside score(x) - max-marginal(x), +inf where no derivation of the
+    goal uses x; inside(x) = +inf where x has no derivation.
+
+    RETURNS (float, np.ndarray or None, np.ndarray or None): the best derivation's cost (+inf if none), and
+        float64 inside and outside costs, one per item (None when the goal has no derivation).
+    """
+    cdef MaxSemiring mx
+    cdef double[::1] chart = np.empty(graph.n_items)
+    cdef double[::1] q = np.empty(graph.n_items)
+    cdef double best
+    cdef Py_ssize_t x
+    with nogil:
+        best = inside(&mx, graph, &chart[0])
+        if best > -INFINITY:
+            backward(&mx, graph, &chart[0], &q[0])
+            for x in range(graph.n_items):
+                q[x] = chart[x] - q[x] if q[x] > -INFINITY else INFINITY
+                chart[x] = -chart[x]
+    if best == -INFINITY:
+        return INFINITY, None, None
+    return -best, np.asarray(chart), np.asarray(q)

@@ -1,0 +1,52 @@
+"""`python -m vineparse.pipeline calibrate PIPELINE DEV.spacy --output OUT [--recall R]`
+
+Sets the pruning thresholds a of a trained pipeline's vine_cascade on held-out data, for a cumulative gold-arc
+recall (`VineCascadeParser.calibrate`), prints the kept share and recall of each level and saves the pipeline.
+Docs keep their gold tokens (as `gold_preproc = true` in training and `spacy evaluate --gold-preproc`).
+"""
+import argparse
+import sys
+import time
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vineparse.pipeline")
+    commands = parser.add_subparsers(dest="command", required=True)
+    calibrate = commands.add_parser("calibrate", help="set the vine_cascade pruning thresholds on dev data")
+    calibrate.add_argument("pipeline", help="a saved spaCy pipeline with a vine_cascade component")
+    calibrate.add_argument("data", help="held-out .spacy file (gold heads)")
+    calibrate.add_argument("--output", required=True, help="where to save the calibrated pipeline")
+    calibrate.add_argument("--recall", type=float, default=None,
+                           help="cumulative gold-arc recall to keep (default: the component's `recall` setting)")
+    calibrate.add_argument("--component", default="vine_cascade")
+    args = parser.parse_args(argv)
+
+    import spacy
+    from spacy.tokens import Doc, DocBin
+    from spacy.training import Example
+
+    try:
+        nlp = spacy.load(args.pipeline)
+        component = nlp.get_pipe(args.component)
+        gold = list(DocBin().from_disk(args.data).get_docs(nlp.vocab))
+    except (OSError, KeyError, ValueError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    examples = [Example(Doc(nlp.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc]), doc)
+                for doc in gold]
+    start = time.perf_counter()
+    print(f"calibrating on {len(examples):,} docs ...", file=sys.stderr, flush=True)
+    rows = component.calibrate(nlp, examples, args.recall)
+    for row in rows:
+        print(f"{row['level']:>7}: a = {row['alpha']:+.2f}  kept {row['kept_share']:.1%} of arcs, "
+              f"gold-arc recall {row['gold_recall']:.2%}")
+    skipped = component.skipped["sentences"]
+    if skipped:
+        print(f"{skipped:,} sentences without one-to-one gold heads were left out", file=sys.stderr)
+    nlp.to_disk(args.output)
+    print(f"saved to {args.output} ({time.perf_counter() - start:.0f}s)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,244 @@
+"""Neural part scores of one sentence, and their gradients.
+
+The thinc model (`architectures.build_vine_cascade_model`) maps every token of a doc, and a learned root
+row at position 0, to a row of role features Z of width K (`FeatureLayout`). This module turns those rows into
+the scores the cascade levels ask for, only for the parts they ask about:
+
+* arcs (biaffine, Dozat & Manning 2017): with H = relu(Z[:, arc_head]) and D = relu(Z[:, arc_dep]),
+  s(h, m) = H[h] U D[m] + H[h] . u;
+* outer arcs of the vine: s(m, side) = Z[m, outer + side];
+* sibling (h, s, m), grandparent (g, h, m), grand-sibling (g, h, s, m): a one-hidden-layer MLP over the
+  concatenated role features of the part's words, v . relu(sum of role rows) (a linear layer over a
+  concatenation is the sum of per-role projections, so every token is projected once, and a part costs
+  O(width)); s == h (no inner sibling) uses a learned row instead of the sibling's;
+* labels of an arc (h, m): softmax(relu(Z[h, label_head] + Z[m, label_dep]) L^T + l).
+
+`SentenceScores` also accumulates d loss / d part score (`add_gradient`) and turns it into d loss / d Z and
+d loss / d scorer parameters (`backward`). Arc scores are dense per sentence when that is cheaper; for a
+whole-document vine pass only the band is scored, O(n b d).
+"""
+from dataclasses import dataclass
+from typing import Dict, Optional
+
+import numpy as np
+
+from .._kernels.features import PartKind
+
+ARC, OUTER, SIBLING, GRANDPARENT, GRAND_SIBLING = (int(k) for k in PartKind)
+# the roles of each higher-order part kind, in row order; "none" marks the optional inner sibling
+ROLES = {SIBLING: ("sib_h", "sib_s", "sib_m"), GRANDPARENT: ("gp_g", "gp_h", "gp_m"),
+         GRAND_SIBLING: ("gs_g", "gs_h", "gs_s", "gs_m")}
+VECTOR = {SIBLING: "v_sib", GRANDPARENT: "v_gp", GRAND_SIBLING: "v_gs"}
+NONE_ROW = {SIBLING: "none_sib", GRAND_SIBLING: "none_gs"}   # the role that may be "no sibling"
+SIBLING_COLUMN = {SIBLING: 1, GRAND_SIBLING: 2}               # its column in the part rows
+
+
+@dataclass(frozen=True)
+class FeatureLayout:
+    """Column blocks of the role features Z: arc (2 x arc_width), outer (2), part roles (10 x part_width),
+    label (2 x label_width)."""
+
+    arc_width: int
+    part_width: int
+    label_width: int
+
+    def blocks(self) -> Dict[str, slice]:
+        sizes = [("arc_head", self.arc_width), ("arc_dep", self.arc_width), ("outer", 2)]
+        sizes += [(role, self.part_width) for kind in (SIBLING, GRANDPARENT, GRAND_SIBLING) for role in ROLES[kind]]
+        sizes += [("label_head", self.label_width), ("label_dep", self.label_width)]
+        out, start = {}, 0
+        for name, size in sizes:
+            out[name] = slice(start, start + size)
+            start += size
+        return out
+
+    @property
+    def width(self) -> int:
+        return 2 * self.arc_width + 2 + 10 * self.part_width + 2 * self.label_width
+
+
+def relu(x: np.ndarray) -> np.ndarray:
+    return np.maximum(x, 0.0)
+
+
+class SentenceScores:
+    """The part scores of one sentence (n words, root at 0) from its role features.
+
+    Z (array (n + 1, K)): role features, row 0 the root.
+    params (dict): the scorer parameters U (a, a), u (a,), v_sib / v_gp / v_gs (p,), none_sib / none_gs (p,),
+        L (labels, l), l_b (labels,).
+    layout (FeatureLayout): the column blocks of Z.
+    cache (bool): remember higher-order part scores (training asks for the same parts many times;
+        prediction asks once, and skips the bookkeeping).
+    `cost` (None or (n + 1, n + 1)) and `outer_cost` (None or (n + 1, 2)): added to arc and outer scores
+    while set (cost-augmented decoding).
+    """
+
+    def __init__(self, Z: np.ndarray, params: Dict[str, np.ndarray], layout: FeatureLayout, cache: bool = True):
+        self.Z = Z
+        self.n = Z.shape[0] - 1
+        self.params = params
+        self.blocks = layout.blocks()
+        self.cost: Optional[np.ndarray] = None
+        self.gradient_scale = 1.0         # multiplies what `add_gradient` adds (weights a loss)
+        self.outer_cost: Optional[np.ndarray] = None
+        self._roles = {}
+        self.H = relu(Z[:, self.blocks["arc_head"]])
+        self.D = relu(Z[:, self.blocks["arc_dep"]])
+        self.HU = self.H @ params["U"]
+        self.Hu = self.H @ params["u"]
+        self._dense = None
+        self._cache = {} if cache else None
+        self.d_arcs = None
+        self.d_parts = []     # (kind, rows, gradient) triples
+
+    def role(self, name: str) -> np.ndarray:
+        if name not in self._roles:
+            self._roles[name] = np.ascontiguousarray(self.Z[:, self.blocks[name]])
+        return self._roles[name]
+
+    # -- scores
+
+    def dense_arcs(self) -> np.ndarray:
+        """Every arc score, float64 (n + 1, n + 1). O(n^2 a)."""
+        if self._dense is None:
+            self._dense = (self.HU @ self.D.T + self.Hu[:, None]).astype(np.float64)
+        return self._dense
+
+    def arc_scores(self, arcs: np.ndarray) -> np.ndarray:
+        """Scores of the arcs `arcs` (A, 2) rows (h, m), float64 (A,); dense when most arcs are asked for."""
+        h, m = arcs[:, 0], arcs[:, 1]
+        if self._dense is not None or 4 * len(arcs) >= (self.n + 1) ** 2:
+            values = self.dense_arcs()[h, m]
+        else:
+            values = (np.einsum("ij,ij->i", self.HU[h], self.D[m]) + self.Hu[h]).astype(np.float64)
+        if self.cost is not None:
+            values = values + self.cost[h, m]
+        return values
+
+    def prefers_root(self, words: np.ndarray, window: int) -> np.ndarray:
+        """For each word m of `words`: does the root outscore every head within `window` words of m?
+        Bool (len(words),). O(len(words) window a)."""
+        words = np.asarray(words, dtype=np.int64)
+        if not len(words):
+            return np.zeros(0, dtype=bool)
+        offsets = np.concatenate([np.arange(-window, 0), np.arange(1, window + 1)])
+        heads = words[:, None] + offsets[None, :]
+        valid = (heads >= 1) & (heads <= self.n)
+        rows = np.stack([np.where(valid, heads, 0).ravel(), np.repeat(words, len(offsets))], axis=1)
+        best_word = np.where(valid, self.arc_scores(rows).reshape(valid.shape), -np.inf).max(axis=1)
+        return self.arc_scores(np.stack([np.zeros_like(words), words], axis=1)) > best_word
+
+    def part_scores(self, kind: int, rows: np.ndarray) -> np.ndarray:
+        """Scores of parts of one kind, float64 (P,): arcs (h, m), outer (m, side), sibling (h, s, m),
+        grandparent (g, h, m), grand-sibling (g, h, s, m)."""
+        if not len(rows):
+            return np.zeros(0)
+        rows = np.asarray(rows, dtype=np.int64).reshape(len(rows), -1)
+        if kind == ARC:
+            return self.arc_scores(rows)
+        if kind == OUTER:
+            values = self.Z[rows[:, 0], self.blocks["outer"].start + rows[:, 1]].astype(np.float64)
+            return values if self.outer_cost is None else values + self.outer_cost[rows[:, 0], rows[:, 1]]
+        if self._cache is None:
+            return (relu(self._hidden(kind, rows)) @ self.params[VECTOR[kind]]).astype(np.float64)
+        return self._cached_part_scores(kind, rows)
+
+    def _cached_part_scores(self, kind: int, rows: np.ndarray) -> np.ndarray:
+        """Higher-order part scores, each part computed once per sentence (the cascade's forced decodes
+        ask for overlapping part lists many times). Cached by the part's index in base n + 1."""
+        keys = rows @ (self.n + 1) ** np.arange(rows.shape[1] - 1, -1, -1, dtype=np.int64)
+        known, values = self._cache.get(kind, (np.zeros(0, dtype=np.int64), np.zeros(0)))
+        at = np.minimum(np.searchsorted(known, keys), max(len(known) - 1, 0))
+        hit = (known[at] == keys) if len(known) else np.zeros(len(keys), dtype=bool)
+        out = np.empty(len(keys))
+        out[hit] = values[at[hit]]
+        if not hit.all():
+            new_keys, first = np.unique(keys[~hit], return_index=True)
+            new_rows = rows[~hit][first]
+            new_values = (relu(self._hidden(kind, new_rows)) @ self.params[VECTOR[kind]]).astype(np.float64)
+            merged_keys = np.concatenate([known, new_keys])
+            order = np.argsort(merged_keys, kind="stable")
+            known, values = merged_keys[order], np.concatenate([values, new_values])[order]
+            self._cache[kind] = (known, values)
+            at = np.searchsorted(known, keys[~hit])
+            out[~hit] = values[at]
+        return out
+
+    def _hidden(self, kind: int, rows: np.ndarray) -> np.ndarray:
+        pre = 0.0
+        for j, name in enumerate(ROLES[kind]):
+            block = self.role(name)[rows[:, j]]
+            if SIBLING_COLUMN.get(kind) == j:
+                first = rows[:, j] == rows[:, j - 1]
+                block = np.where(first[:, None], self.params[NONE_ROW[kind]][None, :], block)
+            pre = pre + block
+        return pre
+
+    def label_probabilities(self, heads: np.ndarray, mods: np.ndarray) -> np.ndarray:
+        """P(label | arc) for the arcs heads[i] -> mods[i]: (A, labels)."""
+        hidden = relu(self.role("label_head")[heads] + self.role("label_dep")[mods])
+        logits = hidden @ self.params["L"].T + self.params["l_b"]
+        logits -= logits.max(axis=1, keepdims=True)
+        probs = np.exp(logits)
+        return probs / probs.sum(axis=1, keepdims=True)
+
+    # -- gradients: d loss / d score of parts
+
+    def add_gradient(self, kind: int, rows: np.ndarray, gradient) -> None:
+        """Add `gradient` (scalar or (P,)) to d loss / d score of each part in `rows`."""
+        if not len(rows):
+            return
+        rows = np.asarray(rows, dtype=np.int64).reshape(len(rows), -1)
+        gradient = np.broadcast_to(self.gradient_scale * np.asarray(gradient, dtype=np.float64), (len(rows),))
+        if kind == ARC:
+            if self.d_arcs is None:
+                self.d_arcs = np.zeros((self.n + 1, self.n + 1))
+            np.add.at(self.d_arcs, (rows[:, 0], rows[:, 1]), gradient)
+        else:
+            self.d_parts.append((kind, rows, gradient))
+
+    def add_arc_gradient(self, d_arcs: np.ndarray) -> None:
+        """Add a dense (n + 1, n + 1) d loss / d arc score."""
+        self.d_arcs = d_arcs.copy() if self.d_arcs is None else self.d_arcs + d_arcs
+
+    def backward(self, d_params: Dict[str, np.ndarray], label_grad=None) -> np.ndarray:
+        """d loss / d Z (n + 1, K) of everything added so far; scorer parameter gradients are added to
+        `d_params`. `label_grad`: (heads, mods, d logits) of the label loss, or None."""
+        p = self.params
+        dZ = np.zeros(self.Z.shape, dtype=np.float32)
+        if self.d_arcs is not None:
+            dS = self.d_arcs.astype(np.float32)
+            d_row = dS.sum(axis=1)
+            d_HU = dS @ self.D
+            d_params["U"] += self.H.T @ d_HU
+            d_params["u"] += self.H.T @ d_row
+            dH = d_HU @ p["U"].T + d_row[:, None] * p["u"][None, :]
+            dD = dS.T @ self.HU
+            dZ[:, self.blocks["arc_head"]] += dH * (self.H > 0)
+            dZ[:, self.blocks["arc_dep"]] += dD * (self.D > 0)
+        for kind, rows, gradient in self.d_parts:
+            g = gradient.astype(np.float32)
+            if kind == OUTER:
+                np.add.at(dZ, (rows[:, 0], self.blocks["outer"].start + rows[:, 1]), g)
+                continue
+            pre = self._hidden(kind, rows)
+            d_params[VECTOR[kind]] += relu(pre).T @ g
+            d_pre = g[:, None] * p[VECTOR[kind]][None, :] * (pre > 0)
+            for j, name in enumerate(ROLES[kind]):
+                block = self.blocks[name]
+                target = d_pre
+                if SIBLING_COLUMN.get(kind) == j:
+                    first = rows[:, j] == rows[:, j - 1]
+                    d_params[NONE_ROW[kind]] += d_pre[first].sum(axis=0)
+                    target = np.where(first[:, None], 0.0, d_pre)
+                np.add.at(dZ[:, block], rows[:, j], target)
+        if label_grad is not None:
+            heads, mods, d_logits = label_grad
+            hidden_pre = self.role("label_head")[heads] + self.role("label_dep")[mods]
+            d_params["L"] += d_logits.T @ relu(hidden_pre)
+            d_params["l_b"] += d_logits.sum(axis=0)
+            d_hidden = (d_logits @ p["L"]) * (hidden_pre > 0)
+            np.add.at(dZ[:, self.blocks["label_head"]], heads, d_hidden)
+            np.add.at(dZ[:, self.blocks["label_dep"]], mods, d_hidden)
+        return dZ
