@@ -1,7 +1,7 @@
 """Fixtures of the vine_cascade tests: a slice of EWT and a tiny pipeline trained on it."""
 import pytest
 
-from tiny import make_examples, train_tiny
+from .tiny import make_examples, train_tiny
 from vineparse.corpus import corpus_path, read_conllu
 
 

@@ -9,7 +9,7 @@ from thinc.api import Adam
 from vineparse.pipeline import VineCascadeParser
 from vineparse.pipeline.component import FORMAT_VERSION
 
-from tiny import TINY_MODEL, train_tiny
+from .tiny import TINY_MODEL, train_tiny
 
 
 def test_initialize_takes_the_labels_from_the_examples(trained, ewt_sentences):

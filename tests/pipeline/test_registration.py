@@ -15,7 +15,7 @@ from spacy.tokens import Doc, DocBin
 from spacy.util import registry
 from thinc.api import Config
 
-from tiny import TINY_MODEL, make_examples
+from .tiny import TINY_MODEL, make_examples
 
 ROOT = Path(__file__).resolve().parents[2]
 

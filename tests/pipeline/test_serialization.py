@@ -2,7 +2,7 @@
 import spacy
 from spacy.tokens import Doc
 
-from tiny import TINY_MODEL, parses
+from .tiny import TINY_MODEL, parses
 
 
 def test_bytes_round_trip_gives_identical_predictions(trained):
