@@ -30,8 +30,10 @@ bench: $(STAMP)
 
 # Issue 4's experiments: NoPrune vs VineCascade per order, baselines, complexity plots (about an hour here).
 cascade-experiments: $(STAMP)
-	$(BIN)/python bench/cascade.py --corpus ptb --epochs 4 --recall 0.99 --noprune-limit 1500
-	$(BIN)/python bench/cascade.py --corpus ewt --epochs 3 --recall 0.99 --noprune-limit 3000
+	$(BIN)/python bench/cascade.py --corpus ptb --epochs 5 --noprune-epochs 5 --baseline-epochs 5 \
+	    --recall 0.997 --vine-recall 0.998 --noprune-limit 1500
+	$(BIN)/python bench/cascade.py --corpus ewt --epochs 5 --noprune-epochs 5 --baseline-epochs 5 \
+	    --recall 0.997 --vine-recall 0.998 --noprune-limit 3000
 
 # Issue 6: every heuristic x model on the PTB sample (about 10 minutes here).
 bench-astar: $(STAMP)
@@ -73,7 +75,7 @@ $(VINE_OUT)/model-calibrated: $(STAMP) $(EWT_SPACY) configs/ewt.cfg
 	$(ONE_CORE) $(BIN)/python -m spacy train configs/ewt.cfg --output $(VINE_OUT) \
 	    --paths.train $(SPACY_DATA)/en_ewt-ud-train.spacy --paths.dev $(SPACY_DATA)/en_ewt-ud-dev.spacy
 	$(ONE_CORE) $(BIN)/python -m vineparse.pipeline calibrate $(VINE_OUT)/model-best \
-	    $(SPACY_DATA)/en_ewt-ud-dev.spacy --output $(VINE_OUT)/model-calibrated
+	    $(SPACY_DATA)/en_ewt-ud-dev.spacy --max-heads 4 --output $(VINE_OUT)/model-calibrated
 
 $(SPACY_OUT)/model-best: $(STAMP) $(EWT_SPACY) configs/ewt_spacy_parser.cfg
 	$(ONE_CORE) $(BIN)/python -m spacy train configs/ewt_spacy_parser.cfg --output $(SPACY_OUT) \

@@ -5,6 +5,7 @@ import srsly
 
 from vineparse.cascade import CascadeParser, Example, TrainingSettings, train
 from vineparse.cascade.evaluation import evaluate
+from vineparse.cascade.parser import MODEL_VERSION
 from vineparse.cli import main
 from vineparse.corpus import corpus_path, read_conllu
 
@@ -21,7 +22,8 @@ def trained(ewt):
     train_set, dev_set = ewt
     parser = CascadeParser(orders=(0, 1, 2, 3), bits=16)
     summary = train(parser, [Example.from_sentence(s) for s in train_set],
-                    [Example.from_sentence(s) for s in dev_set], TrainingSettings(epochs=2, recall=0.99),
+                    [Example.from_sentence(s) for s in dev_set],
+                    TrainingSettings(epochs=2, recall=0.99, vine_recall=0.995),
                     report=lambda message: None)
     return parser, summary
 
@@ -32,6 +34,19 @@ def test_training_learns_and_sets_thresholds(trained, ewt):
     for row in summary[:3]:
         assert row["dev_recall"] >= 0.99 and row["dev_kept_share"] < 1.0
         assert row["alpha"] == parser.alphas[summary.index(row)]
+        assert row["head_cap"] == parser.levels[summary.index(row)].head_cap
+    assert summary[0]["head_cap"] is None                  # the vine is never capped
+    assert summary[0]["dev_recall"] >= 0.995               # and keeps its own recall target
+    for k in (1, 2):                                       # a capped level leaves at most cap heads per word
+        cap = parser.levels[k].head_cap
+        if cap is not None:
+            for sentence in ewt[1][:40]:
+                sent = Example.from_sentence(sentence).sent
+                mask = parser.prune(k, sent, parser.input_mask(sent, k))
+                best, mm, _ = parser.levels[k].max_marginals(sent, parser.input_mask(sent, k))
+                for m in range(1, sent.n + 1):   # more only on ties at the cap-th value
+                    kept = np.flatnonzero(mask[:, m])
+                    assert len(kept) <= cap or len(set(mm[kept, m])) < len(kept)
     result = evaluate(parser, ewt[1])
     assert result["uas"] > 65.0              # an untrained parser scores about 10
     assert [row["level"] for row in result["levels"]] == ["vine", "first", "second"]
@@ -55,14 +70,16 @@ def test_save_and_load_round_trip(trained, ewt, tmp_path):
     parser.save(path)
     loaded = CascadeParser.load(path)
     assert loaded.alphas == parser.alphas and loaded.orders == parser.orders
+    assert [level.head_cap for level in loaded.levels] == [level.head_cap for level in parser.levels]
     for sentence in ewt[1][:30]:
         np.testing.assert_array_equal(loaded.parse(sentence.words, list(sentence.xpos)),
                                       parser.parse(sentence.words, list(sentence.xpos)))
     data = srsly.read_msgpack(path)
-    data["version"] = 99
-    srsly.write_msgpack(path, data)
-    with pytest.raises(ValueError, match="format version 99.*reads version 1"):
-        CascadeParser.load(path)
+    for old in (99, 1):                        # version 1 had no head caps
+        data["version"] = old
+        srsly.write_msgpack(path, data)
+        with pytest.raises(ValueError, match=f"format version {old}.*reads version {MODEL_VERSION}"):
+            CascadeParser.load(path)
     srsly.write_msgpack(path, {"something": "else"})
     with pytest.raises(ValueError, match="not a vineparse cascade model"):
         CascadeParser.load(path)

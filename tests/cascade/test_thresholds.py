@@ -1,7 +1,10 @@
 import numpy as np
 import pytest
+from hypothesis import given, strategies as st
 
-from vineparse.cascade.thresholds import arc_mask, gold_recall, kept_share, threshold, vine_mask
+from vineparse import kernels
+from vineparse.cascade.thresholds import (arc_mask, cap_heads, gold_ranks, gold_recall, kept_share, threshold,
+                                         vine_mask)
 
 
 def test_threshold_interpolates_between_mean_and_best():
@@ -35,3 +38,46 @@ def test_vine_mask_lets_long_arcs_through_surviving_outer_arcs():
     assert np.flatnonzero(mask[:, 6]).tolist() == [1, 2, 3, 5]
     assert np.flatnonzero(mask[:, 2]).tolist() == [1]
     assert mask[0, 1] and not mask[0, 2:].any()
+
+
+def test_cap_heads_keeps_the_k_best_heads_per_word_with_ties():
+    rng = np.random.default_rng(3)
+    n = 9
+    mm = np.round(rng.normal(size=(n + 1, n + 1)), 1)      # rounding makes ties
+    mm[:, 0] = -np.inf
+    mask = np.isfinite(mm) & (rng.random((n + 1, n + 1)) < 0.8)
+    for k in (1, 2, 4, 20):
+        capped = cap_heads(mask, mm, k)
+        assert not (capped & ~mask).any()
+        for m in range(1, n + 1):
+            allowed = np.flatnonzero(mask[:, m])
+            if len(allowed) <= k:
+                assert capped[:, m].tolist() == mask[:, m].tolist()
+                continue
+            kth = np.sort(mm[allowed, m])[::-1][k - 1]
+            assert sorted(np.flatnonzero(capped[:, m])) == sorted(allowed[mm[allowed, m] >= kth])
+            assert capped[allowed[np.argmax(mm[allowed, m])], m]      # the best arc always survives
+
+
+@given(st.integers(0, 10_000), st.integers(2, 9), st.integers(1, 4))
+def test_cap_heads_keeps_the_best_tree_and_at_most_k_heads(seed, n, k):
+    rng = np.random.default_rng(seed)
+    scores = rng.normal(size=(n + 1, n + 1))
+    best, mm = kernels.eisner_max_marginals(scores)
+    tree = kernels.eisner(scores)
+    mask = cap_heads(np.isfinite(mm), mm, k)
+    assert mask[tree[1:], np.arange(1, n + 1)].all()
+    assert (mask[:, 1:].sum(axis=0) <= k).all()          # continuous scores: no ties
+    assert not (mask & ~np.isfinite(mm)).any()
+
+
+def test_gold_ranks_say_which_gold_arcs_a_cap_keeps():
+    rng = np.random.default_rng(4)
+    n = 8
+    mm = rng.normal(size=(n + 1, n + 1))
+    heads = np.array([-1, 2, 0, 2, 5, 3, 5, 6, 6])
+    full = np.ones((n + 1, n + 1), dtype=bool)
+    ranks = gold_ranks(mm, heads)
+    for k in (1, 3, 5):
+        capped = cap_heads(full, mm, k)
+        assert (capped[heads[1:], np.arange(1, n + 1)] == (ranks < k)).all()

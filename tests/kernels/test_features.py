@@ -27,6 +27,23 @@ def test_score_is_the_sum_of_feature_weights(kind):
 
 
 @pytest.mark.parametrize("kind", list(PARTS))
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_blocked_scoring_of_many_parts_matches_the_sum(kind, dtype):
+    """Thousands of parts (so the prefetching scorer crosses many blocks), float64 or float32 weights."""
+    rng = np.random.default_rng(7 + int(kind))
+    weights = rng.normal(size=1 << 14).astype(dtype)
+    width = PARTS[kind].shape[1]
+    parts = rng.integers(0, len(SENT.tokens), size=(3001, width)).astype(np.int64)
+    if kind == PartKind.OUTER:
+        parts[:, 1] %= 2
+    scores = score_parts(kind, SENT.tokens, parts, weights)
+    assert scores.dtype == np.float64 and scores.shape == (len(parts),)
+    indices = feature_indices(kind, SENT.tokens, parts, len(weights))
+    expected = [weights[i.astype(np.int64)].astype(np.float64).sum() for i in indices]
+    np.testing.assert_allclose(scores, expected, rtol=1e-6 if dtype == np.float32 else 1e-12, atol=1e-9)
+
+
+@pytest.mark.parametrize("kind", list(PARTS))
 def test_update_adds_step_per_feature_occurrence(kind):
     parts = PARTS[kind].astype(np.int64)
     weights = np.zeros(1 << 12)

@@ -6,19 +6,24 @@ from hypothesis import given, strategies as st
 
 from vineparse.pipeline.levels import NeuralFirstOrderLevel, NeuralThirdOrderLevel, NeuralVineLevel, check_orders
 from vineparse.pipeline.objective import head_selection_loss, hinge_loss, label_loss, vine_hinge_loss
-from vineparse.pipeline.parts import (ARC, GRAND_SIBLING, GRANDPARENT, OUTER, SIBLING, FeatureLayout,
-                                      SentenceScores)
+from vineparse.pipeline.parts import (ARC, DISTANCE_CLASSES, GRAND_SIBLING, GRANDPARENT, N_BUCKETS, OUTER, SIBLING,
+                                      FeatureLayout,
+                                      SentenceScores, dense_buckets, distance_buckets)
 from oracle import projective_trees
 
 LAYOUT = FeatureLayout(4, 3, 5)
 N_LABELS = 4
 
 
-def random_scores(seed, n):
+def random_scores(seed, n, distance=False):
     rng = np.random.default_rng(seed)
     params = {"U": rng.normal(size=(4, 4)), "u": rng.normal(size=4), "v_sib": rng.normal(size=3),
               "v_gp": rng.normal(size=3), "v_gs": rng.normal(size=3), "none_sib": rng.normal(size=3),
               "none_gs": rng.normal(size=3), "L": rng.normal(size=(N_LABELS, 5)), "l_b": rng.normal(size=N_LABELS)}
+    if distance:
+        params.update(E_dist=rng.normal(size=(N_BUCKETS, 4)), F_dist=rng.normal(size=(N_BUCKETS, 4)),
+                      c_dist=rng.normal(size=N_BUCKETS), M_dist=rng.normal(size=(N_BUCKETS, 5)),
+                      **{name: rng.normal(size=(N_BUCKETS, 3)) for name in ("Q_sib", "Q_gp", "Q_gs")})
     return rng.normal(size=(n + 1, LAYOUT.width)), params
 
 
@@ -27,8 +32,9 @@ ROWS = {ARC: [[0, 1], [1, 2], [3, 2], [2, 5]], OUTER: [[1, 0], [3, 1]],
         GRAND_SIBLING: [[0, 1, 1, 2], [3, 1, 2, 4]]}
 
 
-def test_backward_matches_finite_differences():
-    Z, params = random_scores(0, 5)
+@pytest.mark.parametrize("distance", [False, True])
+def test_backward_matches_finite_differences(distance):
+    Z, params = random_scores(0, 5, distance)
     rng = np.random.default_rng(1)
     weights = {kind: rng.normal(size=len(rows)) for kind, rows in ROWS.items()}
     heads, mods, labels = np.array([1, 3, 0]), np.array([2, 1, 3]), np.array([0, 2, 3])
@@ -75,13 +81,33 @@ def test_part_scores_do_not_depend_on_the_cache(seed, n):
             assert np.allclose(cached.part_scores(kind, rows), expected)
 
 
-@given(st.integers(0, 10_000), st.integers(1, 9))
-def test_sparse_and_dense_arc_scores_agree(seed, n):
-    Z, params = random_scores(seed, n)
+@given(st.integers(0, 10_000), st.integers(1, 9), st.booleans())
+def test_sparse_and_dense_arc_scores_agree(seed, n, distance):
+    Z, params = random_scores(seed, n, distance)
     arcs = np.argwhere(np.ones((n + 1, n + 1), dtype=bool))[:3]
     sparse = SentenceScores(Z, params, LAYOUT).arc_scores(arcs)
     dense = SentenceScores(Z, params, LAYOUT).dense_arcs()[arcs[:, 0], arcs[:, 1]]
     assert np.allclose(sparse, dense)
+
+
+def test_distance_buckets():
+    h = np.array([0, 0, 1, 2, 3, 1, 40, 3])
+    m = np.array([1, 7, 2, 1, 9, 40, 1, 3 + 16])
+    # root; root; left 1; right 1; left 6 (class 6-7); left 39 (31+); right 39; left 16 (class 16-20)
+    expected = [0, 0, 1, 1 + DISTANCE_CLASSES, 1 + 5, 1 + 10, 1 + DISTANCE_CLASSES + 10, 1 + 8]
+    assert list(distance_buckets(h, m)) == expected
+    assert distance_buckets(h, m).max() < N_BUCKETS
+    dense = dense_buckets(6)
+    assert all(dense[a, b] == distance_buckets(a, b) for a in range(7) for b in range(7))
+
+
+def test_distance_terms_tell_equal_words_apart():
+    Z, params = random_scores(0, 4, distance=True)
+    Z[2] = Z[4]                                # two equal head candidates for word 1, at distance 1 and 3
+    params["c_dist"][:] = 0.0
+    params["c_dist"][distance_buckets(2, 1)] = 5.0
+    scores = SentenceScores(Z, params, LAYOUT).dense_arcs()
+    assert scores[2, 1] > scores[4, 1]
 
 
 def tree_score(level, sent, heads):
@@ -186,20 +212,6 @@ def _acyclic(heads):
     return find_cycle(heads) is None
 
 
-@given(st.integers(0, 10_000), st.integers(2, 9), st.integers(1, 4))
-def test_cap_heads_keeps_the_best_tree_and_at_most_k_heads(seed, n, k):
-    from vineparse import kernels
-    from vineparse.pipeline.levels import cap_heads
-    rng = np.random.default_rng(seed)
-    scores = rng.normal(size=(n + 1, n + 1))
-    best, mm = kernels.eisner_max_marginals(scores)
-    tree = kernels.eisner(scores)
-    mask = cap_heads(np.isfinite(mm), mm, k)
-    assert mask[tree[1:], np.arange(1, n + 1)].all()
-    assert (mask[:, 1:].sum(axis=0) <= k).all()          # continuous scores: no ties
-    assert not (mask & ~np.isfinite(mm)).any()
-
-
 @given(st.integers(0, 10_000), st.integers(1, 12), st.integers(1, 5))
 def test_prefers_root_compares_with_every_head_in_the_window(seed, n, window):
     Z, params = random_scores(seed, n)
@@ -217,3 +229,61 @@ def test_uncached_scores_equal_cached_ones(seed, n):
     rows = np.random.default_rng(seed).integers(0, n + 1, size=(10, 4))
     cached = SentenceScores(Z, params, LAYOUT).part_scores(GRAND_SIBLING, rows)
     assert np.allclose(SentenceScores(Z, params, LAYOUT, cache=False).part_scores(GRAND_SIBLING, rows), cached)
+
+
+@pytest.mark.parametrize("distance", [False, True])
+def test_pair_table_scores_and_gradients_match_the_direct_sum(monkeypatch, distance):
+    """Sentences up to PAIR_TABLE_LIMIT words read the arc's share of a part from a table; longer ones sum
+    the role rows directly. Both give the same scores and gradients."""
+    import vineparse.pipeline.parts as parts
+    Z, params = random_scores(5, 6, distance)
+    rows = {SIBLING: np.array([[1, 1, 2], [1, 2, 4], [0, 0, 3], [5, 5, 6]]),
+            GRANDPARENT: np.array([[0, 1, 2], [2, 1, 5], [6, 4, 3]]),
+            GRAND_SIBLING: np.array([[0, 1, 1, 2], [3, 1, 2, 4], [2, 6, 6, 5]])}
+    results = []
+    for limit in (parts.PAIR_TABLE_LIMIT, 0):
+        monkeypatch.setattr(parts, "PAIR_TABLE_LIMIT", limit)
+        sent = SentenceScores(Z, params, LAYOUT, cache=False)
+        scores = {kind: sent.part_scores(kind, r) for kind, r in rows.items()}
+        for kind, r in rows.items():
+            sent.add_gradient(kind, r, np.arange(1.0, len(r) + 1))
+        d_params = {k: np.zeros_like(v) for k, v in params.items()}
+        results.append((scores, sent.backward(d_params), d_params))
+    (scores_a, dz_a, dp_a), (scores_b, dz_b, dp_b) = results
+    for kind in rows:
+        assert np.allclose(scores_a[kind], scores_b[kind])
+    assert np.allclose(dz_a, dz_b, atol=1e-5)
+    for name in params:
+        assert np.allclose(dp_a[name], dp_b[name], atol=1e-5), name
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8])
+def test_vine_structure_from_max_marginals_is_the_decoded_one(n):
+    """The prediction shortcut: the best vine structure read off the max-marginals, and the one-sentence
+    test on them, agree with the vine's decode (and with brute force over every vine structure)."""
+    from vineparse import kernels
+    band = 2
+    for seed in range(6):
+        Z, params = random_scores(seed, n, distance=True)
+        if seed % 3 == 0:              # a strong root row: often more than one ROOT word
+            Z[0] *= 3.0
+        level = NeuralVineLevel(band)
+        decoded = level.decode(SentenceScores(Z, params, LAYOUT, cache=False))
+        sent = SentenceScores(Z, params, LAYOUT, cache=False)
+        heads, attach = level.best_structure(sent)
+        assert np.array_equal(heads, decoded[0]) and np.array_equal(attach, decoded[1])
+        best = max(level.score_structure(sent, h, a) for h, a in vine_structures(n, band))
+        assert level.score_structure(sent, heads, attach) == pytest.approx(best)
+        one_root = level.at_most_one_root(SentenceScores(Z, params, LAYOUT, cache=False))
+        if one_root:
+            assert np.count_nonzero(decoded[1] == kernels.ATTACH_ROOT) <= 1
+        assert sent.vine_max_marginals is not None
+        assert level.max_marginals(sent) is sent.vine_max_marginals[1]     # the cascade reuses them
+
+
+def test_structure_from_max_marginals_gives_up_on_ties():
+    from vineparse.pipeline.levels import structure_from_max_marginals
+    arc_mm = np.full((3, 3), -np.inf)
+    arc_mm[0, 1] = arc_mm[0, 2] = arc_mm[1, 2] = arc_mm[2, 1] = 1.0     # two best structures
+    outer_mm = np.full((3, 2), -np.inf)
+    assert structure_from_max_marginals(1.0, arc_mm, outer_mm) is None

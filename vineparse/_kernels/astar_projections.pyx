@@ -1,7 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """The two projections of a lexicalized grammar whose Viterbi outside costs make A* heuristics
 (Klein & Manning 2003, *Factored A* search for models over sequences and trees*; Haghighi, DeNero &
-Klein 2007, *Approximate factoring for A* search*), as grammars over the shared hypergraph engine.
+Klein 2007, *Approximate factoring for A* search*).
 
 A lexicalized edge X[h][i, j] (layer 0: built by a binary rule or a tag; layer 1: after a unary rule or
 the identity) projects to the CFG item X[i, j] (same layer) and to the dependency item D(h, i, j): "h
@@ -23,16 +23,16 @@ Dependency projection, items D(h, i, j) = 1 + (h N + i) N + j and the goal 1 + n
                     max over h < k < j,  k <= a < j:  D(h, i, k) + D(a, k, j) - arc(h, a, k == h+1) - close(a, k, j)
     goal          = max over h:  D(h, 0, n) - root(h) - close(h, 0, n)
 
-Scores are negated costs (the engine maximises). The CFG grammar lists only edges whose children can be
-built (it records which items got an edge as the engine's inside pass reaches them in topological order, so
-the backward pass sees the same edge lists): work O(live edges) rather than O(R n^3). Time O(R n^3) in the
+The dependency projection is a grammar on the shared hypergraph engine (scores are negated costs: the
+engine maximises). The CFG projection runs its own recognizer and Viterbi sweep (CFGProjection), listing
+only edges whose children can be built: work O(live edges) rather than O(R n^3). Time O(R n^3) in the
 worst case for the CFG projection, O(n^5 / 60) for the dependency projection; memory one double per item
 and chart (2 S N^2 and n N^2 items).
 """
 import numpy as np
 from libc.math cimport INFINITY
 from libc.stdlib cimport malloc, calloc, realloc, free
-from libc.string cimport memset, memcpy
+from libc.string cimport memset
 from .hypergraph cimport Hypergraph, AXIOM, inside, backward
 from .semiring cimport MaxSemiring
 from .lexgrammar cimport RuleIndex, CostTables, close_cost, cfg_item
@@ -51,10 +51,10 @@ cdef extern from *:
 
 
 cdef struct Edge:
-    int parent          # compact id (scratch only)
+    int parent          # compact ids
     int t1
-    int t2
-    double w
+    int t2              # -1 for a unary edge
+    double cost
 
 
 cdef struct EdgeVec:
@@ -81,69 +81,68 @@ cdef inline int ipush(IntVec* v, int x) noexcept nogil:
     return 0
 
 
-cdef int grow_edges(EdgeVec* v, Py_ssize_t need) noexcept nogil:
-    """Make room for `need` edges (doubling); -1 when out of memory."""
-    cdef Py_ssize_t cap
+cdef inline int epush(EdgeVec* v, int parent, int t1, int t2, double cost) noexcept nogil:
+    """Append an edge (growing by doubling); -1 when out of memory."""
     cdef void* p
-    if need <= v.cap:
-        return 0
-    cap = max(need, 2 * v.cap + 1024)
-    p = realloc(v.data, cap * sizeof(Edge))
-    if p == NULL:
-        return -1
-    v.data = <Edge*>p
-    v.cap = cap
+    if v.size == v.cap:
+        p = realloc(v.data, (2 * v.cap + 1024) * sizeof(Edge))
+        if p == NULL:
+            return -1
+        v.data = <Edge*>p
+        v.cap = 2 * v.cap + 1024
+    v.data[v.size].parent, v.data[v.size].t1, v.data[v.size].t2, v.data[v.size].cost = parent, t1, t2, cost
+    v.size += 1
     return 0
 
 
-cdef class CFGProjection(Hypergraph):
+cdef class CFGProjection:
     """The CFG projection of one sentence: rule costs from `proj` (rule_cost (R, 1), unary_cost (U, 1)).
 
-    Building it runs a bottom-up recognizer, span by span in order of width, that gives engine ids only
-    to the items with a derivation, in topological order, and records every binary edge once, bucketed by
-    parent: for each split k, each live Y[i, k] and each rule group (Y, Z) of the rule index with Z[k, j]
-    live. Unary edges are listed on demand. The engine then touches only live items, so its passes cost
-    O(live items + edges) instead of O(S n^2).
+    Building it runs a bottom-up recognizer, span by span in order of width, that gives ids only to the
+    items with a derivation and records every edge once, in discovery order: for each split k, each live
+    Y[i, k] and each rule group (Y, Z) of the rule index with Z[k, j] live, then the span's unary edges. That
+    order is topological (children before parents), so the Viterbi inside cost of an item is final when its
+    span is done and is computed on the way; `viterbi` gets the outside costs by one sweep over the edges
+    in reverse. Work O(live edges) rather than O(R n^3); unlike the other grammars of the package this one
+    bypasses the hypergraph engine, whose per-item edge callbacks would need the edges regrouped by parent
+    (twice the recognizer's memory traffic, for the same result).
 
-    Item ids here are compact (``n_items`` is small); ``dense_id(X, i, j, layer)`` = 1 + ((layer N + i) N
-    + j) S + X (lexgrammar.cfg_item) is the numbering the A* agenda and the exhaustive chart read, and
+    Item ids here are compact (``n_items`` is small; id 0 is unused); ``dense_id(X, i, j, layer)`` = 1 + ((layer
+    N + i) N + j) S + X (lexgrammar.cfg_item) is the numbering the A* agenda and the exhaustive chart read, and
     ``to_dense`` spreads per-item values over it.
     """
     cdef RuleIndex rules
     cdef CostTables proj
     cdef const int[::1] tags
     cdef readonly int n, N, S
-    cdef readonly Py_ssize_t n_dense
+    cdef readonly Py_ssize_t n_dense, n_items, goal
     cdef readonly bint parsable         # ROOT[0, n] has a derivation
     cdef int[::1] compact               # dense id -> compact id, -1 when the item has no derivation
-    cdef IntVec item_sym, item_span, item_layer, item_dense, edge_start, edge_end
+    cdef IntVec item_sym, item_dense
+    cdef double* cost                   # Viterbi inside cost per compact id (capacity cost_cap)
+    cdef Py_ssize_t cost_cap
     cdef IntVec live                    # compact ids, span by span: layer 0 then layer 1
     cdef int[:, ::1] live0_start, live0_end, live1_start, live1_end
-    cdef EdgeVec edges_by_parent       # every binary edge, grouped by parent (edge_start .. edge_end)
-    cdef EdgeVec scratch               # the current span's edges in discovery order
-    cdef int* counts
+    cdef EdgeVec edges                  # every edge, in discovery (topological) order
     cdef unsigned long long* live_bits  # per span, a bitset of its live layer-1 symbols (cache-resident)
     cdef int words_per_span             # 64-bit words per bitset
     cdef int* local0                    # symbol -> compact id of the current span's layer-0 items (-1)
     cdef int* local1                    # the same for layer 1
 
     def __cinit__(self):
-        memset(&self.item_sym, 0, sizeof(IntVec)); memset(&self.item_span, 0, sizeof(IntVec))
-        memset(&self.item_layer, 0, sizeof(IntVec)); memset(&self.item_dense, 0, sizeof(IntVec))
-        memset(&self.edge_start, 0, sizeof(IntVec)); memset(&self.edge_end, 0, sizeof(IntVec))
-        memset(&self.live, 0, sizeof(IntVec))
-        memset(&self.edges_by_parent, 0, sizeof(EdgeVec)); memset(&self.scratch, 0, sizeof(EdgeVec))
-        self.counts = NULL
+        memset(&self.item_sym, 0, sizeof(IntVec)); memset(&self.item_dense, 0, sizeof(IntVec))
+        memset(&self.live, 0, sizeof(IntVec)); memset(&self.edges, 0, sizeof(EdgeVec))
+        self.cost = NULL
+        self.cost_cap = 0
         self.live_bits = NULL
         self.local0 = self.local1 = NULL
 
     def __dealloc__(self):
-        free(self.item_sym.data); free(self.item_span.data); free(self.item_layer.data)
-        free(self.item_dense.data); free(self.edge_start.data); free(self.edge_end.data); free(self.live.data)
-        free(self.edges_by_parent.data); free(self.scratch.data); free(self.counts); free(self.live_bits); free(self.local0); free(self.local1)
+        free(self.item_sym.data); free(self.item_dense.data); free(self.live.data); free(self.edges.data)
+        free(self.cost); free(self.live_bits); free(self.local0); free(self.local1)
 
     def __init__(self, RuleIndex rules, CostTables proj, const int[::1] tags):
-        cdef int n = tags.shape[0], N = n + 1, status, most = 0
+        cdef int n = tags.shape[0], N = n + 1, status
         cdef Py_ssize_t x
         self.rules = rules
         self.proj = proj
@@ -157,12 +156,11 @@ cdef class CFGProjection(Hypergraph):
         self.live0_end = np.zeros((N, N), dtype=np.int32)
         self.live1_start = np.zeros((N, N), dtype=np.int32)
         self.live1_end = np.zeros((N, N), dtype=np.int32)
-        self.counts = <int*>malloc((self.S + 2) * sizeof(int))
         self.words_per_span = (self.S + 63) // 64
         self.live_bits = <unsigned long long*>calloc(<size_t>N * N * self.words_per_span, sizeof(unsigned long long))
         self.local0 = <int*>malloc(self.S * sizeof(int))
         self.local1 = <int*>malloc(self.S * sizeof(int))
-        if self.counts == NULL or self.live_bits == NULL or self.local0 == NULL or self.local1 == NULL:
+        if self.live_bits == NULL or self.local0 == NULL or self.local1 == NULL:
             raise MemoryError("cannot allocate the CFG projection chart")
         for x in range(self.S):
             self.local0[x] = self.local1[x] = -1
@@ -170,18 +168,9 @@ cdef class CFGProjection(Hypergraph):
             status = self._recognize()
         if status < 0:
             raise MemoryError("out of memory while building the CFG projection chart")
-        goal = self.compact[self.dense(rules.root, 0, n, 1)]
-        self.parsable = goal >= 0
-        if not self.parsable:                       # an underivable goal with no edges
-            goal = self._new_item(rules.root, 0, n, 1)
-            if goal < 0:
-                raise MemoryError("out of memory while building the CFG projection chart")
-        self.goal = goal
+        self.goal = self.compact[self.dense(rules.root, 0, n, 1)]
+        self.parsable = self.goal >= 0
         self.n_items = self.item_sym.size
-        self.order = np.arange(1, self.n_items, dtype=np.int32)
-        for x in range(1, self.n_items):
-            most = max(most, self.edge_end.data[x] - self.edge_start.data[x])
-        self.max_edges = max(1, most, rules.max_unary_per_parent)
 
     cdef inline Py_ssize_t dense(self, int X, int i, int j, int layer) noexcept nogil:
         return cfg_item(self.S, self.N, X, i, j, layer)
@@ -207,37 +196,80 @@ cdef class CFGProjection(Hypergraph):
         out[ids[known]] = values[1:][known]
         return out
 
+    def viterbi(self):
+        """Best cost, Viterbi inside and outside costs of every item (as `viterbi_inside_outside`).
+
+        RETURNS (float, np.ndarray or None, np.ndarray or None): the best parse's cost (+inf if none), and
+            float64 inside and outside costs per compact id (+inf for id 0 and for items in no parse; None
+            when there is no parse). Time O(edges).
+        """
+        cdef double[::1] inside, outside
+        cdef Py_ssize_t e
+        cdef Edge* edge
+        cdef double o
+        if not self.parsable or self.cost[self.goal] == INFINITY:
+            return INFINITY, None, None
+        inside = np.array(<double[:self.n_items]>self.cost)
+        outside = np.full(self.n_items, INFINITY)
+        inside[0] = INFINITY
+        outside[self.goal] = 0.0
+        with nogil:
+            for e in range(self.edges.size - 1, -1, -1):
+                edge = &self.edges.data[e]
+                o = outside[edge.parent] + edge.cost
+                if o == INFINITY:
+                    continue
+                if edge.t2 < 0:
+                    if o < outside[edge.t1]:
+                        outside[edge.t1] = o
+                else:
+                    if o + inside[edge.t2] < outside[edge.t1]:
+                        outside[edge.t1] = o + inside[edge.t2]
+                    if o + inside[edge.t1] < outside[edge.t2]:
+                        outside[edge.t2] = o + inside[edge.t1]
+        return inside[self.goal], np.asarray(inside), np.asarray(outside)
+
     cdef int _new_item(self, int X, int i, int j, int layer) noexcept nogil:
-        """Give X[i, j, layer] the next compact id; returns it, or -1 when out of memory."""
+        """Give X[i, j, layer] the next compact id (inside cost +inf); returns it, or -1 when out of memory."""
         cdef int item = <int>self.item_sym.size
         cdef Py_ssize_t d = self.dense(X, i, j, layer)
-        if (ipush(&self.item_sym, X) < 0 or ipush(&self.item_span, i * self.N + j) < 0
-                or ipush(&self.item_layer, layer) < 0 or ipush(&self.item_dense, <int>d) < 0
-                or ipush(&self.edge_start, 0) < 0 or ipush(&self.edge_end, 0) < 0):
+        cdef void* p
+        if ipush(&self.item_sym, X) < 0 or ipush(&self.item_dense, <int>d) < 0 or ipush(&self.live, item) < 0:
             return -1
+        if item >= self.cost_cap:
+            p = realloc(self.cost, (2 * self.cost_cap + 1024) * sizeof(double))
+            if p == NULL:
+                return -1
+            self.cost = <double*>p
+            self.cost_cap = 2 * self.cost_cap + 1024
+        self.cost[item] = INFINITY
         self.compact[d] = item
         return item
 
+    cdef inline int _edge(self, int parent, int t1, int t2, double cost) noexcept nogil:
+        """Record an edge and relax its parent's inside cost; -1 when out of memory."""
+        cdef double total = self.cost[t1] + cost + (self.cost[t2] if t2 >= 0 else 0.0)
+        if total < self.cost[parent]:
+            self.cost[parent] = total
+        return epush(&self.edges, parent, t1, t2, cost)
+
     cdef int _recognize(self) noexcept nogil:
         """The recognizer of the class docstring. Returns 0, or -1 when out of memory."""
-        cdef int n = self.n, N = self.N, width, i, j, split, a, Y, Z, yid, grp, e, X, xid, first, c, u, ws, word
+        cdef int n = self.n, N = self.N, width, i, j, split, a, Y, Z, yid, grp, e, X, xid, c, cid, u, ws, word
         cdef unsigned long long* bits
         cdef unsigned long long mask
-        if (ipush(&self.item_sym, -1) < 0 or ipush(&self.item_span, 0) < 0 or ipush(&self.item_layer, 0) < 0
-                or ipush(&self.item_dense, -1) < 0 or ipush(&self.edge_start, 0) < 0
-                or ipush(&self.edge_end, 0) < 0):   # id 0: the engine's unit
+        if ipush(&self.item_sym, -1) < 0 or ipush(&self.item_dense, -1) < 0:     # id 0: unused
             return -1
         for width in range(1, n + 1):
             for i in range(n - width + 1):
                 j = i + width
                 self.live0_start[i, j] = <int>self.live.size
-                first = <int>self.item_sym.size
                 if width == 1:
                     xid = self._new_item(self.tags[i], i, j, 0)
-                    if xid < 0 or ipush(&self.live, xid) < 0:
+                    if xid < 0:
                         return -1
+                    self.cost[xid] = 0.0
                 else:
-                    self.scratch.size = 0
                     for split in range(i + 1, j):
                         for a in range(self.live1_start[i, split], self.live1_end[i, split]):
                             yid = self.live.data[a]
@@ -258,24 +290,26 @@ cdef class CFGProjection(Hypergraph):
                                     if (bits[Z >> 6] >> (Z & 63)) & 1:
                                         if self._emit(grp, yid, Z, i, split, j) < 0:
                                             return -1
-                    if self._store_edges(first) < 0:
-                        return -1
                 self.live0_end[i, j] = <int>self.live.size
                 self.live1_start[i, j] = <int>self.live.size
                 for a in range(self.live0_start[i, j], self.live0_end[i, j]):
-                    c = self.item_sym.data[self.live.data[a]]
+                    cid = self.live.data[a]
+                    c = self.item_sym.data[cid]
                     for e in range(self.rules.uc_ptr[c], self.rules.uc_ptr[c + 1]):
                         u = self.rules.uc_rules[e]
                         X = self.rules.u_parent[u]
                         if X == self.rules.root and width != n:
                             continue
-                        if self.local1[X] < 0:
+                        xid = self.local1[X]
+                        if xid < 0:
                             xid = self._new_item(X, i, j, 1)
-                            if xid < 0 or ipush(&self.live, xid) < 0:
+                            if xid < 0:
                                 return -1
                             self.local1[X] = xid
                             bits = self.live_bits + (<Py_ssize_t>i * N + j) * self.words_per_span
                             bits[X >> 6] |= (<unsigned long long>1) << (X & 63)
+                        if self._edge(xid, cid, -1, self.proj.unary_cost[u, 0]) < 0:
+                            return -1
                 self.live1_end[i, j] = <int>self.live.size
                 for a in range(self.live0_start[i, j], self.live1_end[i, j]):   # reset the span's local maps
                     X = self.item_sym.data[self.live.data[a]]
@@ -285,70 +319,18 @@ cdef class CFGProjection(Hypergraph):
     cdef int _emit(self, int grp, int yid, int Z, int i, int split, int j) noexcept nogil:
         """Record the edges of rule group (Y, Z) over [i, split) + [split, j), creating parents as needed."""
         cdef int zid = self.compact[self.dense(Z, split, j, 1)], e, r, X, xid
-        cdef Edge* edge
         for e in range(self.rules.lg_start[grp], self.rules.lg_start[grp + 1]):
             r = self.rules.lg_rules[e]
             X = self.rules.b_parent[r]
             xid = self.local0[X]
             if xid < 0:
                 xid = self._new_item(X, i, j, 0)
-                if xid < 0 or ipush(&self.live, xid) < 0:
+                if xid < 0:
                     return -1
                 self.local0[X] = xid
-            if self.scratch.size == self.scratch.cap and grow_edges(&self.scratch, self.scratch.size + 1) < 0:
+            if self._edge(xid, yid, zid, self.proj.rule_cost[r, 0]) < 0:
                 return -1
-            edge = &self.scratch.data[self.scratch.size]
-            edge.parent, edge.t1, edge.t2, edge.w = xid, yid, zid, -self.proj.rule_cost[r, 0]
-            self.scratch.size += 1
         return 0
-
-    cdef int _store_edges(self, int first) noexcept nogil:
-        """Move the span's scratch edges into the edge store, grouped by parent (parents are the compact
-        ids first .. current, so a counting sort over them)."""
-        cdef int parents = <int>self.item_sym.size - first, p
-        cdef Py_ssize_t e, m = self.scratch.size, base = self.edges_by_parent.size
-        cdef Edge* src
-        cdef Edge* dst
-        if grow_edges(&self.edges_by_parent, base + m) < 0 or parents > self.S + 1:
-            return -1
-        memset(self.counts, 0, (parents + 1) * sizeof(int))
-        for e in range(m):
-            self.counts[self.scratch.data[e].parent - first + 1] += 1
-        for p in range(parents):
-            self.counts[p + 1] += self.counts[p]
-            self.edge_start.data[first + p] = <int>(base + self.counts[p])
-            self.edge_end.data[first + p] = <int>(base + self.counts[p + 1])
-        for e in range(m):
-            src = &self.scratch.data[e]
-            p = src.parent - first
-            dst = &self.edges_by_parent.data[base + self.counts[p]]
-            self.counts[p] += 1
-            dst.t1, dst.t2, dst.w = src.t1, src.t2, src.w
-        self.edges_by_parent.size = base + m
-        return 0
-
-    cdef Py_ssize_t edges(self, Py_ssize_t item, int* t1, int* t2, double* w) noexcept nogil:
-        cdef Py_ssize_t k = 0, e, child
-        cdef int X = self.item_sym.data[item], span = self.item_span.data[item], i, j, u
-        if self.item_layer.data[item] == 0:
-            if self.edge_start.data[item] == self.edge_end.data[item]:
-                return AXIOM if span % self.N - span // self.N == 1 else 0
-            for e in range(self.edge_start.data[item], self.edge_end.data[item]):
-                t1[k] = self.edges_by_parent.data[e].t1
-                t2[k] = self.edges_by_parent.data[e].t2
-                w[k] = self.edges_by_parent.data[e].w
-                k += 1
-            return k
-        i = span // self.N
-        j = span % self.N
-        for u in range(self.rules.u_ptr[X], self.rules.u_ptr[X + 1]):
-            child = self.compact[self.dense(self.rules.u_child[u], i, j, 0)]
-            if child >= 0:
-                t1[k] = <int>child
-                t2[k] = 0
-                w[k] = -self.proj.unary_cost[u, 0]
-                k += 1
-        return k
 
 
 cdef class DependencyProjection(Hypergraph):
@@ -408,14 +390,20 @@ cdef class DependencyProjection(Hypergraph):
         return k
 
 
-def viterbi_inside_outside(Hypergraph graph):
+def viterbi_inside_outside(graph):
     """Best cost, Viterbi inside and outside costs of every item of a grammar, from the engine's Max inside
     and max-marginal passes: outside(x) = inside score(x) - max-marginal(x), +inf where no derivation of the
-    goal uses x; inside(x) = +inf where x has no derivation.
+    goal uses x; inside(x) = +inf where x has no derivation. A CFGProjection computes them itself.
 
     RETURNS (float, np.ndarray or None, np.ndarray or None): the best derivation's cost (+inf if none), and
         float64 inside and outside costs, one per item (None when the goal has no derivation).
     """
+    if isinstance(graph, CFGProjection):
+        return graph.viterbi()
+    return _engine_viterbi(graph)
+
+
+def _engine_viterbi(Hypergraph graph):
     cdef MaxSemiring mx
     cdef double[::1] chart = np.empty(graph.n_items)
     cdef double[::1] q = np.empty(graph.n_items)

@@ -23,6 +23,10 @@ import numpy as np
 from libc.stdint cimport uint64_t, int64_t
 from libc.string cimport memset
 
+ctypedef fused weight_t:     # weight vectors: float64 while training, float32 when compacted
+    float
+    double
+
 cdef enum:
     MAX_FEATURES = 512
     TABLE = 256             # > distinct tags of any tag set, so the probe always ends
@@ -236,27 +240,74 @@ def _check(int kind, tokens, parts, weights):
         raise ValueError(f"the weight vector's length must be a power of two, got {size}")
 
 
-def score_parts(int kind, const uint64_t[:, ::1] tokens, const int64_t[:, ::1] parts,
-                const double[::1] weights):
-    """Scores of `parts` (P, width) int64 under `weights` (2^k,) float64.
+cdef extern from *:
+    void __builtin_prefetch(const void* address) noexcept nogil
 
+
+cdef enum:
+    BLOCK_FEATURES = 4096   # feature indices held per block (two blocks in flight)
+
+
+cdef Py_ssize_t fill_block(int kind, const uint64_t* x, Py_ssize_t n, const int64_t* parts,
+                           Py_ssize_t width, Py_ssize_t p, Py_ssize_t end, uint64_t size_mask,
+                           const void* weights, Py_ssize_t itemsize, uint64_t* indices,
+                           int* counts) noexcept nogil:
+    """Feature indices (masked) of parts p, p + 1, ... into `indices`, `counts[i]` per part,
+    prefetching each weight; stops at `end` or when another part might not fit.
+    RETURNS: the first part not taken."""
+    cdef Py_ssize_t used = 0, i = 0, j, k
+    while p < end and used + MAX_FEATURES <= BLOCK_FEATURES:
+        k = part_features(kind, x, n, &parts[p * width], &indices[used])
+        for j in range(used, used + k):
+            indices[j] &= size_mask
+            __builtin_prefetch(<const char*>weights + indices[j] * itemsize)
+        counts[i] = <int>k
+        used += k
+        i += 1
+        p += 1
+    return p
+
+
+def score_parts(int kind, const uint64_t[:, ::1] tokens, const int64_t[:, ::1] parts,
+                const weight_t[::1] weights):
+    """Scores of `parts` (P, width) int64 under `weights` (2^k,) float64 or float32
+    (summed in float64).
+
+    The weight reads are random (hashed features in a large table), so they are
+    software-pipelined: the feature indices of a block of parts are computed and
+    their weights prefetched while the previous block's weights are summed.
     RETURNS (np.ndarray): float64 (P,).
     """
     _check(kind, np.asarray(tokens), np.asarray(parts), np.asarray(weights))
-    cdef Py_ssize_t p, j, k, n = tokens.shape[0] - 1
+    cdef Py_ssize_t P = parts.shape[0], width = parts.shape[1], n = tokens.shape[0] - 1
+    cdef Py_ssize_t start, stop, following, p, j, used
     cdef uint64_t size_mask = weights.shape[0] - 1
-    cdef uint64_t buf[MAX_FEATURES]
     cdef double total
-    cdef double[::1] out = np.empty(parts.shape[0])
-    if parts.shape[0] == 0:
+    cdef double[::1] out = np.empty(P)
+    cdef uint64_t[:, ::1] indices = np.empty((2, BLOCK_FEATURES), dtype=np.uint64)
+    cdef int[:, ::1] counts = np.empty((2, BLOCK_FEATURES // 2 + 1), dtype=np.intc)
+    cdef int block = 0
+    if P == 0:
         return np.asarray(out)
     with nogil:
-        for p in range(parts.shape[0]):
-            k = part_features(kind, &tokens[0, 0], n, &parts[p, 0], buf)
-            total = 0.0
-            for j in range(k):
-                total += weights[buf[j] & size_mask]
-            out[p] = total
+        start = 0
+        stop = fill_block(kind, &tokens[0, 0], n, &parts[0, 0], width, 0, P, size_mask,
+                          &weights[0], sizeof(weight_t), &indices[0, 0], &counts[0, 0])
+        while start < P:
+            following = stop
+            if stop < P:
+                following = fill_block(kind, &tokens[0, 0], n, &parts[0, 0], width, stop, P, size_mask,
+                                       &weights[0], sizeof(weight_t), &indices[1 - block, 0],
+                                       &counts[1 - block, 0])
+            used = 0
+            for p in range(start, stop):
+                total = 0.0
+                for j in range(used, used + counts[block, p - start]):
+                    total += weights[indices[block, j]]
+                used += counts[block, p - start]
+                out[p] = total
+            start, stop = stop, following
+            block = 1 - block
     return np.asarray(out)
 
 

@@ -84,7 +84,6 @@ def outside_estimates(name: str, projection: Projection, rules: RuleIndex, tags:
     if not chart.parsable:
         raise NoParseError("the grammar has no parse of this sentence (no derivation of ROOT over its tags)")
     best, _, outside = viterbi_inside_outside(chart)
-    outside[0] = np.inf                          # the unit item is no CFG item
     if outside is None:
         raise NoParseError("the grammar has no parse of this sentence (every derivation costs +inf)")
     cfg_index = chart.compact_ids()

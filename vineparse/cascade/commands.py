@@ -47,6 +47,8 @@ def _train_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--epochs", type=int, default=5, help="training passes per level (default: 5)")
     parser.add_argument("--recall", type=float, default=0.995,
                         help="gold-arc recall each pruning level keeps on dev (default: 0.995)")
+    parser.add_argument("--vine-recall", type=float, default=None,
+                        help="the vine's gold-arc recall on dev (default: --recall)")
     parser.add_argument("--tag", choices=("xpos", "upos"), default="xpos", help="tag column (default: xpos)")
     parser.add_argument("--limit", type=int, default=0, help="use only the first N training sentences")
     parser.add_argument("--seed", type=int, default=0)
@@ -57,8 +59,9 @@ def train_command(args: argparse.Namespace) -> int:
     from .parser import CascadeParser
     from .training import Example, TrainingSettings, train
 
-    if not 0.0 < args.recall <= 1.0:
-        raise CLIError(f"--recall must be in (0, 1], got {args.recall}")
+    for name, value in (("--recall", args.recall), ("--vine-recall", args.vine_recall)):
+        if value is not None and not 0.0 < value <= 1.0:
+            raise CLIError(f"{name} must be in (0, 1], got {value}")
     try:
         parser = CascadeParser(orders=args.orders, band=args.band, bits=args.bits, tag=args.tag)
     except ValueError as err:
@@ -68,7 +71,8 @@ def train_command(args: argparse.Namespace) -> int:
     print(f"Training levels {', '.join(level.name for level in parser.levels)} on {len(train_set):,} sentences",
           flush=True)
     start = time.perf_counter()
-    summary = train(parser, train_set, dev_set, TrainingSettings(args.epochs, args.recall, seed=args.seed))
+    summary = train(parser, train_set, dev_set, TrainingSettings(args.epochs, args.recall, vine_recall=args.vine_recall,
+                                                                  seed=args.seed))
     parser.save(args.out)
     print(f"Trained in {time.perf_counter() - start:.0f}s; saved to {args.out}")
     for row in summary:

@@ -11,6 +11,7 @@ max-marginals over its *prunable parts* so that the cascade can threshold them:
 Structures are head arrays (int64, length n + 1, heads[0] = -1); a vine
 structure also carries its attachment labels (see `vineparse.kernels.vine`).
 """
+from functools import lru_cache
 from typing import List, Optional, Tuple
 
 import numpy as np
@@ -20,7 +21,7 @@ from .._kernels.features import PartKind, score_parts, update_parts
 from ..kernels.second_order import eisner2, eisner2_max_marginals, second_order_parts
 from ..kernels.third_order import eisner3, eisner3_max_marginals, third_order_parts
 from .encoding import Encoded
-from .thresholds import arc_mask, vine_mask
+from .thresholds import arc_mask, cap_heads, vine_mask
 
 Parts = List[Tuple[int, np.ndarray]]   # (part kind, int64 rows) pairs
 ARC, OUTER, SIBLING, GRANDPARENT, GRAND_SIBLING = (int(k) for k in PartKind)
@@ -30,10 +31,18 @@ class Level:
     """A linear model over the parts of one order.
 
     bits (int): log2 of the number of hashed feature weights.
+
+    The weights are float64 (with the averaging totals beside them) while the level
+    trains, and float32 once `average` has run: half the memory, and twice as many
+    weights per cache line for the scorer's random reads. An update after that
+    turns them back into float64.
+    `head_cap` (int or None): as a pruning level, keep at most this many heads per
+    word (those of highest max-marginal; see `thresholds.cap_heads`).
     """
 
     name = "level"
     order = -1
+    head_cap: Optional[int] = None
 
     def __init__(self, bits: int = 20):
         self.bits = bits
@@ -53,8 +62,10 @@ class Level:
 
     def prune_mask(self, best: float, arc_mm: np.ndarray, outer_mm: Optional[np.ndarray],
                    alpha: float) -> np.ndarray:
-        """The arc mask this level leaves for the next at threshold parameter `alpha`."""
-        return arc_mask(arc_mm, best, alpha)
+        """The arc mask this level leaves for the next at threshold parameter `alpha`
+        (and at most `head_cap` heads per word when set)."""
+        mask = arc_mask(arc_mm, best, alpha)
+        return mask if self.head_cap is None else cap_heads(mask, arc_mm, self.head_cap)
 
     def tree_parts(self, heads: np.ndarray) -> Parts:
         """The scored parts of a structure."""
@@ -68,6 +79,10 @@ class Level:
         self._update(sent, self.tree_parts(heads), step)
 
     def _update(self, sent: Encoded, parts: Parts, step: float) -> None:
+        if self.weights.dtype != np.float64:          # averaged and compacted: train on in float64
+            self.weights = self.weights.astype(np.float64)
+        if self.totals is None or len(self.totals) != len(self.weights):
+            self.totals = np.zeros_like(self.weights)
         for kind, rows in parts:
             update_parts(kind, sent.tokens, np.ascontiguousarray(rows, dtype=np.int64),
                          self.weights, step, self.totals, self.updates)
@@ -77,10 +92,12 @@ class Level:
         self.updates += 1.0
 
     def average(self) -> None:
-        """Replace the weights by their average over the training updates."""
-        if self.updates > 0:
-            self.weights -= self.totals / self.updates
-        self.totals[:] = 0.0
+        """Replace the weights by their average over the training updates, as float32
+        (the averaging totals are released)."""
+        if self.updates > 0 and self.totals is not None:
+            self.weights = self.weights - self.totals / self.updates
+        self.weights = self.weights.astype(np.float32)
+        self.totals = None
         self.updates = 0.0
 
     def _arc_scores(self, sent: Encoded, arcs: np.ndarray) -> np.ndarray:
@@ -94,6 +111,27 @@ class Level:
     def _score(self, sent: Encoded, kind: int, rows: np.ndarray) -> np.ndarray:
         return score_parts(kind, sent.tokens, np.ascontiguousarray(rows, dtype=np.int64),
                            self.weights)
+
+
+@lru_cache(maxsize=512)
+def _band_arcs(n: int, band: int) -> np.ndarray:
+    """The vine's scored arcs of an n-word sentence (root arcs, then |h - m| = 1..band), (A, 2) int64."""
+    words = np.arange(1, n + 1)
+    blocks = [np.stack([np.zeros(n, dtype=np.int64), words], axis=1)]
+    for d in range(1, min(band, n - 1) + 1):
+        blocks.append(np.stack([words[:-d], words[d:]], axis=1))
+        blocks.append(np.stack([words[d:], words[:-d]], axis=1))
+    out = np.ascontiguousarray(np.concatenate(blocks), dtype=np.int64)
+    out.flags.writeable = False
+    return out
+
+
+@lru_cache(maxsize=512)
+def _outer_rows(n: int) -> np.ndarray:
+    """Every outer arc (m, side) for m = 0..n, sides 0 (left) and 1 (right): (2n + 2, 2) int64."""
+    out = np.stack([np.repeat(np.arange(n + 1), 2), np.tile([0, 1], n + 1)], axis=1).astype(np.int64)
+    out.flags.writeable = False
+    return out
 
 
 def full_mask(n: int) -> np.ndarray:
@@ -252,19 +290,13 @@ class VineLevel(Level):
         self.band = band
 
     def band_arcs(self, n: int) -> np.ndarray:
-        """Every arc the vine scores: short arcs between words and root arcs, (A, 2)."""
-        words = np.arange(1, n + 1)
-        blocks = [np.stack([np.zeros(n, dtype=np.int64), words], axis=1)]
-        for d in range(1, min(self.band, n - 1) + 1):
-            blocks.append(np.stack([words[:-d], words[d:]], axis=1))
-            blocks.append(np.stack([words[d:], words[:-d]], axis=1))
-        return np.concatenate(blocks).astype(np.int64)
+        """Every arc the vine scores: short arcs between words and root arcs, (A, 2) (read-only)."""
+        return _band_arcs(n, self.band)
 
     def _inputs(self, sent):
         n = sent.n
         scores = self._arc_scores(sent, self.band_arcs(n))
-        outer_rows = np.stack([np.repeat(np.arange(n + 1), 2), np.tile([0, 1], n + 1)], axis=1)
-        outer = self._score(sent, OUTER, outer_rows).reshape(n + 1, 2)
+        outer = self._score(sent, OUTER, _outer_rows(n)).reshape(n + 1, 2)
         return scores, outer
 
     def prune_mask(self, best, arc_mm, outer_mm, alpha):

@@ -13,8 +13,9 @@ order (Rush & Petrov 2012). Other lists give the baselines of the paper:
     parser.save("model.msgpack"); CascadeParser.load("model.msgpack")
 
 Models are saved with srsly (msgpack): the configuration, the pruning
-thresholds and each level's non-zero weights as float32; a file written by an
-incompatible version is refused with a clear message.
+thresholds, each pruning level's head cap and each level's non-zero weights as
+float32; a file written by an incompatible version is refused with a clear
+message. Version 2 added the head caps.
 """
 from pathlib import Path
 from typing import Dict, Optional, Sequence, Union
@@ -27,7 +28,7 @@ from .encoding import encode
 from .levels import LEVELS, Level, LocalLevel, VineLevel
 
 MODEL_FORMAT = "vineparse.cascade"
-MODEL_VERSION = 1
+MODEL_VERSION = 2
 
 
 def make_level(order, bits: int, band: int) -> Level:
@@ -89,7 +90,7 @@ class CascadeParser(Cascade):
         levels = []
         for level in self.levels:
             nonzero = np.flatnonzero(level.weights).astype(np.uint32)
-            levels.append({"name": level.name, "indices": nonzero,
+            levels.append({"name": level.name, "head_cap": level.head_cap, "indices": nonzero,
                            "values": level.weights[nonzero].astype(np.float32)})
         return {"format": MODEL_FORMAT, "version": MODEL_VERSION,
                 "config": {"orders": list(self.orders), "band": self.band, "bits": self.bits, "tag": self.tag},
@@ -106,7 +107,10 @@ class CascadeParser(Cascade):
         parser = cls(orders=config["orders"], band=config["band"], bits=config["bits"], alphas=data["alphas"],
                      tag=config["tag"])
         for level, saved in zip(parser.levels, data["levels"]):
-            level.weights[np.asarray(saved["indices"], dtype=np.int64)] = saved["values"]
+            weights = np.zeros(1 << parser.bits, dtype=np.float32)
+            weights[np.asarray(saved["indices"], dtype=np.int64)] = saved["values"]
+            level.weights, level.totals = weights, None
+            level.head_cap = saved.get("head_cap")
         return parser
 
     def save(self, path: Union[str, Path]) -> None:

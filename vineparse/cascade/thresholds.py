@@ -53,3 +53,28 @@ def gold_recall(mask: np.ndarray, heads: np.ndarray) -> tuple:
     """(surviving gold arcs, gold arcs) of a tree under `mask`."""
     m = np.arange(1, len(heads))
     return int(mask[heads[1:], m].sum()), len(m)
+
+
+def cap_heads(mask: np.ndarray, arc_mm: np.ndarray, k: int) -> np.ndarray:
+    """`mask` with each modifier column m keeping at most its k allowed arcs of highest
+    max-marginal (ties at the k-th value kept, so the best structure's arcs, whose
+    max-marginal is the maximum, always survive).
+
+    mask: bool (n + 1, n + 1); arc_mm: float (n + 1, n + 1); RETURNS: bool (n + 1, n + 1).
+    """
+    crowded = np.flatnonzero(mask.sum(axis=0) > k)
+    if len(crowded) == 0:
+        return mask
+    values = np.where(mask[:, crowded], arc_mm[:, crowded], -np.inf)
+    kth = -np.partition(-values, k - 1, axis=0)[k - 1]
+    mask = mask.copy()
+    mask[:, crowded] &= values >= kth
+    return mask
+
+
+def gold_ranks(arc_mm: np.ndarray, heads: np.ndarray) -> np.ndarray:
+    """For each word m = 1..n, how many heads have a strictly larger max-marginal than its gold
+    head (so the gold arc survives `cap_heads(.., k)` iff its rank < k): int64 (n,)."""
+    m = np.arange(1, len(heads))
+    gold = arc_mm[heads[1:], m]
+    return (arc_mm[:, m] > gold[None, :]).sum(axis=0)

@@ -12,14 +12,18 @@ Each level is trained on the masks its (already trained) predecessors leave:
 * the last level as an averaged perceptron (Collins 2002).
 
 All levels average their weights over the updates. After a pruning level is
-trained, its `a` is set on dev: the largest value on a grid whose cumulative
-gold-arc recall stays at or above the target. Gold trees are projectivized for
-training (the parser only produces projective trees).
+trained, its `a` is set on dev: the largest value on a grid whose gold-arc recall
+(of the gold arcs that survived the levels before) stays at or above the target.
+An Eisner-order (or local) pruning level also gets a head cap (heads kept per word
+at most, by max-marginal): the (cap, a) pair on the two grids that keeps the
+fewest arcs at that recall. The vine is not capped (an outer arc stands for many
+heads at once). Gold trees are projectivized for training (the parser only
+produces projective trees).
 """
 import sys
 import time
 from dataclasses import dataclass
-from typing import Callable, List, Optional, Sequence
+from typing import Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -27,9 +31,10 @@ from ..trees import projectivize
 from .encoding import Encoded, encode_sentence
 from .levels import VineLevel, full_mask
 from .parser import CascadeParser
-from .thresholds import gold_recall, threshold
+from .thresholds import arc_mask, gold_ranks, gold_recall, threshold
 
 ALPHA_GRID = tuple(np.round(np.arange(-1.0, 1.0, 0.02), 2))   # a < 0 puts t_a below the mean
+CAP_GRID = (2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 24)               # heads kept per word at most
 
 
 @dataclass
@@ -53,14 +58,18 @@ def progress_printer(stream=sys.stderr) -> Callable[[str], None]:
 
 @dataclass
 class TrainingSettings:
-    """epochs: passes per level; recall: the gold-arc recall each pruning level keeps on dev (cumulative);
+    """epochs: passes per level; recall: the gold-arc recall each pruning level keeps on dev (of the gold
+    arcs the levels before it kept); vine_recall: the vine's own (default: recall) -- the vine is cheap and
+    its losses are never recovered, so it can pay to let it keep more;
     train_alpha: the a used inside the cascade loss; witnesses: sampled parts per update; seed."""
 
     epochs: int = 5
     recall: float = 0.995
+    vine_recall: Optional[float] = None
     train_alpha: float = 0.5
     witnesses: int = 2
     seed: int = 0
+    head_caps: Tuple[int, ...] = CAP_GRID    # caps tried for Eisner-order pruning levels; () = never cap
 
 
 def train(parser: CascadeParser, train_examples: Sequence[Example], dev_examples: Sequence[Example],
@@ -101,10 +110,18 @@ def train(parser: CascadeParser, train_examples: Sequence[Example], dev_examples
         level.average()
         row = {"level": level.name, "train_seconds": time.perf_counter() - start}
         if not is_last:
-            alpha, recall, kept = choose_alpha(parser, k, dev_examples, dev_masks, settings.recall)
+            target = settings.recall
+            if isinstance(level, VineLevel) and settings.vine_recall is not None:
+                target = settings.vine_recall
+            if not isinstance(level, VineLevel) and settings.head_caps:
+                _, alpha, recall, kept = choose_head_cap_and_alpha(level, dev_examples, dev_masks, target,
+                                                                   settings.head_caps)
+            else:
+                alpha, recall, kept = choose_alpha(parser, k, dev_examples, dev_masks, target)
             parser.alphas[k] = alpha
-            row.update(alpha=alpha, dev_recall=recall, dev_kept_share=kept)
-            report(f"{level.name}: a = {alpha:.2f} keeps {kept:.1%} of arcs with gold recall {recall:.2%} on dev")
+            row.update(alpha=alpha, head_cap=level.head_cap, dev_recall=recall, dev_kept_share=kept)
+            cap = "" if level.head_cap is None else f", at most {level.head_cap} heads per word,"
+            report(f"{level.name}: a = {alpha:.2f}{cap} keeps {kept:.1%} of arcs with gold recall {recall:.2%} on dev")
             for masks, examples in ((train_masks, train_examples), (dev_masks, dev_examples)):
                 for i, ex in enumerate(examples):
                     masks[i] = parser.input_mask(ex.sent, k + 1)
@@ -155,6 +172,86 @@ def _update_structure(level, sent: Encoded, structure, step: float) -> None:
         level.update(sent, structure, step)
 
 
+def _max_marginals(level, examples: Sequence[Example], masks: Sequence):
+    """Per example (example, best, arc max-marginals, outer max-marginals), and the number of gold
+    arcs the input masks keep (the recall denominator)."""
+    results = [(ex, *level.max_marginals(ex.sent, mask)) for ex, mask in zip(examples, masks)]
+    previous = sum(gold_recall(full_mask(len(ex.heads) - 1) if m is None else m, ex.heads)[0]
+                   for ex, m in zip(examples, masks))
+    return results, previous
+
+
+def _largest_alpha(level, results, previous: int, recall: float, grid: Sequence[float]):
+    """The largest a on `grid` whose masks keep at least `recall` of the `previous` gold arcs, as
+    (a, recall, kept share); the smallest a's row if none does. The masks shrink as a grows
+    (t_a moves from the mean towards the best score), so recall falls monotonically and a
+    binary search over the grid finds what a scan would."""
+    def evaluate(alpha):
+        kept = arcs = possible = 0
+        for ex, best, arc_mm, outer_mm in results:
+            pruned = level.prune_mask(best, arc_mm, outer_mm, alpha)
+            kept += gold_recall(pruned, ex.heads)[0]
+            arcs += pruned[:, 1:].sum()
+            possible += (len(ex.heads) - 1) ** 2
+        return float(alpha), kept / max(previous, 1), arcs / max(possible, 1)
+
+    grid = sorted(grid)
+    chosen = evaluate(grid[0])
+    if chosen[1] < recall:
+        return chosen
+    lo, hi = 0, len(grid)              # grid[lo] meets the target; grid[hi] does not (or is past the end)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        row = evaluate(grid[mid])
+        if row[1] >= recall:
+            lo, chosen = mid, row
+        else:
+            hi = mid
+    return chosen
+
+
+def smallest_head_cap(level, results, previous: int, recall: float, caps: Sequence[int] = CAP_GRID,
+                      floor: float = ALPHA_GRID[0]) -> Optional[int]:
+    """The smallest cap on `caps` such that keeping at most that many heads per word (by
+    max-marginal), with the threshold at the a grid's `floor`, keeps at least `recall` of the
+    `previous` gold arcs; None (no cap) if no cap on the grid does."""
+    caps = sorted(caps)
+    kept = np.zeros(len(caps))
+    for ex, best, arc_mm, _ in results:
+        m = np.arange(1, len(ex.heads))
+        survives = arc_mask(arc_mm, best, floor)[ex.heads[1:], m]
+        ranks = gold_ranks(arc_mm, ex.heads)[survives]
+        kept += (ranks[None, :] < np.asarray(caps)[:, None]).sum(axis=1)
+    for cap, count in zip(caps, kept):
+        if count >= recall * max(previous, 1):
+            return int(cap)
+    return None
+
+
+def choose_head_cap_and_alpha(level, examples: Sequence[Example], masks: Sequence, recall: float,
+                              caps: Sequence[int] = CAP_GRID, grid: Sequence[float] = ALPHA_GRID):
+    """The head cap and a of an Eisner-order pruning level that keep the fewest arcs on dev while
+    keeping at least `recall` of the gold arcs that survived the levels before: each cap on `caps`
+    from the smallest that can reach the target (see `smallest_head_cap`) upwards, and no cap, each
+    with its largest a (see `choose_alpha`). Sets `level.head_cap`.
+
+    RETURNS (Tuple[Optional[int], float, float, float]): cap, a, the gold recall and the kept share.
+    """
+    results, previous = _max_marginals(level, examples, masks)
+    smallest = smallest_head_cap(level, results, previous, recall, caps, min(grid))
+    candidates = [None] if smallest is None else [c for c in sorted(caps) if c >= smallest] + [None]
+    best_choice = None
+    for cap in candidates:
+        level.head_cap = cap
+        alpha, kept_recall, kept = _largest_alpha(level, results, previous, recall, grid)
+        if kept_recall >= recall and (best_choice is None or kept < best_choice[3]):
+            best_choice = (cap, alpha, kept_recall, kept)
+    if best_choice is None:                 # no cap, and even the smallest a misses the target
+        best_choice = (None, alpha, kept_recall, kept)
+    level.head_cap = best_choice[0]
+    return best_choice
+
+
 def choose_alpha(parser: CascadeParser, k: int, examples: Sequence[Example], masks: Sequence,
                  recall: float, grid: Sequence[float] = ALPHA_GRID):
     """The largest a on `grid` whose mask keeps at least `recall` of the gold arcs that survived
@@ -163,23 +260,5 @@ def choose_alpha(parser: CascadeParser, k: int, examples: Sequence[Example], mas
     RETURNS (Tuple[float, float, float]): a, the gold recall and the kept share at that a.
     """
     level = parser.levels[k]
-    results = []
-    for ex, mask in zip(examples, masks):
-        best, arc_mm, outer_mm = level.max_marginals(ex.sent, mask)
-        results.append((ex, best, arc_mm, outer_mm))
-    previous = sum(gold_recall(full_mask(len(ex.heads) - 1) if m is None else m, ex.heads)[0]
-                   for ex, m in zip(examples, masks))
-    chosen = None
-    for alpha in grid:
-        kept = arcs = possible = 0
-        for ex, best, arc_mm, outer_mm in results:
-            pruned = level.prune_mask(best, arc_mm, outer_mm, alpha)
-            kept += gold_recall(pruned, ex.heads)[0]
-            arcs += pruned[:, 1:].sum()
-            possible += (len(ex.heads) - 1) ** 2
-        row = (float(alpha), kept / max(previous, 1), arcs / max(possible, 1))
-        if row[1] < recall:
-            return chosen or row
-        chosen = row
-    return chosen
-
+    results, previous = _max_marginals(level, examples, masks)
+    return _largest_alpha(level, results, previous, recall, grid)

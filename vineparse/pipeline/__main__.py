@@ -1,4 +1,4 @@
-"""`python -m vineparse.pipeline calibrate PIPELINE DEV.spacy --output OUT [--recall R]`
+"""`python -m vineparse.pipeline calibrate PIPELINE DEV.spacy --output OUT [--recall R] [--max-heads K]`
 
 Sets the pruning thresholds a of a trained pipeline's vine_cascade on held-out data, for a cumulative gold-arc
 recall (`VineCascadeParser.calibrate`), prints the kept share and recall of each level and saves the pipeline.
@@ -18,6 +18,9 @@ def main(argv=None) -> int:
     calibrate.add_argument("--output", required=True, help="where to save the calibrated pipeline")
     calibrate.add_argument("--recall", type=float, default=None,
                            help="cumulative gold-arc recall to keep (default: the component's `recall` setting)")
+    calibrate.add_argument("--max-heads", type=int, default=None,
+                           help="heads per word each Eisner-order pruning level keeps at most, set before "
+                                "calibrating (default: the component's `max_heads` setting)")
     calibrate.add_argument("--component", default="vine_cascade")
     args = parser.parse_args(argv)
 
@@ -34,12 +37,20 @@ def main(argv=None) -> int:
         return 2
     examples = [Example(Doc(nlp.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc]), doc)
                 for doc in gold]
+    if args.max_heads is not None:
+        try:
+            component.set_max_heads(args.max_heads)
+        except ValueError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
     start = time.perf_counter()
     print(f"calibrating on {len(examples):,} docs ...", file=sys.stderr, flush=True)
     rows = component.calibrate(nlp, examples, args.recall)
     for row in rows:
+        ceiling = row.get("recall_ceiling")
+        ceiling = "" if ceiling is None else f" (ceiling {ceiling:.2%} at this head cap)"
         print(f"{row['level']:>7}: a = {row['alpha']:+.2f}  kept {row['kept_share']:.1%} of arcs, "
-              f"gold-arc recall {row['gold_recall']:.2%}")
+              f"gold-arc recall {row['gold_recall']:.2%}{ceiling}")
     skipped = component.skipped["sentences"]
     if skipped:
         print(f"{skipped:,} sentences without one-to-one gold heads were left out", file=sys.stderr)

@@ -6,7 +6,9 @@ from a thinc model (`architectures.py`), through the cascade's own runner and le
 
 * Sentences: preset boundaries (or an existing parse) are kept and each sentence is parsed on its own; a doc
   without them is split by a vine pass over the whole doc (`sentences.py`), so time grows about linearly with
-  its length.
+  its length. The pass's vine max-marginals are reused as the cascade's first level when the doc is one
+  sentence; sentences of at most `direct_max_length` words skip the pruning levels (decoded exactly by the
+  last level). The arc scorer's per-row products are computed once per batch (`parts.arc_rows`).
 * Non-projective gold trees are projectivized with spaCy's label decoration (`label||head_label`) for
   training; predictions are deprojectivized, and no decorated label reaches the output.
 * Training (`update`): per sentence, head-selection cross-entropy, the structured cascade loss of each
@@ -30,7 +32,7 @@ from spacy.pipeline.dep_parser import parser_score
 from spacy.pipeline.trainable_pipe import TrainablePipe
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples, validate_get_examples
-from thinc.api import Model
+from thinc.api import Model, set_dropout_rate
 
 from .. import kernels
 from ..cascade.training import Example as CascadeExample
@@ -38,10 +40,10 @@ from ..cascade.training import TrainingSettings, choose_alpha
 from .architectures import SCORER_PARAMS, layout_of
 from .levels import NeuralVineLevel, check_orders, neural_cascade
 from .objective import sentence_loss
-from .parts import SentenceScores
+from .parts import SentenceScores, arc_rows
 from .sentences import vine_sentences
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2      # 2: distance rows of the scorers (E_dist, F_dist, c_dist, Q_sib, Q_gp, Q_gs, M_dist)
 ROOT_WINDOW = 64        # heads a vine ROOT word is checked against when splitting a doc into sentences
 MAX_SEGMENT = 128       # longer spans without sentence boundaries take every cut the vine proposes
 
@@ -79,9 +81,18 @@ class VineCascadeParser(TrainablePipe):
     train_alpha (float): the a inside the structured cascade loss.
     witnesses (int): sampled parts per cascade-loss step (see `vineparse.cascade.training`).
     structured_weight (float): weight of the structured losses (cascade, hinges) against the cross-entropies.
+    label_weight (float): weight of the label cross-entropy against the head-selection one.
+    dropout (float or None): dropout rate of this component's own layers while training (the token vectors
+        entering the role features, and the context encoder's); None = the rate `spacy train` passes.
     max_heads (int or None): each Eisner-order pruning level keeps at most this many heads per word.
     max_order (int or None): stop the cascade at this order when predicting (None = the last level).
     seed (int): seed of the witness sampling.
+    direct_max_length (int): when predicting, sentences of at most this many words skip the pruning levels
+        and are decoded by the last level over every arc (exact, and faster: on short sentences the pruning
+        passes cost more than the work they save); 0 = always run the whole cascade.
+    learn_rate_scale (float): multiplies the optimizer's learning rate for this component's own parameters
+        (not for a shared tok2vec, which its own component updates): the scorers start from zero or random
+        weights while the tok2vec is shared with components that train at the base rate.
     scorer (Callable or None): scores predictions (default: spaCy's parser scorer).
     """
 
@@ -89,7 +100,8 @@ class VineCascadeParser(TrainablePipe):
                  band: int = 5, alphas: Optional[Sequence[float]] = None, recall: float = 0.995,
                  train_alpha: float = 0.5, witnesses: int = 2, structured_weight: float = 1.0,
                  max_heads: Optional[int] = 8,
-                 max_order: Optional[int] = None, seed: int = 0,
+                 max_order: Optional[int] = None, seed: int = 0, learn_rate_scale: float = 1.0,
+                 direct_max_length: int = 10, label_weight: float = 1.0, dropout: Optional[float] = None,
                  scorer: Optional[Callable] = parser_score):
         orders = check_orders(orders)
         if isinstance(band, bool) or not isinstance(band, int) or band < 1:
@@ -102,6 +114,16 @@ class VineCascadeParser(TrainablePipe):
             raise ValueError(f"recall must be in (0, 1], got {recall}")
         if not structured_weight >= 0.0:
             raise ValueError(f"structured_weight must be >= 0, got {structured_weight!r}")
+        if isinstance(label_weight, bool) or not isinstance(label_weight, (int, float)) or not label_weight > 0.0:
+            raise ValueError(f"label_weight must be a number > 0, got {label_weight!r}")
+        if dropout is not None and (isinstance(dropout, bool) or not isinstance(dropout, (int, float))
+                                    or not 0.0 <= dropout < 1.0):
+            raise ValueError(f"dropout must be None or a number in [0, 1), got {dropout!r}")
+        if isinstance(learn_rate_scale, bool) or not isinstance(learn_rate_scale, (int, float)) \
+                or not learn_rate_scale > 0.0:
+            raise ValueError(f"learn_rate_scale must be a number > 0, got {learn_rate_scale!r}")
+        if isinstance(direct_max_length, bool) or not isinstance(direct_max_length, int) or direct_max_length < 0:
+            raise ValueError(f"direct_max_length must be an integer >= 0, got {direct_max_length!r}")
         if not isinstance(witnesses, int) or witnesses < 1:
             raise ValueError(f"witnesses must be an integer >= 1, got {witnesses!r}")
         if max_order is not None and max_order not in orders[1:]:
@@ -117,7 +139,9 @@ class VineCascadeParser(TrainablePipe):
         self.cfg = {"labels": [], "orders": list(orders), "band": band, "alphas": alphas, "recall": recall,
                     "train_alpha": train_alpha, "witnesses": witnesses,
                     "structured_weight": float(structured_weight), "max_heads": max_heads,
-                    "max_order": max_order, "seed": seed,
+                    "max_order": max_order, "seed": seed, "learn_rate_scale": float(learn_rate_scale),
+                    "direct_max_length": direct_max_length, "label_weight": float(label_weight),
+                    "dropout": None if dropout is None else float(dropout),
                     "format_version": FORMAT_VERSION}
         self.skipped = {"sentences": 0, "unseen_labels": 0}
         self._rng = np.random.default_rng(seed)
@@ -143,6 +167,15 @@ class VineCascadeParser(TrainablePipe):
         self.cfg["labels"] = sorted(self.cfg["labels"] + [label])
         self._label_ids = {label: i for i, label in enumerate(self.cfg["labels"])}
         return 1
+
+    def set_max_heads(self, max_heads: Optional[int]) -> None:
+        """Let each Eisner-order pruning level keep at most `max_heads` heads per word (None = no cap); set
+        it before `calibrate`, whose thresholds depend on it."""
+        if max_heads is not None and (isinstance(max_heads, bool) or not isinstance(max_heads, int)
+                                      or max_heads < 1):
+            raise ValueError(f"max_heads must be an integer >= 1 or None, got {max_heads!r}")
+        self.cfg["max_heads"] = max_heads
+        self._build_cascade()
 
     def set_max_order(self, max_order: Optional[int]) -> None:
         """Stop the cascade at `max_order` when predicting (None = run every level)."""
@@ -200,6 +233,7 @@ class VineCascadeParser(TrainablePipe):
         validate_examples(examples, "VineCascadeParser.update")
         if not any(len(eg.predicted) for eg in examples):
             return losses
+        set_dropout_rate(self.model, drop if self.cfg.get("dropout") is None else self.cfg["dropout"])
         Z, backprop = self.model.begin_update([eg.predicted for eg in examples])
         loss, (dZ, d_params) = self.get_loss(examples, Z)
         features = self.model.get_ref("features")
@@ -228,7 +262,8 @@ class VineCascadeParser(TrainablePipe):
             for start, end, heads, labels in self._gold_sentences(example):
                 sent = SentenceScores(_sentence_rows(z, start, end), params, layout)
                 result, label_grad = sentence_loss(self.cascade, sent, heads, labels, self.settings, self._rng,
-                                                   self.cfg.get("structured_weight", 1.0))
+                                                   self.cfg.get("structured_weight", 1.0),
+                                                   self.cfg.get("label_weight", 1.0))
                 self.skipped["unseen_labels"] += result.unseen_labels
                 total += result.total
                 d_sent = sent.backward(d_params, label_grad)
@@ -257,6 +292,18 @@ class VineCascadeParser(TrainablePipe):
             labels = np.array([-1] + [self._label_ids.get(d, -1) for d in deps[start:end]], dtype=np.int64)
             yield start, end, tree, labels
 
+    def finish_update(self, sgd) -> None:
+        """Update this component's own parameters, at `learn_rate_scale` times the optimizer's rate."""
+        scale = self.cfg.get("learn_rate_scale", 1.0)
+        if scale == 1.0:
+            self.model.finish_update(sgd)
+            return
+
+        def scaled(key, weights, gradient, *, lr_scale: float = 1.0):
+            return sgd(key, weights, gradient, lr_scale=lr_scale * scale)
+
+        self.model.finish_update(scaled)
+
     def _skip(self, what: str, detail: str) -> None:
         self.skipped[what] += 1
         if self.skipped[what] == 1:
@@ -276,17 +323,33 @@ class VineCascadeParser(TrainablePipe):
             return [(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)) for _ in docs]
         Z = self.model.predict(docs)
         params, layout = self._params(), layout_of(self.model)
-        return [self._parse_doc(doc, z, params, layout) for doc, z in zip(docs, Z)]
+        # the arc scorer's per-row products for the whole batch at once, then a view per doc
+        stacked = arc_rows(np.vstack(Z), params, layout.blocks())
+        ends = np.cumsum([len(z) for z in Z])
+        out = []
+        for doc, z, end in zip(docs, Z, ends):
+            rows = {name: value[end - len(z):end] for name, value in stacked.items()}
+            out.append(self._parse_doc(doc, z, params, layout, rows))
+        return out
 
-    def _parse_doc(self, doc: Doc, z: np.ndarray, params, layout):
+    def _parse_doc(self, doc: Doc, z: np.ndarray, params, layout, rows=None):
+        """rows: `parts.arc_rows` of z (or None)."""
         n = len(doc)
         heads = np.arange(n, dtype=np.int64)
         labels = np.zeros(n, dtype=np.int64)
         if n == 0:
             return heads, labels
-        for start, end in self.sentence_spans(doc, z, params, layout):
-            sent = SentenceScores(_sentence_rows(z, start, end), params, layout, cache=False)
-            tree = self.predict_cascade.run(sent)
+        spans, whole = self._split(doc, z, params, layout, rows)
+        for start, end in spans:
+            if whole is not None and (start, end) == (0, n):
+                sent = whole          # the vine pass that split the doc is the cascade's first level
+            else:
+                sent_rows = None if rows is None else {k: _sentence_rows(v, start, end) for k, v in rows.items()}
+                sent = SentenceScores(_sentence_rows(z, start, end), params, layout, cache=False, rows=sent_rows)
+            if sent.n <= self.cfg.get("direct_max_length", 0):
+                tree = self.predict_cascade.levels[-1].decode(sent, None)
+            else:
+                tree = self.predict_cascade.run(sent)
             mods = np.arange(1, end - start + 1)
             labels[start:end] = sent.label_probabilities(tree[1:], mods).argmax(axis=1)
             heads[start:end] = np.where(tree[1:] == 0, mods - 1, tree[1:] - 1) + start
@@ -298,15 +361,22 @@ class VineCascadeParser(TrainablePipe):
         starts a sentence only if the arc scorer agrees that the root outscores every head within
         ROOT_WINDOW words; a span longer than MAX_SEGMENT tokens keeps every cut of the vine, so that the
         work stays about linear in n. Time O(n b^2 + n a) for the vine pass."""
+        return self._split(doc, z, params, layout)[0]
+
+    def _split(self, doc: Doc, z: np.ndarray, params=None, layout=None, rows=None):
+        """`sentence_spans`, and the whole doc's `SentenceScores` when a vine pass made them (else None).
+        rows: `parts.arc_rows` of z (or None)."""
         if doc.has_annotation("SENT_START") or doc.has_annotation("DEP"):
-            return [(s.start, s.end) for s in doc.sents]
+            return [(s.start, s.end) for s in doc.sents], None
         params = self._params() if params is None else params
         layout = layout_of(self.model) if layout is None else layout
         vine = self.cascade.levels[0]
         if not isinstance(vine, NeuralVineLevel):
-            return [(0, len(doc))]
-        sent = SentenceScores(z, params, layout, cache=False)
-        heads, attach = vine.decode(sent)
+            return [(0, len(doc))], None
+        sent = SentenceScores(z, params, layout, cache=False, rows=rows)
+        if vine.at_most_one_root(sent):                   # the common case; leaves the max-marginals on
+            return [(0, len(doc))], sent                  # `sent` for the cascade's own vine level
+        heads, attach = vine.best_structure(sent)
         roots = np.flatnonzero(attach == kernels.ATTACH_ROOT)
         rejected = roots[~sent.prefers_root(roots, ROOT_WINDOW)]
         every = vine_sentences(heads, attach)
@@ -318,7 +388,7 @@ class VineCascadeParser(TrainablePipe):
                 spans.append((start, end))
             else:                                         # keep the work linear: the vine's own cuts
                 spans += [(a, b) for a, b in every if start <= a and b <= end]
-        return spans
+        return spans, sent
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
         """Write heads, labels and sentence starts (from the trees) to the docs; deprojectivize."""
@@ -337,7 +407,11 @@ class VineCascadeParser(TrainablePipe):
     def calibrate(self, nlp: Language, examples: Sequence[Example], recall: Optional[float] = None) -> List[dict]:
         """Set each pruning level's a on `examples` (held out) for a cumulative gold-arc recall.
 
-        RETURNS (List[dict]): per pruning level: level, a, gold recall and kept share at that a.
+        Where a level cannot reach `recall` at any a of the grid (its `max_heads` cap drops gold arcs that
+        no threshold brings back), the target becomes `recall` times the recall it reaches at the loosest a
+        (its ceiling): the threshold then still prunes, instead of keeping every arc the cap allows.
+        RETURNS (List[dict]): per pruning level: level, a, gold recall and kept share at that a, and the
+        recall ceiling when the target was lowered to it (else None).
         """
         recall = self.cfg["recall"] if recall is None else recall
         cascade_examples = self.cascade_examples(nlp, examples)
@@ -345,8 +419,14 @@ class VineCascadeParser(TrainablePipe):
         rows = []
         for k, level in enumerate(self.cascade.levels[:-1]):
             alpha, kept_recall, kept = choose_alpha(self.cascade, k, cascade_examples, masks, recall)
+            ceiling = None
+            if kept_recall < recall:          # unreachable: what came back is the loosest a's row
+                ceiling = kept_recall
+                alpha, kept_recall, kept = choose_alpha(self.cascade, k, cascade_examples, masks,
+                                                        recall * ceiling)
             self.cascade.alphas[k] = alpha
-            rows.append({"level": level.name, "alpha": alpha, "gold_recall": kept_recall, "kept_share": kept})
+            rows.append({"level": level.name, "alpha": alpha, "gold_recall": kept_recall, "kept_share": kept,
+                         "recall_ceiling": ceiling})
             masks = [self.cascade.input_mask(ex.sent, k + 1) for ex in cascade_examples]
         self.cfg["alphas"] = list(self.cascade.alphas)
         self._build_cascade()
@@ -422,7 +502,8 @@ class VineCascadeParser(TrainablePipe):
 
 
 def _sentence_rows(z: np.ndarray, start: int, end: int) -> np.ndarray:
-    """The role features of one sentence: the root row, then tokens start..end - 1."""
+    """The rows of one sentence of a per-doc array (role features or `arc_rows`): the root row, then tokens
+    start..end - 1."""
     if start == 0 and end == len(z) - 1:
         return z
-    return np.vstack([z[:1], z[1 + start:1 + end]])
+    return np.concatenate([z[:1], z[1 + start:1 + end]])

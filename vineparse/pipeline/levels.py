@@ -14,6 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .. import kernels
 from ..cascade.cascade import Cascade
 from ..cascade.levels import FirstOrderLevel, SecondOrderLevel, ThirdOrderLevel, VineLevel
 
@@ -29,13 +30,7 @@ class NeuralScoring:
 
     def __init__(self, band: int = 5, max_heads=None):
         self.band = band
-        self.max_heads = max_heads
-
-    def prune_mask(self, best, arc_mm, outer_mm, alpha):
-        mask = super().prune_mask(best, arc_mm, outer_mm, alpha)
-        if self.max_heads is None or outer_mm is not None:
-            return mask
-        return cap_heads(mask, arc_mm, self.max_heads)
+        self.head_cap = max_heads   # read by the Eisner levels' `prune_mask`; the vine's ignores it
 
     def _score(self, sent, kind, rows):
         return sent.part_scores(kind, rows)
@@ -58,7 +53,47 @@ class NeuralScoring:
 
 
 class NeuralVineLevel(NeuralScoring, VineLevel):
-    pass
+    """The vine on neural scores. `best_structure` finds the best vine structure from the max-marginals and
+    leaves them on the sentence (`SentenceScores.vine_max_marginals`), so that a cascade run on the same
+    sentence does not repeat the vine pass (prediction splits a doc with the vine, then parses it)."""
+
+    def max_marginals(self, sent, mask=None, outer_mask=None):
+        memo = getattr(sent, "vine_max_marginals", None)
+        if (memo is not None and memo[0] == self.band and mask is None and outer_mask is None
+                and sent.cost is None and sent.outer_cost is None):
+            return memo[1]
+        return super().max_marginals(sent, mask, outer_mask)
+
+    def _memo(self, sent, memo_limit: int):
+        """The unmasked vine max-marginals of `sent`, kept on it; None past `memo_limit` words or while a
+        cost is set (training)."""
+        if sent.n > memo_limit or sent.cost is not None or sent.outer_cost is not None:
+            return None
+        memo = getattr(sent, "vine_max_marginals", None)
+        if memo is None or memo[0] != self.band:
+            memo = (self.band, super().max_marginals(sent))
+            sent.vine_max_marginals = memo
+        return memo[1]
+
+    def at_most_one_root(self, sent, memo_limit: int = 256, rtol: float = 1e-9) -> bool:
+        """True if no best vine structure of `sent` has two ROOT words: at most one word's ROOT max-marginal
+        reaches the best score (within rtol x max(1, |best|)); a ROOT word of a best structure has its
+        ROOT max-marginal equal to the best score. Then the vine makes `sent` one sentence. False (not
+        known) past `memo_limit` words. Leaves the max-marginals on `sent`."""
+        result = self._memo(sent, memo_limit)
+        if result is None:
+            return False
+        best, arc_mm, _ = result
+        return int(np.count_nonzero(arc_mm[0, 1:] >= best - rtol * max(1.0, abs(best)))) <= 1
+
+    def best_structure(self, sent, memo_limit: int = 256):
+        """The best vine structure (heads, attach) as `decode` returns it. For sentences of at most
+        `memo_limit` words it is read off the max-marginals (kept on `sent`) when no word has a tie between
+        its two best attachments (then the best structure is unique and each word's best attachment is its
+        part of it); otherwise, and for longer sentences, it is decoded."""
+        result = self._memo(sent, memo_limit)
+        structure = None if result is None else structure_from_max_marginals(*result)
+        return self.decode(sent) if structure is None else structure
 
 
 class NeuralFirstOrderLevel(NeuralScoring, FirstOrderLevel):
@@ -73,15 +108,34 @@ class NeuralThirdOrderLevel(NeuralScoring, ThirdOrderLevel):
     pass
 
 
-def cap_heads(mask: np.ndarray, arc_mm: np.ndarray, k: int) -> np.ndarray:
-    """`mask` with each column m keeping only its k allowed arcs of highest max-marginal (ties kept)."""
-    crowded = np.flatnonzero(mask.sum(axis=0) > k)
-    if len(crowded):
-        values = np.where(mask[:, crowded], arc_mm[:, crowded], -np.inf)
-        kth = -np.partition(-values, k - 1, axis=0)[k - 1]
-        mask = mask.copy()
-        mask[:, crowded] &= values >= kth
-    return mask
+def structure_from_max_marginals(best: float, arc_mm: np.ndarray, outer_mm: np.ndarray, rtol: float = 1e-9):
+    """The best vine structure (heads, attach) from vine max-marginals, or None when some word's two best
+    attachments tie (within rtol x max(1, |best|)) or its best one does not reach `best`.
+
+    Each word m has one attachment in a vine structure: a short or ROOT arc (arc_mm[:, m]) or an outer
+    label (outer_mm[m]). If no word ties, the best structure is unique and consists of each word's
+    highest-max-marginal attachment. heads: int64 (n + 1,), heads[0] = -1, 0 for vine words; attach: int8
+    (n + 1,), attach[0] = ATTACH_SHORT (as `kernels.vine`). Time O(n^2) (the dense max-marginal arrays).
+    """
+    n = arc_mm.shape[0] - 1
+    heads = np.full(n + 1, -1, dtype=np.int64)
+    attach = np.zeros(n + 1, dtype=np.int8)
+    if n == 0:
+        return heads, attach
+    options = np.vstack([arc_mm[:, 1:], outer_mm[1:].T])       # (n + 3, n): heads 0..n, left, right
+    words = np.arange(n)
+    top = options.argmax(axis=0)
+    top_value = options[top, words]
+    options[top, words] = -np.inf
+    runner_up = options.max(axis=0)
+    tol = rtol * max(1.0, abs(best))
+    if not (np.all(np.abs(top_value - best) <= tol) and np.all(top_value - runner_up > tol)):
+        return None
+    heads[1:] = np.where(top <= n, top, 0)
+    attach[1:] = np.select([top == 0, top <= n, top == n + 1],
+                           [kernels.ATTACH_ROOT, kernels.ATTACH_SHORT, kernels.ATTACH_OUTER_LEFT],
+                           kernels.ATTACH_OUTER_RIGHT)
+    return heads, attach
 
 
 NEURAL_LEVELS = {0: NeuralVineLevel, 1: NeuralFirstOrderLevel, 2: NeuralSecondOrderLevel,

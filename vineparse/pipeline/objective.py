@@ -131,9 +131,10 @@ def label_loss(sent: SentenceScores, heads: np.ndarray, labels: np.ndarray):
 
 
 def sentence_loss(cascade, sent: SentenceScores, heads: np.ndarray, labels: np.ndarray,
-                  settings: TrainingSettings, rng, structured_weight: float = 1.0):
+                  settings: TrainingSettings, rng, structured_weight: float = 1.0, label_weight: float = 1.0):
     """All losses of one sentence. heads: projective gold tree (int64, n + 1); labels: label ids (n + 1,),
-    -1 where unseen. RETURNS (SentenceLoss, label gradient or None)."""
+    -1 where unseen; label_weight multiplies the label cross-entropy (and its gradient). RETURNS
+    (SentenceLoss, label gradient or None)."""
     result = SentenceLoss()
     result.arcs = head_selection_loss(sent, heads)
     sent.gradient_scale = structured_weight
@@ -152,5 +153,8 @@ def sentence_loss(cascade, sent: SentenceScores, heads: np.ndarray, labels: np.n
     sent.gradient_scale = 1.0
     result.hinge *= structured_weight
     result.labels, result.unseen_labels, label_grad = label_loss(sent, heads, labels)
+    if label_weight != 1.0 and label_grad is not None:
+        result.labels *= label_weight
+        label_grad = (label_grad[0], label_grad[1], label_grad[2] * np.float32(label_weight))
     return result, label_grad
 

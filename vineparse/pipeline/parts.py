@@ -5,24 +5,58 @@ row at position 0, to a row of role features Z of width K (`FeatureLayout`). Thi
 the scores the cascade levels ask for, only for the parts they ask about:
 
 * arcs (biaffine, Dozat & Manning 2017): with H = relu(Z[:, arc_head]) and D = relu(Z[:, arc_dep]),
-  s(h, m) = H[h] U D[m] + H[h] . u;
+  s(h, m) = H[h] U D[m] + H[h] . u + H[h] . F[b] + D[m] . E[b] + c[b], b = `distance_buckets(h, m)` the
+  signed, log-bucketed distance (its own bucket for the root). A convolutional tok2vec is translation
+  invariant: without the distance terms the scorer cannot tell two equal words at different distances
+  apart (every noun of the sentence would be an equally good head for "the"); a BiLSTM encoder carries
+  position, a CNN does not. The distance terms are used when `params` holds E_dist, F_dist and c_dist;
 * outer arcs of the vine: s(m, side) = Z[m, outer + side];
 * sibling (h, s, m), grandparent (g, h, m), grand-sibling (g, h, s, m): a one-hidden-layer MLP over the
   concatenated role features of the part's words, v . relu(sum of role rows) (a linear layer over a
   concatenation is the sum of per-role projections, so every token is projected once, and a part costs
-  O(width)); s == h (no inner sibling) uses a learned row instead of the sibling's;
-* labels of an arc (h, m): softmax(relu(Z[h, label_head] + Z[m, label_dep]) L^T + l).
+  O(width)); s == h (no inner sibling) uses a learned row instead of the sibling's; with Q_sib / Q_gp /
+  Q_gs (N_BUCKETS, part_width) in `params`, the row of the distance bucket of the part's arc h -> m is added
+  to the sum (the role rows carry no position);
+* labels of an arc (h, m): softmax(relu(Z[h, label_head] + Z[m, label_dep] + M[b]) L^T + l), b the arc's
+  distance bucket (direction decides much of a label: nsubj vs obj); M_dist is used when `params` holds it.
 
 `SentenceScores` also accumulates d loss / d part score (`add_gradient`) and turns it into d loss / d Z and
 d loss / d scorer parameters (`backward`). Arc scores are dense per sentence when that is cheaper; for a
 whole-document vine pass only the band is scored, O(n b d).
 """
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Dict, Optional
 
 import numpy as np
 
 from .._kernels.features import PartKind
+
+# upper bounds (exclusive) of the distance classes |h - m| = 1, 2, 3, 4, 5, 6-7, 8-10, 11-15, 16-20, 21-30, 31+
+DISTANCE_EDGES = np.array([2, 3, 4, 5, 6, 8, 11, 16, 21, 31])
+DISTANCE_CLASSES = len(DISTANCE_EDGES) + 1
+N_BUCKETS = 1 + 2 * DISTANCE_CLASSES          # the root, then heads left of m, then heads right of m
+_DENSE_BUCKETS = {}
+
+
+def distance_buckets(h: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """The distance bucket of each arc h -> m (int64, broadcast shape): 0 for the root (h = 0), 1 +
+    class(|h - m|) for a head left of m, 1 + DISTANCE_CLASSES + class(|h - m|) for a head right of m."""
+    h, m = np.asarray(h), np.asarray(m)
+    classes = np.searchsorted(DISTANCE_EDGES, np.abs(h - m), side="right")
+    return np.where(h == 0, 0, 1 + classes + DISTANCE_CLASSES * (h > m)).astype(np.int64)
+
+
+def dense_buckets(n: int) -> np.ndarray:
+    """`distance_buckets` of every (h, m) of an n-word sentence, (n + 1, n + 1), cached per n (read only)."""
+    out = _DENSE_BUCKETS.get(n)
+    if out is None:
+        index = np.arange(n + 1)
+        out = distance_buckets(index[:, None], index[None, :])
+        out.setflags(write=False)
+        if n <= 512:
+            _DENSE_BUCKETS[n] = out
+    return out
 
 ARC, OUTER, SIBLING, GRANDPARENT, GRAND_SIBLING = (int(k) for k in PartKind)
 # the roles of each higher-order part kind, in row order; "none" marks the optional inner sibling
@@ -31,6 +65,9 @@ ROLES = {SIBLING: ("sib_h", "sib_s", "sib_m"), GRANDPARENT: ("gp_g", "gp_h", "gp
 VECTOR = {SIBLING: "v_sib", GRANDPARENT: "v_gp", GRAND_SIBLING: "v_gs"}
 NONE_ROW = {SIBLING: "none_sib", GRAND_SIBLING: "none_gs"}   # the role that may be "no sibling"
 SIBLING_COLUMN = {SIBLING: 1, GRAND_SIBLING: 2}               # its column in the part rows
+HEAD_COLUMN = {SIBLING: 0, GRANDPARENT: 1, GRAND_SIBLING: 1}  # the column of h (m is the last one)
+PART_DISTANCE = {SIBLING: "Q_sib", GRANDPARENT: "Q_gp", GRAND_SIBLING: "Q_gs"}   # optional distance rows
+PAIR_TABLE_LIMIT = 256      # sentences up to this length score higher-order parts through `_pair_table`
 
 
 @dataclass(frozen=True)
@@ -43,6 +80,10 @@ class FeatureLayout:
     label_width: int
 
     def blocks(self) -> Dict[str, slice]:
+        """The column slice of each role block (one shared dict per layout: do not modify)."""
+        return _layout_blocks(self)
+
+    def _blocks(self) -> Dict[str, slice]:
         sizes = [("arc_head", self.arc_width), ("arc_dep", self.arc_width), ("outer", 2)]
         sizes += [(role, self.part_width) for kind in (SIBLING, GRANDPARENT, GRAND_SIBLING) for role in ROLES[kind]]
         sizes += [("label_head", self.label_width), ("label_dep", self.label_width)]
@@ -57,8 +98,27 @@ class FeatureLayout:
         return 2 * self.arc_width + 2 + 10 * self.part_width + 2 * self.label_width
 
 
+@lru_cache(maxsize=32)
+def _layout_blocks(layout: FeatureLayout) -> Dict[str, slice]:
+    return layout._blocks()
+
+
 def relu(x: np.ndarray) -> np.ndarray:
     return np.maximum(x, 0.0)
+
+
+def arc_rows(Z: np.ndarray, params: Dict[str, np.ndarray], blocks: Dict[str, slice]) -> Dict[str, np.ndarray]:
+    """The per-row arrays of the arc scorer for role features Z (any stack of rows): H = relu(Z[:, arc_head])
+    and D = relu(Z[:, arc_dep]) (rows, a), HU = H U (rows, a), Hu = H u (rows,) and, with the distance terms,
+    HF = H F^T + c and DE = D E^T (rows, N_BUCKETS). Row-wise, so computed once for a whole batch and sliced
+    per sentence (`SentenceScores(rows=...)`)."""
+    H = relu(Z[:, blocks["arc_head"]])
+    D = relu(Z[:, blocks["arc_dep"]])
+    out = {"H": H, "D": D, "HU": H @ params["U"], "Hu": H @ params["u"]}
+    if "E_dist" in params:
+        out["HF"] = H @ params["F_dist"].T + params["c_dist"][None, :]
+        out["DE"] = D @ params["E_dist"].T
+    return out
 
 
 class SentenceScores:
@@ -66,15 +126,19 @@ class SentenceScores:
 
     Z (array (n + 1, K)): role features, row 0 the root.
     params (dict): the scorer parameters U (a, a), u (a,), v_sib / v_gp / v_gs (p,), none_sib / none_gs (p,),
-        L (labels, l), l_b (labels,).
+        L (labels, l), l_b (labels,); optionally the distance terms E_dist, F_dist (N_BUCKETS, a),
+        c_dist (N_BUCKETS,) of the arc scorer, Q_sib / Q_gp / Q_gs (N_BUCKETS, p) of the part MLPs and
+        M_dist (N_BUCKETS, l) of the label classifier.
     layout (FeatureLayout): the column blocks of Z.
     cache (bool): remember higher-order part scores (training asks for the same parts many times;
         prediction asks once, and skips the bookkeeping).
+    rows (dict or None): `arc_rows` of exactly these rows of Z, when already computed (for a batch).
     `cost` (None or (n + 1, n + 1)) and `outer_cost` (None or (n + 1, 2)): added to arc and outer scores
     while set (cost-augmented decoding).
     """
 
-    def __init__(self, Z: np.ndarray, params: Dict[str, np.ndarray], layout: FeatureLayout, cache: bool = True):
+    def __init__(self, Z: np.ndarray, params: Dict[str, np.ndarray], layout: FeatureLayout, cache: bool = True,
+                 rows: Optional[Dict[str, np.ndarray]] = None):
         self.Z = Z
         self.n = Z.shape[0] - 1
         self.params = params
@@ -83,14 +147,16 @@ class SentenceScores:
         self.gradient_scale = 1.0         # multiplies what `add_gradient` adds (weights a loss)
         self.outer_cost: Optional[np.ndarray] = None
         self._roles = {}
-        self.H = relu(Z[:, self.blocks["arc_head"]])
-        self.D = relu(Z[:, self.blocks["arc_dep"]])
-        self.HU = self.H @ params["U"]
-        self.Hu = self.H @ params["u"]
+        rows = arc_rows(Z, params, self.blocks) if rows is None else rows
+        self.H, self.D, self.HU, self.Hu = rows["H"], rows["D"], rows["HU"], rows["Hu"]
+        self.distance = "E_dist" in params
+        if self.distance:                 # per word and bucket: head-side (with c) and dependent-side terms
+            self.HF, self.DE = rows["HF"], rows["DE"]
         self._dense = None
         self._cache = {} if cache else None
         self.d_arcs = None
         self.d_parts = []     # (kind, rows, gradient) triples
+        self.vine_max_marginals = None    # (band, vine max-marginals) left by `NeuralVineLevel.best_structure`
 
     def role(self, name: str) -> np.ndarray:
         if name not in self._roles:
@@ -102,7 +168,12 @@ class SentenceScores:
     def dense_arcs(self) -> np.ndarray:
         """Every arc score, float64 (n + 1, n + 1). O(n^2 a)."""
         if self._dense is None:
-            self._dense = (self.HU @ self.D.T + self.Hu[:, None]).astype(np.float64)
+            dense = self.HU @ self.D.T + self.Hu[:, None]
+            if self.distance:
+                buckets = dense_buckets(self.n)
+                index = np.arange(self.n + 1)
+                dense += self.HF[index[:, None], buckets] + self.DE[index[None, :], buckets]
+            self._dense = dense.astype(np.float64)
         return self._dense
 
     def arc_scores(self, arcs: np.ndarray) -> np.ndarray:
@@ -111,7 +182,11 @@ class SentenceScores:
         if self._dense is not None or 4 * len(arcs) >= (self.n + 1) ** 2:
             values = self.dense_arcs()[h, m]
         else:
-            values = (np.einsum("ij,ij->i", self.HU[h], self.D[m]) + self.Hu[h]).astype(np.float64)
+            values = np.einsum("ij,ij->i", self.HU[h], self.D[m]) + self.Hu[h]
+            if self.distance:
+                buckets = self.buckets(h, m)
+                values = values + self.HF[h, buckets] + self.DE[m, buckets]
+            values = values.astype(np.float64)
         if self.cost is not None:
             values = values + self.cost[h, m]
         return values
@@ -165,7 +240,30 @@ class SentenceScores:
             out[~hit] = values[at]
         return out
 
+    def buckets(self, h: np.ndarray, m: np.ndarray) -> np.ndarray:
+        """`distance_buckets(h, m)`, read from the per-length table for sentences of up to 512 words."""
+        if self.n <= 512:
+            return dense_buckets(self.n)[h, m]
+        return distance_buckets(h, m)
+
     def _hidden(self, kind: int, rows: np.ndarray) -> np.ndarray:
+        """Pre-activations (P, part_width) of a higher-order part MLP: the sum of its role rows (the "no
+        sibling" row where s == h), plus the distance row of its arc h -> m when `params` has one.
+
+        Up to PAIR_TABLE_LIMIT words, the arc's share (head row + modifier row + distance row) is read from
+        a per-sentence (n + 1)^2 table (`_pair_table`) and the sibling role from its table with the "no
+        sibling" row appended: two or three gathers per part instead of four or five."""
+        if self.n <= PAIR_TABLE_LIMIT:
+            head, last = HEAD_COLUMN[kind], len(ROLES[kind]) - 1
+            pre = self._pair_table(kind)[rows[:, head] * (self.n + 1) + rows[:, last]]
+            for j, name in enumerate(ROLES[kind]):
+                if j == head or j == last:
+                    continue
+                if SIBLING_COLUMN.get(kind) == j:
+                    pre = pre + self._with_none(kind)[np.where(rows[:, j] == rows[:, j - 1], self.n + 1, rows[:, j])]
+                else:
+                    pre = pre + self.role(name)[rows[:, j]]
+            return pre
         pre = 0.0
         for j, name in enumerate(ROLES[kind]):
             block = self.role(name)[rows[:, j]]
@@ -173,11 +271,43 @@ class SentenceScores:
                 first = rows[:, j] == rows[:, j - 1]
                 block = np.where(first[:, None], self.params[NONE_ROW[kind]][None, :], block)
             pre = pre + block
+        if PART_DISTANCE[kind] in self.params:
+            pre = pre + self.params[PART_DISTANCE[kind]][self._part_buckets(kind, rows)]
+        return pre
+
+    def _part_buckets(self, kind: int, rows: np.ndarray) -> np.ndarray:
+        return self.buckets(rows[:, HEAD_COLUMN[kind]], rows[:, -1])
+
+    def _pair_table(self, kind: int) -> np.ndarray:
+        """((n + 1)^2, part_width): row h (n + 1) + m holds the head role row of h plus the modifier role row
+        of m (plus the distance row of h -> m) of this part kind. Built once per sentence and kind."""
+        key = ("pair", kind)
+        if key not in self._roles:
+            roles = ROLES[kind]
+            table = self.role(roles[HEAD_COLUMN[kind]])[:, None, :] + self.role(roles[-1])[None, :, :]
+            if PART_DISTANCE[kind] in self.params:
+                table = table + self.params[PART_DISTANCE[kind]][dense_buckets(self.n)]
+            self._roles[key] = table.reshape((self.n + 1) ** 2, -1)
+        return self._roles[key]
+
+    def _with_none(self, kind: int) -> np.ndarray:
+        """The sibling role rows of this part kind with its "no sibling" row appended at n + 1."""
+        key = ("none", kind)
+        if key not in self._roles:
+            name = ROLES[kind][SIBLING_COLUMN[kind]]
+            self._roles[key] = np.vstack([self.role(name), self.params[NONE_ROW[kind]][None, :]])
+        return self._roles[key]
+
+    def _label_pre(self, heads: np.ndarray, mods: np.ndarray) -> np.ndarray:
+        """The label classifier's hidden pre-activations of the arcs heads[i] -> mods[i]: (A, label_width)."""
+        pre = self.role("label_head")[heads] + self.role("label_dep")[mods]
+        if "M_dist" in self.params:
+            pre = pre + self.params["M_dist"][self.buckets(heads, mods)]
         return pre
 
     def label_probabilities(self, heads: np.ndarray, mods: np.ndarray) -> np.ndarray:
         """P(label | arc) for the arcs heads[i] -> mods[i]: (A, labels)."""
-        hidden = relu(self.role("label_head")[heads] + self.role("label_dep")[mods])
+        hidden = relu(self._label_pre(heads, mods))
         logits = hidden @ self.params["L"].T + self.params["l_b"]
         logits -= logits.max(axis=1, keepdims=True)
         probs = np.exp(logits)
@@ -215,6 +345,19 @@ class SentenceScores:
             d_params["u"] += self.H.T @ d_row
             dH = d_HU @ p["U"].T + d_row[:, None] * p["u"][None, :]
             dD = dS.T @ self.HU
+            if self.distance:         # dS summed per (head, bucket) and per (dependent, bucket)
+                buckets = dense_buckets(self.n)
+                size = (self.n + 1) * N_BUCKETS
+                index = np.arange(self.n + 1)
+                by_head = np.bincount((index[:, None] * N_BUCKETS + buckets).ravel(), dS.ravel(),
+                                      size).reshape(self.n + 1, N_BUCKETS).astype(np.float32)
+                by_dep = np.bincount((index[None, :] * N_BUCKETS + buckets).ravel(), dS.ravel(),
+                                     size).reshape(self.n + 1, N_BUCKETS).astype(np.float32)
+                d_params["c_dist"] += by_head.sum(axis=0)
+                d_params["F_dist"] += by_head.T @ self.H
+                d_params["E_dist"] += by_dep.T @ self.D
+                dH += by_head @ p["F_dist"]
+                dD += by_dep @ p["E_dist"]
             dZ[:, self.blocks["arc_head"]] += dH * (self.H > 0)
             dZ[:, self.blocks["arc_dep"]] += dD * (self.D > 0)
         for kind, rows, gradient in self.d_parts:
@@ -233,12 +376,16 @@ class SentenceScores:
                     d_params[NONE_ROW[kind]] += d_pre[first].sum(axis=0)
                     target = np.where(first[:, None], 0.0, d_pre)
                 np.add.at(dZ[:, block], rows[:, j], target)
+            if PART_DISTANCE[kind] in p:
+                np.add.at(d_params[PART_DISTANCE[kind]], self._part_buckets(kind, rows), d_pre)
         if label_grad is not None:
             heads, mods, d_logits = label_grad
-            hidden_pre = self.role("label_head")[heads] + self.role("label_dep")[mods]
+            hidden_pre = self._label_pre(heads, mods)
             d_params["L"] += d_logits.T @ relu(hidden_pre)
             d_params["l_b"] += d_logits.sum(axis=0)
             d_hidden = (d_logits @ p["L"]) * (hidden_pre > 0)
+            if "M_dist" in p:
+                np.add.at(d_params["M_dist"], self.buckets(heads, mods), d_hidden)
             np.add.at(dZ[:, self.blocks["label_head"]], heads, d_hidden)
             np.add.at(dZ[:, self.blocks["label_dep"]], mods, d_hidden)
         return dZ

@@ -22,17 +22,21 @@ registry.architectures.register("vineparse.VineCascadeModel.v1", func=build_vine
     assigns=["token.dep", "token.head", "token.is_sent_start", "doc.sents"],
     default_config={"model": Config().from_str(DEFAULT_MODEL_CONFIG)["model"], "orders": [0, 1, 2, 3],
                     "band": 5, "alphas": None, "recall": 0.995, "train_alpha": 0.5, "witnesses": 2,
-                    "structured_weight": 1.0, "max_heads": 8, "max_order": None, "seed": 0, "scorer": {"@scorers": "spacy.parser_scorer.v1"}},
+                    "structured_weight": 1.0, "max_heads": 8, "max_order": None, "seed": 0,
+                    "learn_rate_scale": 1.0, "direct_max_length": 10, "label_weight": 1.0, "dropout": None,
+                    "scorer": {"@scorers": "spacy.parser_scorer.v1"}},
     default_score_weights={"dep_uas": 0.5, "dep_las": 0.5, "dep_las_per_type": None, "sents_p": None,
                            "sents_r": None, "sents_f": 0.0},
 )
 def make_vine_cascade(nlp: Language, name: str, model: Model, orders: List[int], band: int,
                       alphas: Optional[List[float]], recall: float, train_alpha: float, witnesses: int,
                       structured_weight: float, max_heads: Optional[int], max_order: Optional[int], seed: int,
-                      scorer: Optional[Callable]) -> VineCascadeParser:
+                      learn_rate_scale: float, direct_max_length: int, label_weight: float,
+                      dropout: Optional[float], scorer: Optional[Callable]) -> VineCascadeParser:
     """Create a `vine_cascade` component (see `VineCascadeParser` for the settings)."""
     return VineCascadeParser(nlp.vocab, model, name, orders=orders, band=band, alphas=alphas, recall=recall,
                              train_alpha=train_alpha, witnesses=witnesses, structured_weight=structured_weight,
-                             max_heads=max_heads, max_order=max_order,
-                             seed=seed,
+                             max_heads=max_heads, max_order=max_order, seed=seed,
+                             learn_rate_scale=learn_rate_scale, direct_max_length=direct_max_length,
+                             label_weight=label_weight, dropout=dropout,
                              scorer=scorer)
