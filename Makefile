@@ -64,27 +64,29 @@ EWT_SPACY := $(SPACY_DATA)/en_ewt-ud-train.spacy $(SPACY_DATA)/en_ewt-ud-dev.spa
 VINE_OUT := bench/out/ewt_vine
 SPACY_OUT := bench/out/ewt_spacy_parser
 ONE_CORE := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+# `python -I -m`: the working directory (this unbuilt source tree) stays off sys.path, so the installed
+# vineparse is the one imported, as with the console scripts.
 
 .PHONY: ewt-vine ewt-compare
 
 $(SPACY_DATA)/en_ewt-ud-%.spacy: | $(STAMP)
 	@mkdir -p $(SPACY_DATA)
-	$(BIN)/python -m spacy convert $(VINEPARSE_CORPORA)/ud-english-ewt/en_ewt-ud-$*.conllu $(SPACY_DATA) --converter conllu -n 1
+	$(BIN)/python -I -m spacy convert $(VINEPARSE_CORPORA)/ud-english-ewt/en_ewt-ud-$*.conllu $(SPACY_DATA) --converter conllu -n 1
 
 $(VINE_OUT)/model-calibrated: $(STAMP) $(EWT_SPACY) configs/ewt.cfg
-	$(ONE_CORE) $(BIN)/python -m spacy train configs/ewt.cfg --output $(VINE_OUT) \
+	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/ewt.cfg --output $(VINE_OUT) \
 	    --paths.train $(SPACY_DATA)/en_ewt-ud-train.spacy --paths.dev $(SPACY_DATA)/en_ewt-ud-dev.spacy
-	$(ONE_CORE) $(BIN)/python -m vineparse.pipeline calibrate $(VINE_OUT)/model-best \
+	$(ONE_CORE) $(BIN)/python -I -m vineparse.pipeline calibrate $(VINE_OUT)/model-best \
 	    $(SPACY_DATA)/en_ewt-ud-dev.spacy --max-heads 4 --output $(VINE_OUT)/model-calibrated
 
 $(SPACY_OUT)/model-best: $(STAMP) $(EWT_SPACY) configs/ewt_spacy_parser.cfg
-	$(ONE_CORE) $(BIN)/python -m spacy train configs/ewt_spacy_parser.cfg --output $(SPACY_OUT) \
+	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/ewt_spacy_parser.cfg --output $(SPACY_OUT) \
 	    --paths.train $(SPACY_DATA)/en_ewt-ud-train.spacy --paths.dev $(SPACY_DATA)/en_ewt-ud-dev.spacy
 
 ewt-vine: $(VINE_OUT)/model-calibrated
-	$(ONE_CORE) $(BIN)/python -m spacy evaluate $(VINE_OUT)/model-calibrated $(SPACY_DATA)/en_ewt-ud-test.spacy \
+	$(ONE_CORE) $(BIN)/python -I -m spacy evaluate $(VINE_OUT)/model-calibrated $(SPACY_DATA)/en_ewt-ud-test.spacy \
 	    --gold-preproc --output $(VINE_OUT)/test.json
-	$(ONE_CORE) $(BIN)/python -m spacy benchmark speed $(VINE_OUT)/model-calibrated $(SPACY_DATA)/en_ewt-ud-test.spacy
+	$(ONE_CORE) $(BIN)/python -I -m spacy benchmark speed $(VINE_OUT)/model-calibrated $(SPACY_DATA)/en_ewt-ud-test.spacy
 
 ewt-compare: $(VINE_OUT)/model-calibrated $(SPACY_OUT)/model-best
 	$(ONE_CORE) $(BIN)/python bench/spacy_compare.py --vine $(VINE_OUT)/model-calibrated --spacy $(SPACY_OUT)/model-best \

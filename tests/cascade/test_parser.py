@@ -66,7 +66,7 @@ def test_pruned_levels_never_lose_every_tree(trained, ewt):
 
 def test_save_and_load_round_trip(trained, ewt, tmp_path):
     parser, _ = trained
-    path = tmp_path / "model.msgpack"
+    path = tmp_path / "new folder" / "model.msgpack"      # save creates the folder
     parser.save(path)
     loaded = CascadeParser.load(path)
     assert loaded.alphas == parser.alphas and loaded.orders == parser.orders

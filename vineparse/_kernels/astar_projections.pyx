@@ -54,7 +54,7 @@ cdef struct Edge:
     int parent          # compact ids
     int t1
     int t2              # -1 for a unary edge
-    double cost
+    int rule            # binary rule id, or unary rule id when t2 == -1 (16 bytes an edge: the sweeps stream them)
 
 
 cdef struct EdgeVec:
@@ -81,7 +81,7 @@ cdef inline int ipush(IntVec* v, int x) noexcept nogil:
     return 0
 
 
-cdef inline int epush(EdgeVec* v, int parent, int t1, int t2, double cost) noexcept nogil:
+cdef inline int epush(EdgeVec* v, int parent, int t1, int t2, int rule) noexcept nogil:
     """Append an edge (growing by doubling); -1 when out of memory."""
     cdef void* p
     if v.size == v.cap:
@@ -90,7 +90,7 @@ cdef inline int epush(EdgeVec* v, int parent, int t1, int t2, double cost) noexc
             return -1
         v.data = <Edge*>p
         v.cap = 2 * v.cap + 1024
-    v.data[v.size].parent, v.data[v.size].t1, v.data[v.size].t2, v.data[v.size].cost = parent, t1, t2, cost
+    v.data[v.size].parent, v.data[v.size].t1, v.data[v.size].t2, v.data[v.size].rule = parent, t1, t2, rule
     v.size += 1
     return 0
 
@@ -207,6 +207,8 @@ cdef class CFGProjection:
         cdef Py_ssize_t e
         cdef Edge* edge
         cdef double o
+        cdef const double* rule_cost = &self.proj.rule_cost[0, 0] if self.proj.rule_cost.shape[0] else NULL
+        cdef const double* unary_cost = &self.proj.unary_cost[0, 0] if self.proj.unary_cost.shape[0] else NULL
         if not self.parsable or self.cost[self.goal] == INFINITY:
             return INFINITY, None, None
         inside = np.array(<double[:self.n_items]>self.cost)
@@ -216,13 +218,15 @@ cdef class CFGProjection:
         with nogil:
             for e in range(self.edges.size - 1, -1, -1):
                 edge = &self.edges.data[e]
-                o = outside[edge.parent] + edge.cost
+                o = outside[edge.parent]
                 if o == INFINITY:
                     continue
                 if edge.t2 < 0:
+                    o += unary_cost[edge.rule]
                     if o < outside[edge.t1]:
                         outside[edge.t1] = o
                 else:
+                    o += rule_cost[edge.rule]
                     if o + inside[edge.t2] < outside[edge.t1]:
                         outside[edge.t1] = o + inside[edge.t2]
                     if o + inside[edge.t1] < outside[edge.t2]:
@@ -246,18 +250,34 @@ cdef class CFGProjection:
         self.compact[d] = item
         return item
 
-    cdef inline int _edge(self, int parent, int t1, int t2, double cost) noexcept nogil:
-        """Record an edge and relax its parent's inside cost; -1 when out of memory."""
+    cdef inline int _edge(self, int parent, int t1, int t2, int rule, double cost) noexcept nogil:
+        """Record an edge (rule of cost `cost`) and relax its parent's inside cost; -1 when out of memory."""
         cdef double total = self.cost[t1] + cost + (self.cost[t2] if t2 >= 0 else 0.0)
         if total < self.cost[parent]:
             self.cost[parent] = total
-        return epush(&self.edges, parent, t1, t2, cost)
+        return epush(&self.edges, parent, t1, t2, rule)
 
     cdef int _recognize(self) noexcept nogil:
         """The recognizer of the class docstring. Returns 0, or -1 when out of memory."""
-        cdef int n = self.n, N = self.N, width, i, j, split, a, Y, Z, yid, grp, e, X, xid, c, cid, u, ws, word
+        cdef int n = self.n, N = self.N, W = self.words_per_span
+        cdef int width, i, j, split, a, Y, Z, yid, grp, e, X, xid, c, cid, u, ws, word
         cdef unsigned long long* bits
         cdef unsigned long long mask
+        # The rule index as raw pointers: read through `self.rules` they would be reloaded after every store.
+        cdef const int* lg_ptr = &self.rules.lg_ptr[0]
+        cdef const int* lg_other = &self.rules.lg_other[0] if self.rules.lg_other.shape[0] else NULL
+        cdef const int* wide_slot = &self.rules.wide_slot[0]
+        cdef const unsigned long long* wide_bits = (&self.rules.wide_bits[0, 0]
+                                                    if self.rules.wide_bits.shape[0] else NULL)
+        cdef const int* wide_group = &self.rules.wide_group[0, 0] if self.rules.wide_group.shape[0] else NULL
+        cdef Py_ssize_t wide_words = self.rules.wide_bits.shape[1], wide_syms = self.rules.wide_group.shape[1]
+        cdef const int* uc_ptr = &self.rules.uc_ptr[0]
+        cdef const int* uc_rules = &self.rules.uc_rules[0] if self.rules.uc_rules.shape[0] else NULL
+        cdef const int* u_parent = &self.rules.u_parent[0] if self.rules.u_parent.shape[0] else NULL
+        cdef const double* unary_cost = (&self.proj.unary_cost[0, 0]       # (U, 1): rule u at offset u
+                                         if self.proj.unary_cost.shape[0] else NULL)
+        cdef int* local1 = self.local1
+        cdef int root = self.rules.root
         if ipush(&self.item_sym, -1) < 0 or ipush(&self.item_dense, -1) < 0:     # id 0: unused
             return -1
         for width in range(1, n + 1):
@@ -271,64 +291,68 @@ cdef class CFGProjection:
                     self.cost[xid] = 0.0
                 else:
                     for split in range(i + 1, j):
+                        bits = self.live_bits + (<Py_ssize_t>split * N + j) * W
                         for a in range(self.live1_start[i, split], self.live1_end[i, split]):
                             yid = self.live.data[a]
                             Y = self.item_sym.data[yid]
-                            bits = self.live_bits + (<Py_ssize_t>split * N + j) * self.words_per_span
-                            ws = self.rules.wide_slot[Y]
+                            ws = wide_slot[Y]
                             if ws >= 0:                 # intersect Y's partners with the live symbols
-                                for word in range(self.words_per_span):
-                                    mask = bits[word] & self.rules.wide_bits[ws, word]
+                                for word in range(W):
+                                    mask = bits[word] & wide_bits[ws * wide_words + word]
                                     while mask:
                                         Z = word * 64 + vp_ctz64(mask)
                                         mask &= mask - 1
-                                        if self._emit(self.rules.wide_group[ws, Z], yid, Z, i, split, j) < 0:
+                                        if self._emit(wide_group[ws * wide_syms + Z], yid, Z, i, split, j) < 0:
                                             return -1
                             else:
-                                for grp in range(self.rules.lg_ptr[Y], self.rules.lg_ptr[Y + 1]):
-                                    Z = self.rules.lg_other[grp]
+                                for grp in range(lg_ptr[Y], lg_ptr[Y + 1]):
+                                    Z = lg_other[grp]
                                     if (bits[Z >> 6] >> (Z & 63)) & 1:
                                         if self._emit(grp, yid, Z, i, split, j) < 0:
                                             return -1
                 self.live0_end[i, j] = <int>self.live.size
                 self.live1_start[i, j] = <int>self.live.size
+                bits = self.live_bits + (<Py_ssize_t>i * N + j) * W
                 for a in range(self.live0_start[i, j], self.live0_end[i, j]):
                     cid = self.live.data[a]
                     c = self.item_sym.data[cid]
-                    for e in range(self.rules.uc_ptr[c], self.rules.uc_ptr[c + 1]):
-                        u = self.rules.uc_rules[e]
-                        X = self.rules.u_parent[u]
-                        if X == self.rules.root and width != n:
+                    for e in range(uc_ptr[c], uc_ptr[c + 1]):
+                        u = uc_rules[e]
+                        X = u_parent[u]
+                        if X == root and width != n:
                             continue
-                        xid = self.local1[X]
+                        xid = local1[X]
                         if xid < 0:
                             xid = self._new_item(X, i, j, 1)
                             if xid < 0:
                                 return -1
-                            self.local1[X] = xid
-                            bits = self.live_bits + (<Py_ssize_t>i * N + j) * self.words_per_span
+                            local1[X] = xid
                             bits[X >> 6] |= (<unsigned long long>1) << (X & 63)
-                        if self._edge(xid, cid, -1, self.proj.unary_cost[u, 0]) < 0:
+                        if self._edge(xid, cid, -1, u, unary_cost[u]) < 0:
                             return -1
                 self.live1_end[i, j] = <int>self.live.size
                 for a in range(self.live0_start[i, j], self.live1_end[i, j]):   # reset the span's local maps
                     X = self.item_sym.data[self.live.data[a]]
-                    self.local0[X] = self.local1[X] = -1
+                    self.local0[X] = local1[X] = -1
         return 0
 
-    cdef int _emit(self, int grp, int yid, int Z, int i, int split, int j) noexcept nogil:
+    cdef inline int _emit(self, int grp, int yid, int Z, int i, int split, int j) noexcept nogil:
         """Record the edges of rule group (Y, Z) over [i, split) + [split, j), creating parents as needed."""
         cdef int zid = self.compact[self.dense(Z, split, j, 1)], e, r, X, xid
+        cdef const int* lg_rules = &self.rules.lg_rules[0]
+        cdef const int* b_parent = &self.rules.b_parent[0]
+        cdef const double* rule_cost = &self.proj.rule_cost[0, 0]      # (R, 1): rule r at offset r
+        cdef int* local0 = self.local0
         for e in range(self.rules.lg_start[grp], self.rules.lg_start[grp + 1]):
-            r = self.rules.lg_rules[e]
-            X = self.rules.b_parent[r]
-            xid = self.local0[X]
+            r = lg_rules[e]
+            X = b_parent[r]
+            xid = local0[X]
             if xid < 0:
                 xid = self._new_item(X, i, j, 0)
                 if xid < 0:
                     return -1
-                self.local0[X] = xid
-            if self._edge(xid, yid, zid, self.proj.rule_cost[r, 0]) < 0:
+                local0[X] = xid
+            if self._edge(xid, yid, zid, r, rule_cost[r]) < 0:
                 return -1
         return 0
 

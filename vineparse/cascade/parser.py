@@ -114,6 +114,9 @@ class CascadeParser(Cascade):
         return parser
 
     def save(self, path: Union[str, Path]) -> None:
+        """Write the model to a msgpack file (creating its folder)."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
         srsly.write_msgpack(path, self.to_dict())
 
     @classmethod
