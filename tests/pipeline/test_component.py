@@ -145,6 +145,21 @@ def test_doc_without_boundaries_is_split_by_the_vine(trained):
         assert sum(t.head.i == t.i for t in sent) == 1
 
 
+def test_long_doc_without_boundaries_is_parsed_in_bounded_pieces(trained):
+    from vineparse.pipeline.component import MAX_SEGMENT
+    nlp, examples = trained
+    parser = nlp.get_pipe("vine_cascade")
+    words = [t.text for eg in examples for t in eg.predicted]
+    words = (words * (1 + 3 * MAX_SEGMENT // len(words)))[:3 * MAX_SEGMENT + 7]
+    doc = Doc(nlp.vocab, words=words)
+    spans = parser.sentence_spans(doc, parser.model.predict([doc])[0])
+    assert spans[0][0] == 0 and spans[-1][1] == len(doc)
+    assert all(a < b == c for (a, b), (c, _) in zip(spans, spans[1:] + [(len(doc), None)]))
+    assert max(b - a for a, b in spans) <= MAX_SEGMENT
+    doc = parser(doc)
+    assert [(s.start, s.end) for s in doc.sents] == spans
+
+
 def test_max_order_stops_the_cascade_early(trained):
     nlp, examples = trained
     parser = nlp.get_pipe("vine_cascade")

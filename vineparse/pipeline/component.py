@@ -41,11 +41,11 @@ from .architectures import SCORER_PARAMS, layout_of
 from .levels import NeuralVineLevel, check_orders, neural_cascade
 from .objective import sentence_loss
 from .parts import SentenceScores, arc_rows
-from .sentences import vine_sentences
+from .sentences import bound_lengths, vine_sentences
 
 FORMAT_VERSION = 2      # 2: distance rows of the scorers (E_dist, F_dist, c_dist, Q_sib, Q_gp, Q_gs, M_dist)
 ROOT_WINDOW = 64        # heads a vine ROOT word is checked against when splitting a doc into sentences
-MAX_SEGMENT = 128       # longer spans without sentence boundaries take every cut the vine proposes
+MAX_SEGMENT = 128       # no span without sentence boundaries parsed as one is longer (see `sentence_spans`)
 
 DEFAULT_MODEL_CONFIG = """
 [model]
@@ -359,8 +359,9 @@ class VineCascadeParser(TrainablePipe):
         """The token spans parsed one by one: the doc's sentences if it has boundaries (or a parse), else
         the sentences of a vine pass over the whole doc (`sentences.vine_sentences`), where a ROOT vine word
         starts a sentence only if the arc scorer agrees that the root outscores every head within
-        ROOT_WINDOW words; a span longer than MAX_SEGMENT tokens keeps every cut of the vine, so that the
-        work stays about linear in n. Time O(n b^2 + n a) for the vine pass."""
+        ROOT_WINDOW words; a span longer than MAX_SEGMENT tokens keeps every cut of the vine, and what is
+        still longer is cut at vine-span starts (`sentences.bound_lengths`), so that the work stays linear in
+        n. Time O(n b^2 + n a) for the vine pass."""
         return self._split(doc, z, params, layout)[0]
 
     def _split(self, doc: Doc, z: np.ndarray, params=None, layout=None, rows=None):
@@ -374,8 +375,8 @@ class VineCascadeParser(TrainablePipe):
         if not isinstance(vine, NeuralVineLevel):
             return [(0, len(doc))], None
         sent = SentenceScores(z, params, layout, cache=False, rows=rows)
-        if vine.at_most_one_root(sent):                   # the common case; leaves the max-marginals on
-            return [(0, len(doc))], sent                  # `sent` for the cascade's own vine level
+        if len(doc) <= MAX_SEGMENT and vine.at_most_one_root(sent):   # the common case; leaves the max-
+            return [(0, len(doc))], sent                  # marginals on `sent` for the cascade's own vine level
         heads, attach = vine.best_structure(sent)
         roots = np.flatnonzero(attach == kernels.ATTACH_ROOT)
         rejected = roots[~sent.prefers_root(roots, ROOT_WINDOW)]
@@ -388,7 +389,7 @@ class VineCascadeParser(TrainablePipe):
                 spans.append((start, end))
             else:                                         # keep the work linear: the vine's own cuts
                 spans += [(a, b) for a, b in every if start <= a and b <= end]
-        return spans, sent
+        return bound_lengths(spans, heads, attach, MAX_SEGMENT), sent
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
         """Write heads, labels and sentence starts (from the trees) to the docs; deprojectivize."""
