@@ -28,7 +28,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/kernels.py --out bench/out/kernels.json --plot bench/out/kernels.png
 
-# Issue 4's experiments: NoPrune vs VineCascade per order, baselines, complexity plots (about an hour here).
+# Issue 4's experiments: NoPrune vs VineCascade per order, baselines, complexity plots (about 30 minutes here).
 cascade-experiments: $(STAMP)
 	$(BIN)/python bench/cascade.py --corpus ptb --epochs 5 --noprune-epochs 5 --baseline-epochs 5 \
 	    --recall 0.997 --vine-recall 0.998 --noprune-limit 1500
