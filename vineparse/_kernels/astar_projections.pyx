@@ -67,29 +67,32 @@ cdef struct IntVec:
     Py_ssize_t size, cap
 
 
-cdef inline int ipush(IntVec* v, int x) noexcept nogil:
-    """Append x (growing by doubling); -1 when out of memory."""
+cdef inline int reserve(void** data, Py_ssize_t* cap, Py_ssize_t size, size_t itemsize) noexcept nogil:
+    """Room for item `size` (at most the capacity) of a growable array, doubling the capacity when needed; -1
+    when out of memory."""
     cdef void* p
-    if v.size == v.cap:
-        p = realloc(v.data, (2 * v.cap + 1024) * sizeof(int))
+    if size >= cap[0]:
+        p = realloc(data[0], (2 * cap[0] + 1024) * itemsize)
         if p == NULL:
             return -1
-        v.data = <int*>p
-        v.cap = 2 * v.cap + 1024
+        data[0] = p
+        cap[0] = 2 * cap[0] + 1024
+    return 0
+
+
+cdef inline int ipush(IntVec* v, int x) noexcept nogil:
+    """Append x; -1 when out of memory."""
+    if reserve(<void**>&v.data, &v.cap, v.size, sizeof(int)) < 0:
+        return -1
     v.data[v.size] = x
     v.size += 1
     return 0
 
 
 cdef inline int epush(EdgeVec* v, int parent, int t1, int t2, int rule) noexcept nogil:
-    """Append an edge (growing by doubling); -1 when out of memory."""
-    cdef void* p
-    if v.size == v.cap:
-        p = realloc(v.data, (2 * v.cap + 1024) * sizeof(Edge))
-        if p == NULL:
-            return -1
-        v.data = <Edge*>p
-        v.cap = 2 * v.cap + 1024
+    """Append an edge; -1 when out of memory."""
+    if reserve(<void**>&v.data, &v.cap, v.size, sizeof(Edge)) < 0:
+        return -1
     v.data[v.size].parent, v.data[v.size].t1, v.data[v.size].t2, v.data[v.size].rule = parent, t1, t2, rule
     v.size += 1
     return 0
@@ -237,15 +240,10 @@ cdef class CFGProjection:
         """Give X[i, j, layer] the next compact id (inside cost +inf); returns it, or -1 when out of memory."""
         cdef int item = <int>self.item_sym.size
         cdef Py_ssize_t d = self.dense(X, i, j, layer)
-        cdef void* p
         if ipush(&self.item_sym, X) < 0 or ipush(&self.item_dense, <int>d) < 0 or ipush(&self.live, item) < 0:
             return -1
-        if item >= self.cost_cap:
-            p = realloc(self.cost, (2 * self.cost_cap + 1024) * sizeof(double))
-            if p == NULL:
-                return -1
-            self.cost = <double*>p
-            self.cost_cap = 2 * self.cost_cap + 1024
+        if reserve(<void**>&self.cost, &self.cost_cap, item, sizeof(double)) < 0:
+            return -1
         self.cost[item] = INFINITY
         self.compact[d] = item
         return item

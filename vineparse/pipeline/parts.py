@@ -36,6 +36,7 @@ from .._kernels.features import PartKind
 DISTANCE_EDGES = np.array([2, 3, 4, 5, 6, 8, 11, 16, 21, 31])
 DISTANCE_CLASSES = len(DISTANCE_EDGES) + 1
 N_BUCKETS = 1 + 2 * DISTANCE_CLASSES          # the root, then heads left of m, then heads right of m
+BUCKET_TABLE_LIMIT = 512                      # sentences up to this length read buckets from a cached table
 _DENSE_BUCKETS = {}
 
 
@@ -54,7 +55,7 @@ def dense_buckets(n: int) -> np.ndarray:
         index = np.arange(n + 1)
         out = distance_buckets(index[:, None], index[None, :])
         out.setflags(write=False)
-        if n <= 512:
+        if n <= BUCKET_TABLE_LIMIT:
             _DENSE_BUCKETS[n] = out
     return out
 
@@ -241,8 +242,8 @@ class SentenceScores:
         return out
 
     def buckets(self, h: np.ndarray, m: np.ndarray) -> np.ndarray:
-        """`distance_buckets(h, m)`, read from the per-length table for sentences of up to 512 words."""
-        if self.n <= 512:
+        """`distance_buckets(h, m)`, read from the per-length table up to BUCKET_TABLE_LIMIT words."""
+        if self.n <= BUCKET_TABLE_LIMIT:
             return dense_buckets(self.n)[h, m]
         return distance_buckets(h, m)
 
