@@ -210,6 +210,25 @@ def test_third_order_parts_lists_every_possible_part(n, keep):
     assert parts["sibling"].shape[1] == parts["grandparent"].shape[1] == 3 and parts["grand_sibling"].shape[1] == 4
 
 
+@pytest.mark.parametrize("n", [1, 4, 23, 24, 30])
+def test_unmasked_layout_equals_the_full_mask(n):
+    """mask=None reads a cached layout for short sentences and builds it past UNMASKED_CACHE_SIZES: both as the
+    full mask; then the last-mask memo must not leak into the next call's different mask."""
+    full = np.ones((n + 1, n + 1), dtype=bool)
+    for key, rows in third_order_parts(None, n).items():
+        assert np.array_equal(rows, third_order_parts(full, n)[key]) and not rows.flags.writeable
+    rng = np.random.default_rng(n)
+    scores = rng.normal(size=(n + 1, n + 1))
+    sizes = third_order_parts(None, n)
+    sib, grand, gsib = (rng.normal(size=len(sizes[k])) for k in ("sibling", "grandparent", "grand_sibling"))
+    assert np.array_equal(eisner3(scores, sib, grand, gsib), eisner3(scores, sib, grand, gsib, full))
+    chain = np.zeros((n + 1, n + 1), dtype=bool)
+    chain[np.arange(n), np.arange(1, n + 1)] = True
+    parts = third_order_parts(chain)
+    tree = eisner3(scores, *(np.zeros(len(parts[k])) for k in ("sibling", "grandparent", "grand_sibling")), chain)
+    assert tree.tolist() == [-1] + list(range(n))
+
+
 def test_empty_and_one_word_sentences():
     assert eisner3(np.zeros((1, 1))).tolist() == [-1]
     assert eisner3_marginals(np.zeros((1, 1)))[0] == 0.0

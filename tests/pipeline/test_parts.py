@@ -231,30 +231,31 @@ def test_uncached_scores_equal_cached_ones(seed, n):
     assert np.allclose(SentenceScores(Z, params, LAYOUT, cache=False).part_scores(GRAND_SIBLING, rows), cached)
 
 
-@pytest.mark.parametrize("distance", [False, True])
-def test_pair_table_scores_and_gradients_match_the_direct_sum(monkeypatch, distance):
-    """Sentences up to PAIR_TABLE_LIMIT words read the arc's share of a part from a table; longer ones sum
-    the role rows directly. Both give the same scores and gradients."""
-    import vineparse.pipeline.parts as parts
-    Z, params = random_scores(5, 6, distance)
-    rows = {SIBLING: np.array([[1, 1, 2], [1, 2, 4], [0, 0, 3], [5, 5, 6]]),
-            GRANDPARENT: np.array([[0, 1, 2], [2, 1, 5], [6, 4, 3]]),
-            GRAND_SIBLING: np.array([[0, 1, 1, 2], [3, 1, 2, 4], [2, 6, 6, 5]])}
-    results = []
-    for limit in (parts.PAIR_TABLE_LIMIT, 0):
-        monkeypatch.setattr(parts, "PAIR_TABLE_LIMIT", limit)
-        sent = SentenceScores(Z, params, LAYOUT, cache=False)
-        scores = {kind: sent.part_scores(kind, r) for kind, r in rows.items()}
-        for kind, r in rows.items():
-            sent.add_gradient(kind, r, np.arange(1.0, len(r) + 1))
-        d_params = {k: np.zeros_like(v) for k, v in params.items()}
-        results.append((scores, sent.backward(d_params), d_params))
-    (scores_a, dz_a, dp_a), (scores_b, dz_b, dp_b) = results
-    for kind in rows:
-        assert np.allclose(scores_a[kind], scores_b[kind])
-    assert np.allclose(dz_a, dz_b, atol=1e-5)
-    for name in params:
-        assert np.allclose(dp_a[name], dp_b[name], atol=1e-5), name
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@given(seed=st.integers(0, 10_000), n=st.integers(1, 9), distance=st.booleans())
+def test_fused_part_scores_equal_the_numpy_mlp(dtype, seed, n, distance):
+    """The fused kernel (`part_mlp_scores`) against v . relu(sum of role rows) computed by numpy, for every
+    part kind, with the "no sibling" row and the distance rows, in float32 (the model's) and float64."""
+    Z, params = random_scores(seed, n, distance)
+    Z, params = Z.astype(dtype), {k: v.astype(dtype) for k, v in params.items()}
+    rng = np.random.default_rng(seed)
+    sent = SentenceScores(Z, params, LAYOUT, cache=False)
+    for kind in (SIBLING, GRANDPARENT, GRAND_SIBLING):
+        rows = rng.integers(0, n + 1, size=(20, 4 if kind == GRAND_SIBLING else 3))
+        if kind != GRANDPARENT:                       # some parts without an inner sibling
+            column = 1 if kind == SIBLING else 2
+            rows[::3, column] = rows[::3, column - 1]
+        expected = np.maximum(sent._hidden(kind, rows), 0) @ params[{SIBLING: "v_sib", GRANDPARENT: "v_gp",
+                                                                     GRAND_SIBLING: "v_gs"}[kind]]
+        assert np.allclose(sent.part_scores(kind, rows), expected, rtol=1e-5, atol=1e-4)
+
+
+def test_fused_part_scores_reject_words_outside_the_sentence():
+    Z, params = random_scores(0, 4)
+    sent = SentenceScores(Z, params, LAYOUT, cache=False)
+    for bad in ([[1, 2, 5]], [[-1, 2, 3]]):
+        with pytest.raises(IndexError, match="outside"):
+            sent.part_scores(SIBLING, np.array(bad))
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 5, 8])

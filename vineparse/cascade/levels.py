@@ -251,9 +251,8 @@ class ThirdOrderLevel(Level):
     name, order = "third", 3
 
     def _inputs(self, sent, mask):
-        mask = full_mask(sent.n) if mask is None else mask
-        parts = third_order_parts(mask)
-        return dict(scores=self._arc_scores(sent, np.argwhere(mask)),
+        parts = third_order_parts(mask, sent.n)
+        return dict(scores=self._arc_scores(sent, np.argwhere(full_mask(sent.n) if mask is None else mask)),
                     sib=self._score(sent, SIBLING, parts["sibling"]),
                     grand=self._score(sent, GRANDPARENT, parts["grandparent"]),
                     gsib=self._score(sent, GRAND_SIBLING, parts["grand_sibling"]),
@@ -264,9 +263,8 @@ class ThirdOrderLevel(Level):
         return best, mm, None
 
     def decode(self, sent, mask, force=None):
-        mask = full_mask(sent.n) if mask is None else mask
         if force is not None:
-            mask = forced(mask, force)
+            mask = forced(full_mask(sent.n) if mask is None else mask, force)
         return eisner3(**self._inputs(sent, mask))
 
     def tree_parts(self, heads):

@@ -27,6 +27,8 @@ ValueError, and so does a compact vector of the wrong length.
 Time O(n^4) unpruned, memory O(n^3); under a mask that leaves each word a
 bounded number of heads, memory O(n^2) and the work follows the allowed arcs.
 """
+from functools import lru_cache
+
 import numpy as np
 
 from .._kernels import hypergraph as _engine
@@ -48,6 +50,43 @@ def _layout_mask(mask, size):
     return allowed_arcs(np.zeros((size, size)), mask)
 
 
+_last_layout = (None, None)     # (checked mask, its ArcIndex): `third_order_parts` then `eisner3` on one mask
+
+
+def _layout_index(layout_mask) -> ArcIndex:
+    """ArcIndex(layout_mask), reused when the mask equals the last one's (an ArcIndex is never modified)."""
+    global _last_layout
+    known, index = _last_layout
+    if known is None or not np.array_equal(known, layout_mask):
+        index = ArcIndex(layout_mask)
+        _last_layout = (layout_mask, index)
+    return index
+
+
+UNMASKED_CACHE_SIZES = 24      # layouts of unmasked sentences of fewer words are kept (their parts are few)
+
+
+def _unmasked(size: int):
+    """The layout mask, ArcIndex and part rows (read only) of every arc of a (size - 1)-word sentence, cached
+    for short sentences, which are parsed unpruned over and over."""
+    return _unmasked_cached(size) if size <= UNMASKED_CACHE_SIZES else _unmasked_layout(size)
+
+
+@lru_cache(maxsize=UNMASKED_CACHE_SIZES)
+def _unmasked_cached(size: int):
+    return _unmasked_layout(size)
+
+
+def _unmasked_layout(size: int):
+    layout_mask = _layout_mask(None, size)
+    arcs = ArcIndex(layout_mask)
+    parts = {"sibling": arcs.sibling_parts(), "grandparent": arcs.grandparent_parts(),
+             "grand_sibling": arcs.grand_sibling_parts()}
+    for rows in parts.values():
+        rows.setflags(write=False)
+    return layout_mask, arcs, parts
+
+
 def third_order_parts(mask, n=None):
     """The parts of the third-order model over the arcs a mask allows, in the
     order of the compact part-score vectors (the diagonal and the root column
@@ -56,21 +95,22 @@ def third_order_parts(mask, n=None):
     mask (bool array (n + 1, n + 1) or None): allowed arcs; None allows every arc.
     n (int or None): sentence length; needed when mask is None, else checked.
     RETURNS (dict): "sibling" (P, 3) rows (h, s, m), "grandparent" (G, 3) rows
-        (g, h, m), "grand_sibling" (Q, 4) rows (g, h, s, m); int64. Time O(n^2 + parts).
+        (g, h, m), "grand_sibling" (Q, 4) rows (g, h, s, m); int64, read only when
+        mask is None (cached per n). Time O(n^2 + parts).
     """
     if mask is None:
         if n is None:
             raise ValueError("third_order_parts needs n when mask is None")
         if int(n) < 0:
             raise ValueError(f"n must be >= 0, got {n}")
-        shape = (int(n) + 1, int(n) + 1)
+        return dict(_unmasked(int(n) + 1)[2])
     else:
         shape = np.shape(mask)
         if len(shape) != 2 or shape[0] != shape[1] or shape[0] < 1:
             raise ValueError(f"mask must have shape (n + 1, n + 1), got {shape}")
         if n is not None and int(n) + 1 != shape[0]:
             raise ValueError(f"mask has shape {shape} but n = {n}")
-    arcs = ArcIndex(_layout_mask(mask, shape[0]))
+    arcs = _layout_index(_layout_mask(mask, shape[0]))
     return {"sibling": arcs.sibling_parts(), "grandparent": arcs.grandparent_parts(),
             "grand_sibling": arcs.grand_sibling_parts()}
 
@@ -104,8 +144,12 @@ def _part_scores(value, name, layout, graph_arcs, maps):
 
 def _third_order(scores, sib, grand, gsib, mask, single_root):
     scores = square_scores(scores)
-    layout_mask = _layout_mask(mask, scores.shape[0])
-    layout = arcs = ArcIndex(layout_mask)
+    if mask is None:
+        layout_mask, layout, _ = _unmasked(scores.shape[0])
+    else:
+        layout_mask = _layout_mask(mask, scores.shape[0])
+        layout = _layout_index(layout_mask)
+    arcs = layout
     allowed = layout_mask & np.isfinite(scores)
     if not np.array_equal(allowed, layout_mask):
         arcs = ArcIndex(allowed)              # arcs scored -inf are dropped so that they cost no work

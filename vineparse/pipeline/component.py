@@ -40,7 +40,7 @@ from ..cascade.training import TrainingSettings, choose_alpha
 from .architectures import SCORER_PARAMS, layout_of
 from .levels import NeuralVineLevel, check_orders, neural_cascade
 from .objective import sentence_loss
-from .parts import SentenceScores, arc_rows
+from .parts import SentenceScores, arc_rows, best_labels, distance_buckets
 from .sentences import bound_lengths, vine_sentences
 
 FORMAT_VERSION = 2      # 2: distance rows of the scorers (E_dist, F_dist, c_dist, Q_sib, Q_gp, Q_gs, M_dist)
@@ -323,22 +323,31 @@ class VineCascadeParser(TrainablePipe):
             return [(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)) for _ in docs]
         Z = self.model.predict(docs)
         params, layout = self._params(), layout_of(self.model)
+        stacked_z = np.vstack(Z)
         # the arc scorer's per-row products for the whole batch at once, then a view per doc
-        stacked = arc_rows(np.vstack(Z), params, layout.blocks())
+        stacked = arc_rows(stacked_z, params, layout.blocks())
         ends = np.cumsum([len(z) for z in Z])
-        out = []
+        heads = []
         for doc, z, end in zip(docs, Z, ends):
             rows = {name: value[end - len(z):end] for name, value in stacked.items()}
-            out.append(self._parse_doc(doc, z, params, layout, rows))
-        return out
+            heads.append(self._parse_doc(doc, z, params, layout, rows))
+        # the labels of the whole batch at once: a doc's rows of Z are its root, then its tokens
+        sizes = [len(h) for h in heads]
+        first_row = np.repeat(ends - np.array([len(z) for z in Z]), sizes)
+        token = np.concatenate([np.arange(size) for size in sizes])
+        absolute = np.concatenate(heads)
+        head, mod = np.where(absolute == token, 0, absolute + 1), token + 1      # rows within the doc; 0 = root
+        labels = best_labels(stacked_z, params, layout.blocks(), first_row + head, first_row + mod,
+                             distance_buckets(head, mod))
+        return list(zip(heads, np.split(labels, np.cumsum(sizes)[:-1])))
 
-    def _parse_doc(self, doc: Doc, z: np.ndarray, params, layout, rows=None):
-        """rows: `parts.arc_rows` of z (or None)."""
+    def _parse_doc(self, doc: Doc, z: np.ndarray, params, layout, rows=None) -> np.ndarray:
+        """The absolute head index of every token (a root points at itself). rows: `parts.arc_rows` of z (or
+        None)."""
         n = len(doc)
         heads = np.arange(n, dtype=np.int64)
-        labels = np.zeros(n, dtype=np.int64)
         if n == 0:
-            return heads, labels
+            return heads
         spans, whole = self._split(doc, z, params, layout, rows)
         for start, end in spans:
             if whole is not None and (start, end) == (0, n):
@@ -351,9 +360,8 @@ class VineCascadeParser(TrainablePipe):
             else:
                 tree = self.predict_cascade.run(sent)
             mods = np.arange(1, end - start + 1)
-            labels[start:end] = sent.label_probabilities(tree[1:], mods).argmax(axis=1)
             heads[start:end] = np.where(tree[1:] == 0, mods - 1, tree[1:] - 1) + start
-        return heads, labels
+        return heads
 
     def sentence_spans(self, doc: Doc, z: np.ndarray, params=None, layout=None) -> List[Tuple[int, int]]:
         """The token spans parsed one by one: the doc's sentences if it has boundaries (or a parse), else

@@ -31,6 +31,7 @@ from typing import Dict, Optional
 import numpy as np
 
 from .._kernels.features import PartKind
+from .._kernels.part_mlp import part_mlp_scores
 
 # upper bounds (exclusive) of the distance classes |h - m| = 1, 2, 3, 4, 5, 6-7, 8-10, 11-15, 16-20, 21-30, 31+
 DISTANCE_EDGES = np.array([2, 3, 4, 5, 6, 8, 11, 16, 21, 31])
@@ -68,7 +69,6 @@ NONE_ROW = {SIBLING: "none_sib", GRAND_SIBLING: "none_gs"}   # the role that may
 SIBLING_COLUMN = {SIBLING: 1, GRAND_SIBLING: 2}               # its column in the part rows
 HEAD_COLUMN = {SIBLING: 0, GRANDPARENT: 1, GRAND_SIBLING: 1}  # the column of h (m is the last one)
 PART_DISTANCE = {SIBLING: "Q_sib", GRANDPARENT: "Q_gp", GRAND_SIBLING: "Q_gs"}   # optional distance rows
-PAIR_TABLE_LIMIT = 256      # sentences up to this length score higher-order parts through `_pair_table`
 
 
 @dataclass(frozen=True)
@@ -104,6 +104,14 @@ def _layout_blocks(layout: FeatureLayout) -> Dict[str, slice]:
     return layout._blocks()
 
 
+@lru_cache(maxsize=32)
+def role_starts(layout: FeatureLayout, kind: int) -> np.ndarray:
+    """The first Z column of each role of a higher-order part kind, in row order (int64, read only)."""
+    starts = np.array([layout.blocks()[name].start for name in ROLES[kind]], dtype=np.int64)
+    starts.setflags(write=False)
+    return starts
+
+
 def relu(x: np.ndarray) -> np.ndarray:
     return np.maximum(x, 0.0)
 
@@ -120,6 +128,24 @@ def arc_rows(Z: np.ndarray, params: Dict[str, np.ndarray], blocks: Dict[str, sli
         out["HF"] = H @ params["F_dist"].T + params["c_dist"][None, :]
         out["DE"] = D @ params["E_dist"].T
     return out
+
+
+def label_pre(Z: np.ndarray, params: Dict[str, np.ndarray], blocks: Dict[str, slice], heads: np.ndarray,
+              mods: np.ndarray, buckets: np.ndarray) -> np.ndarray:
+    """The label classifier's hidden pre-activations (A, label_width) of the arcs heads[i] -> mods[i], rows
+    of Z (any stack of rows), with distance buckets `buckets` (A,) (used when `params` has M_dist). Row-wise,
+    so one call serves a whole batch (`best_labels`)."""
+    pre = Z[heads, blocks["label_head"]] + Z[mods, blocks["label_dep"]]
+    if "M_dist" in params:
+        pre = pre + params["M_dist"][buckets]
+    return pre
+
+
+def best_labels(Z: np.ndarray, params: Dict[str, np.ndarray], blocks: Dict[str, slice], heads: np.ndarray,
+                mods: np.ndarray, buckets: np.ndarray) -> np.ndarray:
+    """The highest-scoring label id of each arc heads[i] -> mods[i] (arguments as `label_pre`): (A,) int64."""
+    logits = relu(label_pre(Z, params, blocks, heads, mods, buckets)) @ params["L"].T + params["l_b"]
+    return logits.argmax(axis=1)
 
 
 class SentenceScores:
@@ -143,11 +169,14 @@ class SentenceScores:
         self.Z = Z
         self.n = Z.shape[0] - 1
         self.params = params
+        self.layout = layout
         self.blocks = layout.blocks()
         self.cost: Optional[np.ndarray] = None
         self.gradient_scale = 1.0         # multiplies what `add_gradient` adds (weights a loss)
         self.outer_cost: Optional[np.ndarray] = None
         self._roles = {}
+        self._mlp_args = {}
+        self._buckets = None
         rows = arc_rows(Z, params, self.blocks) if rows is None else rows
         self.H, self.D, self.HU, self.Hu = rows["H"], rows["D"], rows["HU"], rows["Hu"]
         self.distance = "E_dist" in params
@@ -217,7 +246,7 @@ class SentenceScores:
             values = self.Z[rows[:, 0], self.blocks["outer"].start + rows[:, 1]].astype(np.float64)
             return values if self.outer_cost is None else values + self.outer_cost[rows[:, 0], rows[:, 1]]
         if self._cache is None:
-            return (relu(self._hidden(kind, rows)) @ self.params[VECTOR[kind]]).astype(np.float64)
+            return self._mlp_scores(kind, rows)
         return self._cached_part_scores(kind, rows)
 
     def _cached_part_scores(self, kind: int, rows: np.ndarray) -> np.ndarray:
@@ -232,7 +261,7 @@ class SentenceScores:
         if not hit.all():
             new_keys, first = np.unique(keys[~hit], return_index=True)
             new_rows = rows[~hit][first]
-            new_values = (relu(self._hidden(kind, new_rows)) @ self.params[VECTOR[kind]]).astype(np.float64)
+            new_values = self._mlp_scores(kind, new_rows)
             merged_keys = np.concatenate([known, new_keys])
             order = np.argsort(merged_keys, kind="stable")
             known, values = merged_keys[order], np.concatenate([values, new_values])[order]
@@ -249,22 +278,7 @@ class SentenceScores:
 
     def _hidden(self, kind: int, rows: np.ndarray) -> np.ndarray:
         """Pre-activations (P, part_width) of a higher-order part MLP: the sum of its role rows (the "no
-        sibling" row where s == h), plus the distance row of its arc h -> m when `params` has one.
-
-        Up to PAIR_TABLE_LIMIT words, the arc's share (head row + modifier row + distance row) is read from
-        a per-sentence (n + 1)^2 table (`_pair_table`) and the sibling role from its table with the "no
-        sibling" row appended: two or three gathers per part instead of four or five."""
-        if self.n <= PAIR_TABLE_LIMIT:
-            head, last = HEAD_COLUMN[kind], len(ROLES[kind]) - 1
-            pre = self._pair_table(kind)[rows[:, head] * (self.n + 1) + rows[:, last]]
-            for j, name in enumerate(ROLES[kind]):
-                if j == head or j == last:
-                    continue
-                if SIBLING_COLUMN.get(kind) == j:
-                    pre = pre + self._with_none(kind)[np.where(rows[:, j] == rows[:, j - 1], self.n + 1, rows[:, j])]
-                else:
-                    pre = pre + self.role(name)[rows[:, j]]
-            return pre
+        sibling" row where s == h), plus the distance row of its arc h -> m when `params` has one."""
         pre = 0.0
         for j, name in enumerate(ROLES[kind]):
             block = self.role(name)[rows[:, j]]
@@ -276,40 +290,39 @@ class SentenceScores:
             pre = pre + self.params[PART_DISTANCE[kind]][self._part_buckets(kind, rows)]
         return pre
 
+    def _mlp_scores(self, kind: int, rows: np.ndarray) -> np.ndarray:
+        """v . relu(`_hidden`) of each part, float64 (P,), by the fused kernel (no (P, part_width) arrays);
+        in float64 when Z is, else in float32."""
+        args = self._mlp_args.get(kind)
+        if args is None:
+            dtype = np.float64 if self.Z.dtype == np.float64 else np.float32
+            p = self.params
+            distance, buckets = np.zeros((0, 0), dtype=dtype), np.zeros((0, 0), dtype=np.int64)
+            if PART_DISTANCE[kind] in p:
+                distance, buckets = p[PART_DISTANCE[kind]], self.bucket_table()
+            none = p[NONE_ROW[kind]] if kind in NONE_ROW else np.zeros(0, dtype=dtype)
+            args = self._mlp_args[kind] = (
+                np.ascontiguousarray(self.Z, dtype), role_starts(self.layout, kind), np.asarray(p[VECTOR[kind]], dtype),
+                SIBLING_COLUMN.get(kind, -1), np.asarray(none, dtype), np.ascontiguousarray(distance, dtype),
+                buckets, HEAD_COLUMN[kind])
+        Z, starts, v, sibling, none, distance, buckets, head = args
+        return part_mlp_scores(Z, np.ascontiguousarray(rows), starts, v, sibling, none, distance, buckets, head)
+
+    def bucket_table(self) -> np.ndarray:
+        """`dense_buckets(n)`, kept on the sentence past BUCKET_TABLE_LIMIT words too."""
+        if self._buckets is None:
+            self._buckets = dense_buckets(self.n)
+        return self._buckets
+
     def _part_buckets(self, kind: int, rows: np.ndarray) -> np.ndarray:
         return self.buckets(rows[:, HEAD_COLUMN[kind]], rows[:, -1])
 
-    def _pair_table(self, kind: int) -> np.ndarray:
-        """((n + 1)^2, part_width): row h (n + 1) + m holds the head role row of h plus the modifier role row
-        of m (plus the distance row of h -> m) of this part kind. Built once per sentence and kind."""
-        key = ("pair", kind)
-        if key not in self._roles:
-            roles = ROLES[kind]
-            table = self.role(roles[HEAD_COLUMN[kind]])[:, None, :] + self.role(roles[-1])[None, :, :]
-            if PART_DISTANCE[kind] in self.params:
-                table = table + self.params[PART_DISTANCE[kind]][dense_buckets(self.n)]
-            self._roles[key] = table.reshape((self.n + 1) ** 2, -1)
-        return self._roles[key]
-
-    def _with_none(self, kind: int) -> np.ndarray:
-        """The sibling role rows of this part kind with its "no sibling" row appended at n + 1."""
-        key = ("none", kind)
-        if key not in self._roles:
-            name = ROLES[kind][SIBLING_COLUMN[kind]]
-            self._roles[key] = np.vstack([self.role(name), self.params[NONE_ROW[kind]][None, :]])
-        return self._roles[key]
-
     def _label_pre(self, heads: np.ndarray, mods: np.ndarray) -> np.ndarray:
-        """The label classifier's hidden pre-activations of the arcs heads[i] -> mods[i]: (A, label_width)."""
-        pre = self.role("label_head")[heads] + self.role("label_dep")[mods]
-        if "M_dist" in self.params:
-            pre = pre + self.params["M_dist"][self.buckets(heads, mods)]
-        return pre
+        return label_pre(self.Z, self.params, self.blocks, heads, mods, self.buckets(heads, mods))
 
     def label_probabilities(self, heads: np.ndarray, mods: np.ndarray) -> np.ndarray:
         """P(label | arc) for the arcs heads[i] -> mods[i]: (A, labels)."""
-        hidden = relu(self._label_pre(heads, mods))
-        logits = hidden @ self.params["L"].T + self.params["l_b"]
+        logits = relu(self._label_pre(heads, mods)) @ self.params["L"].T + self.params["l_b"]
         logits -= logits.max(axis=1, keepdims=True)
         probs = np.exp(logits)
         return probs / probs.sum(axis=1, keepdims=True)
