@@ -108,6 +108,10 @@ class Level:
             scores[arcs[:, 0], arcs[:, 1]] = self._score(sent, ARC, arcs)
         return scores
 
+    def _masked_arc_scores(self, sent, mask: Optional[np.ndarray]) -> np.ndarray:
+        """A dense (n + 1, n + 1) score matrix, -inf outside `mask` (None: every arc of `full_mask`)."""
+        return self._arc_scores(sent, np.argwhere(full_mask(sent.n) if mask is None else mask))
+
     def _score(self, sent: Encoded, kind: int, rows: np.ndarray) -> np.ndarray:
         return score_parts(kind, sent.tokens, np.ascontiguousarray(rows, dtype=np.int64),
                            self.weights)
@@ -182,8 +186,7 @@ class LocalLevel(Level):
     name, order = "local", "local"
 
     def _scores(self, sent, mask):
-        mask = full_mask(sent.n) if mask is None else mask
-        return self._arc_scores(sent, np.argwhere(mask))
+        return self._masked_arc_scores(sent, mask)
 
     def max_marginals(self, sent, mask):
         scores = self._scores(sent, mask)
@@ -208,16 +211,14 @@ class FirstOrderLevel(Level):
     name, order = "first", 1
 
     def max_marginals(self, sent, mask):
-        mask = full_mask(sent.n) if mask is None else mask
-        scores = self._arc_scores(sent, np.argwhere(mask))
-        best, mm = kernels.eisner_max_marginals(scores, mask)
+        best, mm = kernels.eisner_max_marginals(self._masked_arc_scores(sent, mask), mask)
         return best, mm, None
 
     def decode(self, sent, mask, force=None):
         mask = full_mask(sent.n) if mask is None else mask
         if force is not None:
             mask = forced(mask, force)
-        return kernels.eisner(self._arc_scores(sent, np.argwhere(mask)), mask)
+        return kernels.eisner(self._masked_arc_scores(sent, mask), mask)
 
     def tree_parts(self, heads):
         return [(ARC, arc_rows(heads))]
@@ -228,7 +229,7 @@ class SecondOrderLevel(Level):
 
     def _inputs(self, sent, mask):
         mask = full_mask(sent.n) if mask is None else mask
-        scores = self._arc_scores(sent, np.argwhere(mask))
+        scores = self._masked_arc_scores(sent, mask)
         sib = self._score(sent, SIBLING, second_order_parts(mask))
         return scores, sib, mask
 
@@ -252,7 +253,7 @@ class ThirdOrderLevel(Level):
 
     def _inputs(self, sent, mask):
         parts = third_order_parts(mask, sent.n)
-        return dict(scores=self._arc_scores(sent, np.argwhere(full_mask(sent.n) if mask is None else mask)),
+        return dict(scores=self._masked_arc_scores(sent, mask),
                     sib=self._score(sent, SIBLING, parts["sibling"]),
                     grand=self._score(sent, GRANDPARENT, parts["grandparent"]),
                     gsib=self._score(sent, GRAND_SIBLING, parts["grand_sibling"]),

@@ -401,13 +401,13 @@ class VineCascadeParser(TrainablePipe):
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
         """Write heads, labels and sentence starts (from the trees) to the docs; deprojectivize."""
-        labels = self.cfg["labels"]
+        label_hashes = np.array([self.vocab.strings.add(label) for label in self.cfg["labels"]], dtype=np.uint64)
         for doc, (heads, label_ids) in zip(docs, predictions):
             if not len(doc):
                 continue
             array = np.zeros((len(doc), 2), dtype=np.uint64)
             array[:, 0] = (heads - np.arange(len(doc))).astype(np.int64).view(np.uint64)
-            array[:, 1] = [self.vocab.strings.add(labels[i]) for i in label_ids]
+            array[:, 1] = label_hashes[label_ids]
             doc.from_array([HEAD, DEP], array)
             nonproj.deprojectivize(doc)
 

@@ -2,7 +2,8 @@
 
 The sparse levels ask three things of their linear model: `_score(sent, kind, rows)` (part scores),
 `_arc_scores(sent, arcs)` (a dense arc matrix, -inf outside `arcs`) and `_update(sent, parts, step)`. Here
-`sent` is a `parts.SentenceScores` and those three are answered from it; everything else (max-marginals,
+`sent` is a `parts.SentenceScores` and those three are answered from it (and `_masked_arc_scores`, a
+dense matrix under a mask, from the sentence's dense arc scores); everything else (max-marginals,
 pruning, decoding with forced parts, the parts of a structure) is inherited unchanged, so the runner
 `Cascade`, `training._cascade_step` and `training.choose_alpha` work on these levels as they are.
 
@@ -16,7 +17,7 @@ import numpy as np
 
 from .. import kernels
 from ..cascade.cascade import Cascade
-from ..cascade.levels import FirstOrderLevel, SecondOrderLevel, ThirdOrderLevel, VineLevel
+from ..cascade.levels import FirstOrderLevel, SecondOrderLevel, ThirdOrderLevel, VineLevel, full_mask
 
 
 class NeuralScoring:
@@ -40,6 +41,10 @@ class NeuralScoring:
         if len(arcs):
             scores[arcs[:, 0], arcs[:, 1]] = sent.arc_scores(np.asarray(arcs, dtype=np.int64))
         return scores
+
+    def _masked_arc_scores(self, sent, mask):
+        dense = sent.dense_arcs() if sent.cost is None else sent.dense_arcs() + sent.cost
+        return np.where(full_mask(sent.n) if mask is None else mask, dense, -np.inf)
 
     def _update(self, sent, parts, step):
         for kind, rows in parts:
