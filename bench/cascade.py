@@ -82,6 +82,8 @@ def main(argv=None):
     ap.add_argument("--recall", type=float, default=0.995)
     ap.add_argument("--vine-recall", type=float, default=None, help="the vine's recall target (default: --recall)")
     ap.add_argument("--bits", type=int, default=22)
+    ap.add_argument("--final", choices=("perceptron", "mira"), default="perceptron",
+                    help="the last level's update (every system's)")
     ap.add_argument("--limit", type=int, default=0, help="training sentences (0 = all)")
     ap.add_argument("--no-baselines", action="store_true")
     ap.add_argument("--noprune-epochs", type=int, default=2)
@@ -100,7 +102,7 @@ def main(argv=None):
     tag = "xpos"
     train_set = [Example.from_sentence(s, tag) for s in train_sents]
     dev_set = [Example.from_sentence(s, tag) for s in dev_sents]
-    settings = TrainingSettings(epochs=args.epochs, recall=args.recall, vine_recall=args.vine_recall)
+    settings = TrainingSettings(epochs=args.epochs, recall=args.recall, vine_recall=args.vine_recall, final=args.final)
     report(f"{args.corpus}: {len(train_set):,} train, {len(dev_set):,} dev, {len(test_sents):,} test sentences")
 
     start = time.perf_counter()
@@ -117,7 +119,7 @@ def main(argv=None):
         report(f"training NoPrune-{k} ...")
         exhaustive_parser = CascadeParser(orders=(k,), bits=args.bits, tag=tag)
         subset = train_set[:args.noprune_limit] if k == 3 and args.noprune_limit else train_set
-        train(exhaustive_parser, subset, dev_set, TrainingSettings(epochs=args.noprune_epochs), report)
+        train(exhaustive_parser, subset, dev_set, TrainingSettings(epochs=args.noprune_epochs, final=args.final), report)
         report(f"evaluating order {k} ...")
         exhaustive = evaluate(exhaustive_parser, test_sents)
         pruned = evaluate(cascades[k], test_sents)
@@ -126,7 +128,7 @@ def main(argv=None):
         curves[f"NoPrune-{k}"] = exhaustive["times"]
         curves[f"VineCascade-{k}"] = pruned["times"]
     if not args.no_baselines:
-        base = TrainingSettings(epochs=args.baseline_epochs, recall=args.recall)
+        base = TrainingSettings(epochs=args.baseline_epochs, recall=args.recall, final=args.final)
         for name, orders in (("FirstOnly-3", (1, 3)), ("Local-3", ("local", 3))):
             report(f"training {name} ...")
             parser = CascadeParser(orders=orders, bits=args.bits, tag=tag)
@@ -136,7 +138,8 @@ def main(argv=None):
     for r in rows:
         if r["system"] in ("FirstOnly-3", "Local-3"):
             r["speedup_vs_noprune"] = round(r["sentences_per_second"] / reference["NoPrune-3"]["sentences_per_second"], 2)
-    summary = {"corpus": args.corpus, "tag": tag, "epochs": args.epochs, "recall_target": args.recall,
+    summary = {"corpus": args.corpus, "tag": tag, "epochs": args.epochs, "final": args.final,
+               "recall_target": args.recall,
                "vine_recall_target": args.vine_recall or args.recall,
                "bits": args.bits, "train_sentences": len(train_set),
                "noprune_epochs": args.noprune_epochs, "noprune3_training_sentences": args.noprune_limit or len(train_set),

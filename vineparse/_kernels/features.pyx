@@ -227,7 +227,7 @@ cdef Py_ssize_t part_width(int kind) except -1:
     raise ValueError(f"unknown part kind {kind}")
 
 
-def _check(int kind, tokens, parts, weights):
+def _check(int kind, tokens, parts, Py_ssize_t size):
     width = part_width(kind)
     if tokens.ndim != 2 or tokens.shape[1] != COLUMNS or tokens.shape[0] < 1:
         raise ValueError(f"tokens must have shape (n + 1, {COLUMNS}), got {tokens.shape}")
@@ -235,8 +235,7 @@ def _check(int kind, tokens, parts, weights):
         raise ValueError(f"parts of kind {kind} must have shape (P, {width}), got {parts.shape}")
     if parts.size and (parts.min() < 0 or parts.max() >= tokens.shape[0]):
         raise ValueError(f"parts refer to positions outside 0..{tokens.shape[0] - 1}")
-    size = weights.shape[0]
-    if size & (size - 1):
+    if size < 1 or size & (size - 1):
         raise ValueError(f"the weight vector's length must be a power of two, got {size}")
 
 
@@ -278,7 +277,7 @@ def score_parts(int kind, const uint64_t[:, ::1] tokens, const int64_t[:, ::1] p
     their weights prefetched while the previous block's weights are summed.
     RETURNS (np.ndarray): float64 (P,).
     """
-    _check(kind, np.asarray(tokens), np.asarray(parts), np.asarray(weights))
+    _check(kind, np.asarray(tokens), np.asarray(parts), weights.shape[0])
     cdef Py_ssize_t P = parts.shape[0], width = parts.shape[1], n = tokens.shape[0] - 1
     cdef Py_ssize_t start, stop, following, p, j, used
     cdef uint64_t size_mask = weights.shape[0] - 1
@@ -319,7 +318,7 @@ def update_parts(int kind, const uint64_t[:, ::1] tokens, const int64_t[:, ::1] 
     current update count: totals accumulates timestamp * step, so that the
     average of the weight vectors over time is weights - totals / timestamp.
     """
-    _check(kind, np.asarray(tokens), np.asarray(parts), np.asarray(weights))
+    _check(kind, np.asarray(tokens), np.asarray(parts), weights.shape[0])
     if totals is not None and totals.shape[0] != weights.shape[0]:
         raise ValueError("totals and weights differ in length")
     cdef Py_ssize_t p, j, k, n = tokens.shape[0] - 1
@@ -343,11 +342,27 @@ def feature_indices(int kind, const uint64_t[:, ::1] tokens, const int64_t[:, ::
 
     RETURNS (list of np.ndarray): one uint64 array per part.
     """
-    _check(kind, np.asarray(tokens), np.asarray(parts), np.zeros(size))
-    cdef Py_ssize_t p, k, n = tokens.shape[0] - 1
-    cdef uint64_t buf[MAX_FEATURES]
-    out = []
-    for p in range(parts.shape[0]):
-        k = part_features(kind, &tokens[0, 0], n, &parts[p, 0], buf)
-        out.append(np.array([buf[j] & <uint64_t>(size - 1) for j in range(k)], dtype=np.uint64))
-    return out
+    flat, counts = all_feature_indices(kind, tokens, parts, size)
+    return np.split(flat, np.cumsum(counts)[:-1]) if len(counts) else []
+
+
+def all_feature_indices(int kind, const uint64_t[:, ::1] tokens, const int64_t[:, ::1] parts, Py_ssize_t size):
+    """The feature indices (mod `size`) of the parts, all in one array, and the number of each part's.
+
+    RETURNS (Tuple[np.ndarray, np.ndarray]): uint64 (total,) and int64 (P,).
+    """
+    _check(kind, np.asarray(tokens), np.asarray(parts), size)
+    cdef Py_ssize_t p, j, k, used = 0, n = tokens.shape[0] - 1
+    flat = np.empty(parts.shape[0] * MAX_FEATURES, dtype=np.uint64)
+    counts = np.empty(parts.shape[0], dtype=np.int64)
+    cdef uint64_t[::1] out = flat
+    cdef int64_t[::1] count = counts
+    cdef uint64_t size_mask = <uint64_t>(size - 1)
+    with nogil:
+        for p in range(parts.shape[0]):
+            k = part_features(kind, &tokens[0, 0], n, &parts[p, 0], &out[used])
+            for j in range(used, used + k):
+                out[j] &= size_mask
+            count[p] = k
+            used += k
+    return flat[:used], counts

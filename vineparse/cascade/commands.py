@@ -49,6 +49,8 @@ def _train_arguments(parser: argparse.ArgumentParser) -> None:
                         help="gold-arc recall each pruning level keeps on dev (default: 0.995)")
     parser.add_argument("--vine-recall", type=float, default=None,
                         help="the vine's gold-arc recall on dev (default: --recall)")
+    parser.add_argument("--final", choices=("perceptron", "mira"), default="perceptron",
+                        help="the last level's update: averaged perceptron (default) or 1-best MIRA, Hamming loss")
     parser.add_argument("--tag", choices=("xpos", "upos"), default="xpos", help="tag column (default: xpos)")
     parser.add_argument("--limit", type=int, default=0, help="use only the first N training sentences")
     parser.add_argument("--seed", type=int, default=0)
@@ -72,7 +74,7 @@ def train_command(args: argparse.Namespace) -> int:
           flush=True)
     start = time.perf_counter()
     summary = train(parser, train_set, dev_set, TrainingSettings(args.epochs, args.recall, vine_recall=args.vine_recall,
-                                                                  seed=args.seed))
+                                                                  seed=args.seed, final=args.final))
     parser.save(args.out)
     print(f"Trained in {time.perf_counter() - start:.0f}s; saved to {args.out}")
     for row in summary:

@@ -23,11 +23,13 @@ def string_hash(text: str) -> int:
     return int.from_bytes(blake2b(text.encode("utf8"), digest_size=8).digest(), "little")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Encoded:
-    """tokens: uint64 (n + 1, 4), columns word, tag, coarse tag, prefix; row 0 is the root token."""
+    """tokens: uint64 (n + 1, 4), columns word, tag, coarse tag, prefix; row 0 is the root token.
+    cost: None, or (n + 1, n + 1) added to every arc score h -> m (cost-augmented decoding in training)."""
 
     tokens: np.ndarray
+    cost: Optional[np.ndarray] = None
 
     @property
     def n(self) -> int:

@@ -101,12 +101,12 @@ class Level:
         self.updates = 0.0
 
     def _arc_scores(self, sent: Encoded, arcs: np.ndarray) -> np.ndarray:
-        """A dense (n + 1, n + 1) score matrix, -inf outside `arcs`."""
+        """A dense (n + 1, n + 1) score matrix, -inf outside `arcs`, plus `sent.cost` when set."""
         n = sent.n
         scores = np.full((n + 1, n + 1), -np.inf)
         if len(arcs):
             scores[arcs[:, 0], arcs[:, 1]] = self._score(sent, ARC, arcs)
-        return scores
+        return scores if sent.cost is None else scores + sent.cost
 
     def _masked_arc_scores(self, sent, mask: Optional[np.ndarray]) -> np.ndarray:
         """A dense (n + 1, n + 1) score matrix, -inf outside `mask` (None: every arc of `full_mask`)."""

@@ -9,7 +9,11 @@ Each level is trained on the masks its (already trained) predecessors leave:
   with y* the best structure and y*(p) the best structure containing part p
   (the witness of p's max-marginal). The mean over parts is estimated without
   bias from `witnesses` parts drawn uniformly per update;
-* the last level as an averaged perceptron (Collins 2002).
+* the last level as an averaged perceptron (Collins 2002) or, with
+  final="mira", by 1-best MIRA with the Hamming loss (Crammer & Singer 2003;
+  McDonald et al. 2005): y' = argmax score(y) + errors(y) (cost-augmented
+  decoding), then the step tau = min(C, (score(y') - score(gold) + errors(y'))
+  / ||phi(gold) - phi(y')||^2) towards gold and away from y'.
 
 All levels average their weights over the updates. After a pruning level is
 trained, its `a` is set on dev: the largest value on a grid whose gold-arc recall
@@ -22,11 +26,12 @@ produces projective trees).
 """
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .._kernels.features import all_feature_indices
 from ..trees import projectivize
 from .encoding import Encoded, encode_sentence
 from .levels import VineLevel, full_mask
@@ -70,6 +75,12 @@ class TrainingSettings:
     witnesses: int = 2
     seed: int = 0
     head_caps: Tuple[int, ...] = CAP_GRID    # caps tried for Eisner-order pruning levels; () = never cap
+    final: str = "perceptron"                # the last level's update: "perceptron" or "mira"
+    mira_c: float = 1.0                      # MIRA's largest step
+
+    def __post_init__(self):
+        if self.final not in ("perceptron", "mira"):
+            raise ValueError(f"final must be 'perceptron' or 'mira', got {self.final!r}")
 
 
 def train(parser: CascadeParser, train_examples: Sequence[Example], dev_examples: Sequence[Example],
@@ -97,7 +108,9 @@ def train(parser: CascadeParser, train_examples: Sequence[Example], dev_examples
             order = rng.permutation(len(train_examples))
             for count, i in enumerate(order, 1):
                 ex = train_examples[i]
-                if is_last:
+                if is_last and settings.final == "mira":
+                    errors += _mira_step(level, ex, train_masks[i], settings.mira_c)
+                elif is_last:
                     errors += _perceptron_step(level, ex, train_masks[i])
                 else:
                     errors += _cascade_step(level, ex, train_masks[i], settings, rng)
@@ -136,6 +149,39 @@ def _perceptron_step(level, ex: Example, mask) -> int:
     level.update(ex.sent, ex.heads, 1.0)
     level.update(ex.sent, predicted, -1.0)
     return 1
+
+
+def _mira_step(level, ex: Example, mask, c: float) -> int:
+    """One 1-best MIRA step with the Hamming loss (see the module docstring); returns 1 on an update."""
+    n = len(ex.heads) - 1
+    cost = np.ones((n + 1, n + 1))
+    cost[ex.heads[1:], np.arange(1, n + 1)] = 0.0
+    predicted = level.decode(replace(ex.sent, cost=cost), mask)
+    errors = int(np.count_nonzero(predicted[1:] != ex.heads[1:]))
+    if errors == 0:
+        return 0
+    margin = level.score(ex.sent, predicted) - level.score(ex.sent, ex.heads) + errors
+    norm = _feature_distance(level, ex.sent, ex.heads, predicted)
+    if margin <= 0.0 or norm == 0.0:
+        return 0
+    step = min(c, margin / norm)
+    level.update(ex.sent, ex.heads, step)
+    level.update(ex.sent, predicted, -step)
+    return 1
+
+
+def _feature_distance(level, sent: Encoded, gold: np.ndarray, predicted: np.ndarray) -> float:
+    """||phi(gold) - phi(predicted)||^2 over the level's hashed feature indices."""
+    size = len(level.weights)
+    ids = []
+    for heads in (gold, predicted):
+        ids.append(np.concatenate([np.zeros(0, dtype=np.uint64)] + [
+            all_feature_indices(kind, sent.tokens, np.ascontiguousarray(rows, dtype=np.int64), size)[0]
+            for kind, rows in level.tree_parts(heads)]))
+    keys, index = np.unique(np.concatenate(ids), return_inverse=True)
+    difference = (np.bincount(index[:len(ids[0])], minlength=len(keys))
+                  - np.bincount(index[len(ids[0]):], minlength=len(keys)))
+    return float(np.dot(difference, difference))
 
 
 def _cascade_step(level, ex: Example, mask, settings: TrainingSettings, rng) -> int:

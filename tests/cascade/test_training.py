@@ -1,0 +1,87 @@
+"""The last level's MIRA step: cost-augmented decoding against brute force, the Hamming margin after the step,
+the feature distance against a direct count, and MIRA training on a slice of EWT."""
+from collections import Counter
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from vineparse._kernels.features import feature_indices
+from vineparse.cascade import CascadeParser, Example, TrainingSettings, train
+from vineparse.cascade.encoding import encode
+from vineparse.cascade.evaluation import evaluate
+from vineparse.cascade.levels import FirstOrderLevel, SecondOrderLevel, ThirdOrderLevel
+from vineparse.cascade.training import _feature_distance, _mira_step
+from vineparse.corpus import corpus_path, read_conllu
+from oracle import projective_trees
+
+WORDS = ["She", "gave", "the", "old", "dog"]
+TAGS = ["PRP", "VBD", "DT", "JJ", "NN"]
+GOLD = np.array([-1, 2, 0, 5, 5, 2])
+
+
+def random_level(cls, seed):
+    level = cls(bits=12)
+    level.weights = np.random.default_rng(seed).normal(size=level.weights.shape)
+    return level
+
+
+def hamming(tree):
+    return int(np.count_nonzero(np.asarray(tree)[1:] != GOLD[1:]))
+
+
+@pytest.mark.parametrize("cls", [FirstOrderLevel, SecondOrderLevel, ThirdOrderLevel])
+@pytest.mark.parametrize("seed", range(3))
+def test_mira_step_decodes_with_the_hamming_cost_and_meets_its_margin(cls, seed):
+    sent = encode(WORDS, TAGS)
+    level = random_level(cls, seed)
+    augmented = {tuple(t): level.score(sent, t) + hamming(t) for t in projective_trees(len(WORDS))}
+    best = max(augmented.values())
+    cost = np.ones((6, 6))
+    cost[GOLD[1:], np.arange(1, 6)] = 0.0
+    predicted = level.decode(replace(sent, cost=cost), None)
+    assert augmented[tuple(predicted)] == pytest.approx(best)      # the cost-augmented argmax
+    ex = Example(sent, GOLD, GOLD)
+    updated = _mira_step(level, ex, None, c=1e9)
+    if tuple(predicted) == tuple(GOLD):
+        assert updated == 0
+        return
+    assert updated == 1           # afterwards gold beats the old prediction by exactly its Hamming loss
+    margin = level.score(sent, GOLD) - level.score(sent, predicted)
+    assert margin == pytest.approx(hamming(predicted), abs=1e-6)
+
+
+def test_mira_step_is_capped_by_c():
+    sent = encode(WORDS, TAGS)
+    level = random_level(ThirdOrderLevel, 0)
+    before = level.weights.copy()
+    assert _mira_step(level, Example(sent, np.array([-1, 0, 1, 2, 3, 4]), None), None, c=1e-3) == 1
+    assert 0 < np.abs(level.weights - before).max() <= 1e-3 * 10       # a feature repeats at most a few times
+
+
+def test_feature_distance_counts_every_feature():
+    sent = encode(WORDS, TAGS)
+    level = random_level(ThirdOrderLevel, 1)
+    other = np.array([-1, 0, 1, 2, 3, 4])
+    counts = Counter()
+    for heads, sign in ((GOLD, 1), (other, -1)):
+        for kind, rows in level.tree_parts(heads):
+            for ids in feature_indices(kind, sent.tokens, np.ascontiguousarray(rows), len(level.weights)):
+                for i in ids:
+                    counts[int(i)] += sign
+    assert _feature_distance(level, sent, GOLD, other) == sum(v * v for v in counts.values())
+    assert _feature_distance(level, sent, GOLD, GOLD) == 0
+
+
+def test_mira_training_learns():
+    train_set = [Example.from_sentence(s) for s in
+                 read_conllu(corpus_path("ud-english-ewt", "en_ewt-ud-train.conllu"))[:300]]
+    dev = read_conllu(corpus_path("ud-english-ewt", "en_ewt-ud-dev.conllu"))[:100]
+    parser = CascadeParser(orders=(1,), bits=16)
+    train(parser, train_set, [], TrainingSettings(epochs=2, final="mira"), report=lambda message: None)
+    assert evaluate(parser, dev)["uas"] > 60.0       # an untrained parser scores about 10
+
+
+def test_unknown_final_update_is_rejected():
+    with pytest.raises(ValueError, match="final"):
+        TrainingSettings(final="pegasos")
