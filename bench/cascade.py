@@ -82,7 +82,7 @@ def main(argv=None):
     ap.add_argument("--recall", type=float, default=0.995)
     ap.add_argument("--vine-recall", type=float, default=None, help="the vine's recall target (default: --recall)")
     ap.add_argument("--bits", type=int, default=22)
-    ap.add_argument("--final", choices=("perceptron", "mira"), default="perceptron",
+    ap.add_argument("--final", choices=("mira", "perceptron"), default="mira",
                     help="the last level's update (every system's)")
     ap.add_argument("--limit", type=int, default=0, help="training sentences (0 = all)")
     ap.add_argument("--no-baselines", action="store_true")

@@ -20,6 +20,7 @@ power-of-two size. Cost: O(1) templates per part, plus one per distinct tag
 between head and modifier for arcs (so O(|h - m|) for long arcs).
 """
 import numpy as np
+from libc.stdlib cimport free, malloc
 from libc.stdint cimport uint64_t, int64_t
 from libc.string cimport memset
 
@@ -227,16 +228,23 @@ cdef Py_ssize_t part_width(int kind) except -1:
     raise ValueError(f"unknown part kind {kind}")
 
 
-def _check(int kind, tokens, parts, Py_ssize_t size):
-    width = part_width(kind)
-    if tokens.ndim != 2 or tokens.shape[1] != COLUMNS or tokens.shape[0] < 1:
-        raise ValueError(f"tokens must have shape (n + 1, {COLUMNS}), got {tokens.shape}")
-    if parts.ndim != 2 or parts.shape[1] != width:
-        raise ValueError(f"parts of kind {kind} must have shape (P, {width}), got {parts.shape}")
-    if parts.size and (parts.min() < 0 or parts.max() >= tokens.shape[0]):
-        raise ValueError(f"parts refer to positions outside 0..{tokens.shape[0] - 1}")
+cdef int _check(int kind, const uint64_t[:, ::1] tokens, const int64_t[:, ::1] parts, Py_ssize_t size) except -1:
+    """Shapes, the part positions (in one C pass) and the table size."""
+    cdef Py_ssize_t width = part_width(kind), p, j, last = tokens.shape[0] - 1
+    cdef bint outside = False
+    if tokens.shape[1] != COLUMNS or tokens.shape[0] < 1:
+        raise ValueError(f"tokens must have shape (n + 1, {COLUMNS}), got {(tokens.shape[0], tokens.shape[1])}")
+    if parts.shape[1] != width:
+        raise ValueError(f"parts of kind {kind} must have shape (P, {width}), got {(parts.shape[0], parts.shape[1])}")
+    with nogil:
+        for p in range(parts.shape[0]):
+            for j in range(width):
+                outside |= parts[p, j] < 0 or parts[p, j] > last
+    if outside:
+        raise ValueError(f"parts refer to positions outside 0..{last}")
     if size < 1 or size & (size - 1):
         raise ValueError(f"the weight vector's length must be a power of two, got {size}")
+    return 0
 
 
 cdef extern from *:
@@ -277,37 +285,46 @@ def score_parts(int kind, const uint64_t[:, ::1] tokens, const int64_t[:, ::1] p
     their weights prefetched while the previous block's weights are summed.
     RETURNS (np.ndarray): float64 (P,).
     """
-    _check(kind, np.asarray(tokens), np.asarray(parts), weights.shape[0])
+    _check(kind, tokens, parts, weights.shape[0])
     cdef Py_ssize_t P = parts.shape[0], width = parts.shape[1], n = tokens.shape[0] - 1
     cdef Py_ssize_t start, stop, following, p, j, used
     cdef uint64_t size_mask = weights.shape[0] - 1
     cdef double total
-    cdef double[::1] out = np.empty(P)
-    cdef uint64_t[:, ::1] indices = np.empty((2, BLOCK_FEATURES), dtype=np.uint64)
-    cdef int[:, ::1] counts = np.empty((2, BLOCK_FEATURES // 2 + 1), dtype=np.intc)
-    cdef int block = 0
+    result = np.empty(P)
+    cdef double[::1] out = result
     if P == 0:
-        return np.asarray(out)
+        return result
+    # two blocks of feature indices and per-part counts (one filled while the other is summed)
+    cdef uint64_t* indices = <uint64_t*> malloc(2 * BLOCK_FEATURES * sizeof(uint64_t))
+    cdef int* counts = <int*> malloc(2 * (BLOCK_FEATURES // 2 + 1) * sizeof(int))
+    cdef Py_ssize_t stride = BLOCK_FEATURES // 2 + 1
+    cdef int block = 0
+    if indices == NULL or counts == NULL:
+        free(indices)
+        free(counts)
+        raise MemoryError()
     with nogil:
         start = 0
         stop = fill_block(kind, &tokens[0, 0], n, &parts[0, 0], width, 0, P, size_mask,
-                          &weights[0], sizeof(weight_t), &indices[0, 0], &counts[0, 0])
+                          &weights[0], sizeof(weight_t), indices, counts)
         while start < P:
             following = stop
             if stop < P:
                 following = fill_block(kind, &tokens[0, 0], n, &parts[0, 0], width, stop, P, size_mask,
-                                       &weights[0], sizeof(weight_t), &indices[1 - block, 0],
-                                       &counts[1 - block, 0])
-            used = 0
+                                       &weights[0], sizeof(weight_t), indices + (1 - block) * BLOCK_FEATURES,
+                                       counts + (1 - block) * stride)
+            used = block * BLOCK_FEATURES
             for p in range(start, stop):
                 total = 0.0
-                for j in range(used, used + counts[block, p - start]):
-                    total += weights[indices[block, j]]
-                used += counts[block, p - start]
+                for j in range(used, used + counts[block * stride + p - start]):
+                    total += weights[indices[j]]
+                used += counts[block * stride + p - start]
                 out[p] = total
             start, stop = stop, following
             block = 1 - block
-    return np.asarray(out)
+    free(indices)
+    free(counts)
+    return result
 
 
 def update_parts(int kind, const uint64_t[:, ::1] tokens, const int64_t[:, ::1] parts,
@@ -318,7 +335,7 @@ def update_parts(int kind, const uint64_t[:, ::1] tokens, const int64_t[:, ::1] 
     current update count: totals accumulates timestamp * step, so that the
     average of the weight vectors over time is weights - totals / timestamp.
     """
-    _check(kind, np.asarray(tokens), np.asarray(parts), weights.shape[0])
+    _check(kind, tokens, parts, weights.shape[0])
     if totals is not None and totals.shape[0] != weights.shape[0]:
         raise ValueError("totals and weights differ in length")
     cdef Py_ssize_t p, j, k, n = tokens.shape[0] - 1
@@ -351,7 +368,7 @@ def all_feature_indices(int kind, const uint64_t[:, ::1] tokens, const int64_t[:
 
     RETURNS (Tuple[np.ndarray, np.ndarray]): uint64 (total,) and int64 (P,).
     """
-    _check(kind, np.asarray(tokens), np.asarray(parts), size)
+    _check(kind, tokens, parts, size)
     cdef Py_ssize_t p, j, k, used = 0, n = tokens.shape[0] - 1
     flat = np.empty(parts.shape[0] * MAX_FEATURES, dtype=np.uint64)
     counts = np.empty(parts.shape[0], dtype=np.int64)

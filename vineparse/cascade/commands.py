@@ -49,8 +49,8 @@ def _train_arguments(parser: argparse.ArgumentParser) -> None:
                         help="gold-arc recall each pruning level keeps on dev (default: 0.995)")
     parser.add_argument("--vine-recall", type=float, default=None,
                         help="the vine's gold-arc recall on dev (default: --recall)")
-    parser.add_argument("--final", choices=("perceptron", "mira"), default="perceptron",
-                        help="the last level's update: averaged perceptron (default) or 1-best MIRA, Hamming loss")
+    parser.add_argument("--final", choices=("mira", "perceptron"), default="mira",
+                        help="the last level's update: 1-best MIRA with the Hamming loss (default) or averaged perceptron")
     parser.add_argument("--tag", choices=("xpos", "upos"), default="xpos", help="tag column (default: xpos)")
     parser.add_argument("--limit", type=int, default=0, help="use only the first N training sentences")
     parser.add_argument("--seed", type=int, default=0)

@@ -9,11 +9,11 @@ Each level is trained on the masks its (already trained) predecessors leave:
   with y* the best structure and y*(p) the best structure containing part p
   (the witness of p's max-marginal). The mean over parts is estimated without
   bias from `witnesses` parts drawn uniformly per update;
-* the last level as an averaged perceptron (Collins 2002) or, with
-  final="mira", by 1-best MIRA with the Hamming loss (Crammer & Singer 2003;
+* the last level by 1-best MIRA with the Hamming loss (Crammer & Singer 2003;
   McDonald et al. 2005): y' = argmax score(y) + errors(y) (cost-augmented
   decoding), then the step tau = min(C, (score(y') - score(gold) + errors(y'))
-  / ||phi(gold) - phi(y')||^2) towards gold and away from y'.
+  / ||phi(gold) - phi(y')||^2) towards gold and away from y'; or, with
+  final="perceptron", as an averaged perceptron (Collins 2002).
 
 All levels average their weights over the updates. After a pruning level is
 trained, its `a` is set on dev: the largest value on a grid whose gold-arc recall
@@ -75,7 +75,7 @@ class TrainingSettings:
     witnesses: int = 2
     seed: int = 0
     head_caps: Tuple[int, ...] = CAP_GRID    # caps tried for Eisner-order pruning levels; () = never cap
-    final: str = "perceptron"                # the last level's update: "perceptron" or "mira"
+    final: str = "mira"                      # the last level's update: "mira" or "perceptron"
     mira_c: float = 1.0                      # MIRA's largest step
 
     def __post_init__(self):
