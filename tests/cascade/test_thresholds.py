@@ -40,6 +40,24 @@ def test_vine_mask_lets_long_arcs_through_surviving_outer_arcs():
     assert mask[0, 1] and not mask[0, 2:].any()
 
 
+@given(st.integers(0, 10_000), st.integers(1, 14), st.integers(1, 6), st.floats(-1.0, 0.9))
+def test_vine_mask_follows_its_definition(seed, n, band, alpha):
+    """Every cell against the definition: an arc survives on its own max-marginal, or it is longer than the
+    band on the side of a surviving outer arc of its modifier."""
+    rng = np.random.default_rng(seed)
+    arc_mm = np.where(rng.random((n + 1, n + 1)) < 0.5, rng.normal(size=(n + 1, n + 1)), -np.inf)
+    outer = np.where(rng.random((n + 1, 2)) < 0.5, rng.normal(size=(n + 1, 2)), -np.inf)
+    outer[0] = -np.inf
+    best = 3.0
+    t = threshold(best, np.concatenate([arc_mm.ravel(), outer[1:].ravel()]), alpha)
+    mask = vine_mask(arc_mm, outer, best, alpha, band)
+    for h in range(n + 1):
+        for m in range(n + 1):
+            expected = (arc_mm[h, m] >= t or (1 <= h < m - band and outer[m, 0] >= t)
+                        or (h > m + band and outer[m, 1] >= t))
+            assert mask[h, m] == expected
+
+
 def test_cap_heads_keeps_the_k_best_heads_per_word_with_ties():
     rng = np.random.default_rng(3)
     n = 9

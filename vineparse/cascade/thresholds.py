@@ -10,6 +10,8 @@ only the best structure. Parts no structure uses (mm = -inf) never survive and
 do not enter the mean. The best structure always survives, so a pruned level
 never loses every structure.
 """
+from functools import lru_cache
+
 import numpy as np
 
 
@@ -34,13 +36,18 @@ def vine_mask(arc_mm: np.ndarray, outer_mm: np.ndarray, best: float, alpha: floa
     RETURNS (np.ndarray): bool (n + 1, n + 1).
     """
     t = threshold(best, np.concatenate([arc_mm.ravel(), outer_mm[1:].ravel()]), alpha)
-    mask = arc_mm >= t
-    n = arc_mm.shape[0] - 1
-    for m in np.flatnonzero(outer_mm[:, 0] >= t):
-        mask[1:max(m - band, 1), m] = True
-    for m in np.flatnonzero(outer_mm[:, 1] >= t):
-        mask[m + band + 1:n + 1, m] = True
-    return mask
+    far_left, far_right = _far_heads(arc_mm.shape[0] - 1, band)
+    return (arc_mm >= t) | (far_left & (outer_mm[:, 0] >= t)) | (far_right & (outer_mm[:, 1] >= t))
+
+
+@lru_cache(maxsize=256)
+def _far_heads(n: int, band: int):
+    """bool (n + 1, n + 1) pair (read only): [h, m] is a word h more than `band` words left / right of m."""
+    h, m = np.arange(n + 1)[:, None], np.arange(n + 1)[None, :]
+    far_left, far_right = (h >= 1) & (h < m - band), h > m + band
+    far_left.setflags(write=False)
+    far_right.setflags(write=False)
+    return far_left, far_right
 
 
 def kept_share(mask: np.ndarray) -> float:
@@ -62,14 +69,12 @@ def cap_heads(mask: np.ndarray, arc_mm: np.ndarray, k: int) -> np.ndarray:
 
     mask: bool (n + 1, n + 1); arc_mm: float (n + 1, n + 1); RETURNS: bool (n + 1, n + 1).
     """
-    crowded = np.flatnonzero(mask.sum(axis=0) > k)
-    if len(crowded) == 0:
+    size = mask.shape[0]
+    if k >= size:
         return mask
-    values = np.where(mask[:, crowded], arc_mm[:, crowded], -np.inf)
-    kth = -np.partition(-values, k - 1, axis=0)[k - 1]
-    mask = mask.copy()
-    mask[:, crowded] &= values >= kth
-    return mask
+    values = np.where(mask, arc_mm, -np.inf)
+    values.partition(size - k, axis=0)
+    return mask & (arc_mm >= values[size - k])      # the k-th largest per column; -inf keeps a sparse column
 
 
 def gold_ranks(arc_mm: np.ndarray, heads: np.ndarray) -> np.ndarray:
