@@ -230,9 +230,13 @@ def test_short_sentences_are_decoded_exactly_by_the_last_level(trained):
             expected = np.where(tree[1:] == 0, np.arange(len(doc)), tree[1:] - 1)
             assert list(heads) == list(expected)
         parser.cfg["direct_max_length"] = 0
-        for doc, z, (heads, _) in zip(docs, Z, parser.predict(docs)):
-            tree = parser.predict_cascade.run(SentenceScores(z, params, layout, cache=False))
+        for doc, z, (heads, labels) in zip(docs, Z, parser.predict(docs)):
+            sent = SentenceScores(z, params, layout, cache=False)
+            tree = parser.predict_cascade.run(sent)
             assert list(heads) == list(np.where(tree[1:] == 0, np.arange(len(doc)), tree[1:] - 1))
+            # the labels, predicted for the whole batch at once, are each arc's most probable one
+            mods = np.arange(1, len(doc) + 1)
+            assert list(labels) == list(sent.label_probabilities(tree[1:], mods).argmax(axis=1))
     finally:
         parser.cfg["direct_max_length"] = saved
 
