@@ -1,5 +1,5 @@
 """The last level's MIRA step: cost-augmented decoding against brute force, the Hamming margin after the step,
-the feature distance against a direct count, and MIRA training on a slice of EWT."""
+the feature difference against a direct count, and MIRA training on a slice of EWT."""
 from collections import Counter
 from dataclasses import replace
 
@@ -11,7 +11,7 @@ from vineparse.cascade import CascadeParser, Example, TrainingSettings, train
 from vineparse.cascade.encoding import encode
 from vineparse.cascade.evaluation import evaluate
 from vineparse.cascade.levels import FirstOrderLevel, SecondOrderLevel, ThirdOrderLevel
-from vineparse.cascade.training import _feature_distance, _mira_step
+from vineparse.cascade.training import _feature_difference, _mira_step
 from vineparse.corpus import corpus_path, read_conllu
 from oracle import projective_trees
 
@@ -59,7 +59,7 @@ def test_mira_step_is_capped_by_c():
     assert 0 < np.abs(level.weights - before).max() <= 1e-3 * 10       # a feature repeats at most a few times
 
 
-def test_feature_distance_counts_every_feature():
+def test_feature_difference_counts_every_feature():
     sent = encode(WORDS, TAGS)
     level = random_level(ThirdOrderLevel, 1)
     other = np.array([-1, 0, 1, 2, 3, 4])
@@ -69,8 +69,12 @@ def test_feature_distance_counts_every_feature():
             for ids in feature_indices(kind, sent.tokens, np.ascontiguousarray(rows), len(level.weights)):
                 for i in ids:
                     counts[int(i)] += sign
-    assert _feature_distance(level, sent, GOLD, other) == sum(v * v for v in counts.values())
-    assert _feature_distance(level, sent, GOLD, GOLD) == 0
+    keys, difference = _feature_difference(level, sent, GOLD, other)
+    assert dict(zip(keys.tolist(), difference.tolist())) == dict(counts)
+    assert np.dot(difference, difference) == sum(v * v for v in counts.values())
+    assert float(np.dot(level.weights[keys], difference)) == pytest.approx(
+        level.score(sent, GOLD) - level.score(sent, other))
+    assert not _feature_difference(level, sent, GOLD, GOLD)[1].any()
 
 
 def test_mira_training_learns():

@@ -160,8 +160,9 @@ def _mira_step(level, ex: Example, mask, c: float) -> int:
     errors = int(np.count_nonzero(predicted[1:] != ex.heads[1:]))
     if errors == 0:
         return 0
-    margin = level.score(ex.sent, predicted) - level.score(ex.sent, ex.heads) + errors
-    norm = _feature_distance(level, ex.sent, ex.heads, predicted)
+    features, difference = _feature_difference(level, ex.sent, ex.heads, predicted)
+    margin = errors - float(np.dot(level.weights[features], difference))     # score(y') - score(gold) + errors
+    norm = float(np.dot(difference, difference))
     if margin <= 0.0 or norm == 0.0:
         return 0
     step = min(c, margin / norm)
@@ -170,8 +171,10 @@ def _mira_step(level, ex: Example, mask, c: float) -> int:
     return 1
 
 
-def _feature_distance(level, sent: Encoded, gold: np.ndarray, predicted: np.ndarray) -> float:
-    """||phi(gold) - phi(predicted)||^2 over the level's hashed feature indices."""
+def _feature_difference(level, sent: Encoded, gold: np.ndarray, predicted: np.ndarray):
+    """phi(gold) - phi(predicted) over the level's hashed features: the feature indices (uint64 (F,)) and the
+    difference of their counts (int64 (F,)), so that score(gold) - score(predicted) = weights[indices] .
+    difference and ||phi(gold) - phi(predicted)||^2 = difference . difference."""
     size = len(level.weights)
     ids = []
     for heads in (gold, predicted):
@@ -181,7 +184,7 @@ def _feature_distance(level, sent: Encoded, gold: np.ndarray, predicted: np.ndar
     keys, index = np.unique(np.concatenate(ids), return_inverse=True)
     difference = (np.bincount(index[:len(ids[0])], minlength=len(keys))
                   - np.bincount(index[len(ids[0]):], minlength=len(keys)))
-    return float(np.dot(difference, difference))
+    return keys, difference
 
 
 def _cascade_step(level, ex: Example, mask, settings: TrainingSettings, rng) -> int:

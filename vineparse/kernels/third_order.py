@@ -66,25 +66,27 @@ def _layout_index(layout_mask) -> ArcIndex:
 UNMASKED_CACHE_SIZES = 24      # layouts of unmasked sentences of fewer words are kept (their parts are few)
 
 
-def _unmasked(size: int):
-    """The layout mask, ArcIndex and part rows (read only) of every arc of a (size - 1)-word sentence, cached
-    for short sentences, which are parsed unpruned over and over."""
-    return _unmasked_cached(size) if size <= UNMASKED_CACHE_SIZES else _unmasked_layout(size)
-
-
-@lru_cache(maxsize=UNMASKED_CACHE_SIZES)
-def _unmasked_cached(size: int):
-    return _unmasked_layout(size)
+def _parts(arcs: ArcIndex) -> dict:
+    return {"sibling": arcs.sibling_parts(), "grandparent": arcs.grandparent_parts(),
+            "grand_sibling": arcs.grand_sibling_parts()}
 
 
 def _unmasked_layout(size: int):
+    """The layout mask, ArcIndex and part rows (read only) of every arc of a (size - 1)-word sentence."""
     layout_mask = _layout_mask(None, size)
     arcs = ArcIndex(layout_mask)
-    parts = {"sibling": arcs.sibling_parts(), "grandparent": arcs.grandparent_parts(),
-             "grand_sibling": arcs.grand_sibling_parts()}
+    parts = _parts(arcs)
     for rows in parts.values():
         rows.setflags(write=False)
     return layout_mask, arcs, parts
+
+
+_unmasked_cached = lru_cache(maxsize=UNMASKED_CACHE_SIZES)(_unmasked_layout)
+
+
+def _unmasked(size: int):
+    """`_unmasked_layout`, cached for short sentences, which are parsed unpruned over and over."""
+    return _unmasked_cached(size) if size <= UNMASKED_CACHE_SIZES else _unmasked_layout(size)
 
 
 def third_order_parts(mask, n=None):
@@ -110,9 +112,7 @@ def third_order_parts(mask, n=None):
             raise ValueError(f"mask must have shape (n + 1, n + 1), got {shape}")
         if n is not None and int(n) + 1 != shape[0]:
             raise ValueError(f"mask has shape {shape} but n = {n}")
-    arcs = _layout_index(_layout_mask(mask, shape[0]))
-    return {"sibling": arcs.sibling_parts(), "grandparent": arcs.grandparent_parts(),
-            "grand_sibling": arcs.grand_sibling_parts()}
+    return _parts(_layout_index(_layout_mask(mask, shape[0])))
 
 
 def _part_scores(value, name, layout, graph_arcs, maps):

@@ -40,7 +40,7 @@ from ..cascade.training import TrainingSettings, choose_alpha
 from .architectures import SCORER_PARAMS, layout_of
 from .levels import NeuralVineLevel, check_orders, neural_cascade
 from .objective import sentence_loss
-from .parts import SentenceScores, arc_rows, best_labels, distance_buckets
+from .parts import SentenceScores, arc_rows, distance_buckets, label_logits
 from .sentences import bound_lengths, vine_sentences
 
 FORMAT_VERSION = 2      # 2: distance rows of the scorers (E_dist, F_dist, c_dist, Q_sib, Q_gp, Q_gs, M_dist)
@@ -326,20 +326,20 @@ class VineCascadeParser(TrainablePipe):
         stacked_z = np.vstack(Z)
         # the arc scorer's per-row products for the whole batch at once, then a view per doc
         stacked = arc_rows(stacked_z, params, layout.blocks())
-        ends = np.cumsum([len(z) for z in Z])
+        starts = np.cumsum([0] + [len(z) for z in Z[:-1]])
         heads = []
-        for doc, z, end in zip(docs, Z, ends):
-            rows = {name: value[end - len(z):end] for name, value in stacked.items()}
+        for doc, z, start in zip(docs, Z, starts):
+            rows = {name: value[start:start + len(z)] for name, value in stacked.items()}
             heads.append(self._parse_doc(doc, z, params, layout, rows))
         # the labels of the whole batch at once: a doc's rows of Z are its root, then its tokens
-        sizes = [len(h) for h in heads]
-        first_row = np.repeat(ends - np.array([len(z) for z in Z]), sizes)
+        sizes = [len(doc) for doc in docs]
+        first_row = np.repeat(starts, sizes)
         token = np.concatenate([np.arange(size) for size in sizes])
         absolute = np.concatenate(heads)
         head, mod = np.where(absolute == token, 0, absolute + 1), token + 1      # rows within the doc; 0 = root
-        labels = best_labels(stacked_z, params, layout.blocks(), first_row + head, first_row + mod,
-                             distance_buckets(head, mod))
-        return list(zip(heads, np.split(labels, np.cumsum(sizes)[:-1])))
+        logits = label_logits(stacked_z, params, layout.blocks(), first_row + head, first_row + mod,
+                              distance_buckets(head, mod))
+        return list(zip(heads, np.split(logits.argmax(axis=1), np.cumsum(sizes)[:-1])))
 
     def _parse_doc(self, doc: Doc, z: np.ndarray, params, layout, rows=None) -> np.ndarray:
         """The absolute head index of every token (a root points at itself). rows: `parts.arc_rows` of z (or

@@ -134,18 +134,18 @@ def label_pre(Z: np.ndarray, params: Dict[str, np.ndarray], blocks: Dict[str, sl
               mods: np.ndarray, buckets: np.ndarray) -> np.ndarray:
     """The label classifier's hidden pre-activations (A, label_width) of the arcs heads[i] -> mods[i], rows
     of Z (any stack of rows), with distance buckets `buckets` (A,) (used when `params` has M_dist). Row-wise,
-    so one call serves a whole batch (`best_labels`)."""
+    so one call serves a whole batch."""
     pre = Z[heads, blocks["label_head"]] + Z[mods, blocks["label_dep"]]
     if "M_dist" in params:
         pre = pre + params["M_dist"][buckets]
     return pre
 
 
-def best_labels(Z: np.ndarray, params: Dict[str, np.ndarray], blocks: Dict[str, slice], heads: np.ndarray,
-                mods: np.ndarray, buckets: np.ndarray) -> np.ndarray:
-    """The highest-scoring label id of each arc heads[i] -> mods[i] (arguments as `label_pre`): (A,) int64."""
-    logits = relu(label_pre(Z, params, blocks, heads, mods, buckets)) @ params["L"].T + params["l_b"]
-    return logits.argmax(axis=1)
+def label_logits(Z: np.ndarray, params: Dict[str, np.ndarray], blocks: Dict[str, slice], heads: np.ndarray,
+                 mods: np.ndarray, buckets: np.ndarray) -> np.ndarray:
+    """The label classifier's logits (A, labels) of the arcs heads[i] -> mods[i] (arguments as `label_pre`);
+    their argmax over a whole batch gives its labels."""
+    return relu(label_pre(Z, params, blocks, heads, mods, buckets)) @ params["L"].T + params["l_b"]
 
 
 class SentenceScores:
@@ -322,7 +322,7 @@ class SentenceScores:
 
     def label_probabilities(self, heads: np.ndarray, mods: np.ndarray) -> np.ndarray:
         """P(label | arc) for the arcs heads[i] -> mods[i]: (A, labels)."""
-        logits = relu(self._label_pre(heads, mods)) @ self.params["L"].T + self.params["l_b"]
+        logits = label_logits(self.Z, self.params, self.blocks, heads, mods, self.buckets(heads, mods))
         logits -= logits.max(axis=1, keepdims=True)
         probs = np.exp(logits)
         return probs / probs.sum(axis=1, keepdims=True)
