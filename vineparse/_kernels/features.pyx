@@ -16,35 +16,24 @@ are written once for both.
 Every template is emitted twice: alone, and conjoined with the direction and
 a distance bucket of the arc (1, 2, 3, 4, 5, 6-10, 11+). A feature index is a
 64-bit mix of a template id and its values, masked to the weight vector's
-power-of-two size. Cost: O(1) templates per part, plus one per distinct tag
-between head and modifier for arcs (so O(|h - m|) for long arcs).
+power-of-two size. A sentence's per-token tables (`SentenceFeatures`, see
+features.pxd) are built once in O(n); then a part costs O(1) templates, plus
+one per distinct tag between head and modifier for arcs (O(|h - m|) for long
+arcs; at most (MAX_FEATURES - 50) / 2 = 231 such tags are used, the first ones).
 """
 import numpy as np
 from libc.stdlib cimport free, malloc
 from libc.stdint cimport uint64_t, int64_t
-from libc.string cimport memset
 
 ctypedef fused weight_t:     # weight vectors: float64 while training, float32 when compacted
     float
     double
 
 cdef enum:
-    MAX_FEATURES = 512
-    TABLE = 256             # > distinct tags of any tag set, so the probe always ends
-
-cpdef enum PartKind:      # also visible from Python
-    ARC = 0
-    OUTER = 1
-    SIBLING = 2
-    GRANDPARENT = 3
-    GRAND_SIBLING = 4
-
-cdef enum:
     WORD = 0
     TAG = 1
     COARSE = 2
     PREFIX = 3
-    COLUMNS = 4
 
 cdef uint64_t BOS = 0x5bd1e9955bd1e995ULL      # tag/word before the sentence
 cdef uint64_t EOS = 0x27d4eb2f165667c5ULL      # after it
@@ -105,51 +94,109 @@ cdef inline uint64_t f5(uint64_t t, uint64_t a, uint64_t b, uint64_t c, uint64_t
     return mix(f4(t, a, b, c), d)
 
 
-cdef int arc_features(const uint64_t* x, Py_ssize_t n, Py_ssize_t h, Py_ssize_t m, uint64_t* out) noexcept nogil:
+# The arc templates. Each is hashed as a chain f(id, head values..., modifier values...), so the chain
+# over the head's values is computed once per token (`head` slots) and an arc continues it with the
+# modifier's values; the three templates made of the modifier alone are per-token values (`mod` slots).
+# Slot order: templates 10, 11, 12, 16-26, 27 (the between-tag prefix) and 28-35.
+
+cdef inline void token_prefixes(const uint64_t* x, Py_ssize_t n, Py_ssize_t i, uint64_t* head,
+                                uint64_t* mod) noexcept nogil:
+    cdef uint64_t w = at(x, i, WORD, n), t = at(x, i, TAG, n), c = at(x, i, COARSE, n)
+    cdef uint64_t p = at(x, i, PREFIX, n), l = at(x, i - 1, TAG, n), r = at(x, i + 1, TAG, n)
+    head[0] = f3(10, w, t); head[1] = f2(11, w); head[2] = f2(12, t)
+    head[3] = f3(16, w, t); head[4] = f2(17, t); head[5] = f2(18, w); head[6] = f3(19, w, t)
+    head[7] = f3(20, w, t); head[8] = f2(21, w); head[9] = f2(22, t)
+    head[10] = f3(23, t, r); head[11] = f3(24, l, t); head[12] = f3(25, t, r); head[13] = f3(26, l, t)
+    head[14] = f2(27, t)
+    head[15] = f2(28, c); head[16] = f2(29, w); head[17] = f2(30, c); head[18] = f2(31, p)
+    head[19] = f2(32, t); head[20] = f2(33, p); head[21] = f3(34, p, t); head[22] = f2(35, t)
+    mod[0] = f3(13, w, t); mod[1] = f2(14, w); mod[2] = f2(15, t)
+
+
+cdef void sentence_init(SentenceFeatures* s) noexcept nogil:
+    s.n = -1
+    s.capacity = 0
+    s.tokens = NULL
+    s.head = NULL
+    s.mod = NULL
+    s.previous_tag = NULL
+
+
+cdef void sentence_free(SentenceFeatures* s) noexcept nogil:
+    free(s.head)
+    free(s.mod)
+    free(s.previous_tag)
+    sentence_init(s)
+
+
+cdef int sentence_set(SentenceFeatures* s, const uint64_t* tokens, Py_ssize_t n) noexcept nogil:
+    """Point `s` at a sentence of n words and fill its per-token tables: O(n) expected time.
+    RETURNS: 0, or -1 when memory runs out (then `s` holds no sentence)."""
+    cdef Py_ssize_t i, size, slot
+    cdef uint64_t* grown
+    cdef int* table
+    cdef uint64_t tag
+    if n + 1 > s.capacity:
+        sentence_free(s)
+        s.head = <uint64_t*>malloc((n + 1) * HEAD_SLOTS * sizeof(uint64_t))
+        s.mod = <uint64_t*>malloc((n + 1) * MOD_SLOTS * sizeof(uint64_t))
+        s.previous_tag = <int*>malloc((n + 1) * sizeof(int))
+        if s.head == NULL or s.mod == NULL or s.previous_tag == NULL:
+            sentence_free(s)
+            return -1
+        s.capacity = n + 1
+    s.n = n
+    s.tokens = tokens
+    for i in range(n + 1):
+        token_prefixes(tokens, n, i, &s.head[i * HEAD_SLOTS], &s.mod[i * MOD_SLOTS])
+    # previous_tag by an open-addressing table of positions keyed by tag (at most half full)
+    size = 16
+    while size < 2 * (n + 1):
+        size *= 2
+    table = <int*>malloc(size * sizeof(int))
+    if table == NULL:
+        s.n = -1
+        return -1
+    for i in range(size):
+        table[i] = -1
+    for i in range(n + 1):
+        tag = tokens[i * COLUMNS + TAG]
+        slot = <Py_ssize_t>(mix(tag, 0x2545F4914F6CDD1DULL) & <uint64_t>(size - 1))
+        while table[slot] >= 0 and tokens[table[slot] * COLUMNS + TAG] != tag:
+            slot = (slot + 1) & (size - 1)
+        s.previous_tag[i] = table[slot]
+        table[slot] = <int>i
+    free(table)
+    return 0
+
+
+cdef int arc_features(const SentenceFeatures* s, Py_ssize_t h, Py_ssize_t m, uint64_t* out) noexcept nogil:
+    """The feature indices of arc h -> m (1 <= m <= n, h != m): 50, plus 2 per distinct tag strictly
+    between h and m (a tag is counted at its first position after the span start)."""
     cdef Emitter e
-    cdef uint64_t hw = at(x, h, WORD, n), ht = at(x, h, TAG, n), hc = at(x, h, COARSE, n)
+    cdef const uint64_t* x = s.tokens
+    cdef Py_ssize_t n = s.n, lo = h if h < m else m, hi = m if h < m else h, b
+    cdef const uint64_t* H = &s.head[h * HEAD_SLOTS]
+    cdef const uint64_t* M = &s.mod[m * MOD_SLOTS]
     cdef uint64_t mw = at(x, m, WORD, n), mt = at(x, m, TAG, n), mc = at(x, m, COARSE, n)
-    cdef uint64_t hp = at(x, h, PREFIX, n), mp = at(x, m, PREFIX, n)
-    cdef uint64_t hl = at(x, h - 1, TAG, n), hr = at(x, h + 1, TAG, n)
-    cdef uint64_t ml = at(x, m - 1, TAG, n), mr = at(x, m + 1, TAG, n)
-    cdef Py_ssize_t lo = h if h < m else m, hi = m if h < m else h, b, c
-    cdef uint64_t tb
-    cdef bint seen
-    cdef uint64_t table[TABLE]
+    cdef uint64_t mp = at(x, m, PREFIX, n), ml = at(x, m - 1, TAG, n), mr = at(x, m + 1, TAG, n)
     e.out, e.k = out, 0
     e.context = f3(1, <uint64_t>(h < m), <uint64_t>bucket(m - h))
-    emit(&e, f3(10, hw, ht)); emit(&e, f2(11, hw)); emit(&e, f2(12, ht))
-    emit(&e, f3(13, mw, mt)); emit(&e, f2(14, mw)); emit(&e, f2(15, mt))
-    emit(&e, f5(16, hw, ht, mw, mt)); emit(&e, f4(17, ht, mw, mt)); emit(&e, f4(18, hw, mw, mt))
-    emit(&e, f4(19, hw, ht, mt)); emit(&e, f4(20, hw, ht, mw)); emit(&e, f3(21, hw, mw))
-    emit(&e, f3(22, ht, mt))
-    emit(&e, f5(23, ht, hr, ml, mt)); emit(&e, f5(24, hl, ht, ml, mt))
-    emit(&e, f5(25, ht, hr, mt, mr)); emit(&e, f5(26, hl, ht, mt, mr))
-    emit(&e, f3(28, hc, mc)); emit(&e, f3(29, hw, mc)); emit(&e, f3(30, hc, mw))
-    emit(&e, f3(31, hp, mt)); emit(&e, f3(32, ht, mp)); emit(&e, f3(33, hp, mp))
-    emit(&e, f4(34, hp, ht, mt)); emit(&e, f4(35, ht, mp, mt))
+    emit(&e, H[0]); emit(&e, H[1]); emit(&e, H[2])
+    emit(&e, M[0]); emit(&e, M[1]); emit(&e, M[2])
+    emit(&e, mix(mix(H[3], mw), mt)); emit(&e, mix(mix(H[4], mw), mt)); emit(&e, mix(mix(H[5], mw), mt))
+    emit(&e, mix(H[6], mt)); emit(&e, mix(H[7], mw)); emit(&e, mix(H[8], mw))
+    emit(&e, mix(H[9], mt))
+    emit(&e, mix(mix(H[10], ml), mt)); emit(&e, mix(mix(H[11], ml), mt))
+    emit(&e, mix(mix(H[12], mt), mr)); emit(&e, mix(mix(H[13], mt), mr))
+    emit(&e, mix(H[15], mc)); emit(&e, mix(H[16], mc)); emit(&e, mix(H[17], mw))
+    emit(&e, mix(H[18], mt)); emit(&e, mix(H[19], mp)); emit(&e, mix(H[20], mp))
+    emit(&e, mix(H[21], mt)); emit(&e, mix(mix(H[22], mp), mt))
     if h == 0:
         return e.k
-    if hi - lo <= 9:
-        for b in range(lo + 1, hi):               # each distinct tag between head and modifier
-            tb = at(x, b, TAG, n)
-            seen = False
-            for c in range(lo + 1, b):
-                if at(x, c, TAG, n) == tb:
-                    seen = True
-                    break
-            if not seen:
-                emit(&e, f4(27, ht, tb, mt))
-    else:                                         # the same with a small open-addressing set
-        memset(table, 0, sizeof(table))
-        for b in range(lo + 1, hi):
-            tb = at(x, b, TAG, n)
-            c = tb & (TABLE - 1)
-            while table[c] != 0 and table[c] != tb | 1:
-                c = (c + 1) & (TABLE - 1)
-            if table[c] == 0:
-                table[c] = tb | 1
-                emit(&e, f4(27, ht, tb, mt))
+    for b in range(lo + 1, hi):                   # each distinct tag between head and modifier, once
+        if s.previous_tag[b] <= lo:
+            emit(&e, mix(mix(H[14], x[b * COLUMNS + TAG]), mt))
     return e.k
 
 
@@ -205,33 +252,51 @@ cdef int grand_sibling_features(const uint64_t* x, Py_ssize_t n, Py_ssize_t g, P
     return e.k
 
 
-cdef int part_features(int kind, const uint64_t* x, Py_ssize_t n, const int64_t* part,
-                       uint64_t* out) noexcept nogil:
-    if kind == ARC:
-        return arc_features(x, n, part[0], part[1], out)
-    if kind == OUTER:
-        return outer_features(x, n, part[0], part[1], out)
-    if kind == SIBLING:
-        return sibling_features(x, n, part[0], part[1], part[2], out)
-    if kind == GRANDPARENT:
-        return grandparent_features(x, n, part[0], part[1], part[2], out)
-    return grand_sibling_features(x, n, part[0], part[1], part[2], part[3], out)
-
-
-cdef Py_ssize_t part_width(int kind) except -1:
-    if kind in (ARC, OUTER):
+cdef int part_width(int kind) noexcept nogil:
+    """Positions per part of `kind`, or -1 for an unknown kind."""
+    if kind == ARC or kind == OUTER:
         return 2
-    if kind in (SIBLING, GRANDPARENT):
+    if kind == SIBLING or kind == GRANDPARENT:
         return 3
     if kind == GRAND_SIBLING:
         return 4
-    raise ValueError(f"unknown part kind {kind}")
+    return -1
 
 
-cdef int _check(int kind, const uint64_t[:, ::1] tokens, const int64_t[:, ::1] parts, Py_ssize_t size) except -1:
-    """Shapes, the part positions (in one C pass) and the table size."""
+cdef int part_features(const SentenceFeatures* s, int kind, const int64_t* part, uint64_t* out) noexcept nogil:
+    """The raw feature indices of one part of `kind` (a row of part_width(kind) positions) into `out`
+    (room for MAX_FEATURES); RETURNS their number."""
+    cdef const uint64_t* x = s.tokens
+    if kind == ARC:
+        return arc_features(s, part[0], part[1], out)
+    if kind == OUTER:
+        return outer_features(x, s.n, part[0], part[1], out)
+    if kind == SIBLING:
+        return sibling_features(x, s.n, part[0], part[1], part[2], out)
+    if kind == GRANDPARENT:
+        return grandparent_features(x, s.n, part[0], part[1], part[2], out)
+    return grand_sibling_features(x, s.n, part[0], part[1], part[2], part[3], out)
+
+
+cdef class _Sentence:
+    """A sentence's feature tables for one Python-level call (checked input)."""
+    cdef SentenceFeatures s
+    cdef const uint64_t[:, ::1] tokens
+
+    def __cinit__(self):
+        sentence_init(&self.s)
+
+    def __dealloc__(self):
+        sentence_free(&self.s)
+
+
+cdef _Sentence _sentence(int kind, const uint64_t[:, ::1] tokens, const int64_t[:, ::1] parts, Py_ssize_t size):
+    """Check shapes, the part positions (in one C pass) and the table size; build the sentence's tables."""
     cdef Py_ssize_t width = part_width(kind), p, j, last = tokens.shape[0] - 1
     cdef bint outside = False
+    cdef _Sentence sentence
+    if width < 0:
+        raise ValueError(f"unknown part kind {kind}")
     if tokens.shape[1] != COLUMNS or tokens.shape[0] < 1:
         raise ValueError(f"tokens must have shape (n + 1, {COLUMNS}), got {(tokens.shape[0], tokens.shape[1])}")
     if parts.shape[1] != width:
@@ -244,7 +309,11 @@ cdef int _check(int kind, const uint64_t[:, ::1] tokens, const int64_t[:, ::1] p
         raise ValueError(f"parts refer to positions outside 0..{last}")
     if size < 1 or size & (size - 1):
         raise ValueError(f"the weight vector's length must be a power of two, got {size}")
-    return 0
+    sentence = _Sentence()
+    sentence.tokens = tokens
+    if sentence_set(&sentence.s, &tokens[0, 0], last) < 0:
+        raise MemoryError()
+    return sentence
 
 
 cdef extern from *:
@@ -255,16 +324,15 @@ cdef enum:
     BLOCK_FEATURES = 4096   # feature indices held per block (two blocks in flight)
 
 
-cdef Py_ssize_t fill_block(int kind, const uint64_t* x, Py_ssize_t n, const int64_t* parts,
-                           Py_ssize_t width, Py_ssize_t p, Py_ssize_t end, uint64_t size_mask,
-                           const void* weights, Py_ssize_t itemsize, uint64_t* indices,
-                           int* counts) noexcept nogil:
+cdef Py_ssize_t fill_block(const SentenceFeatures* s, int kind, const int64_t* parts, Py_ssize_t width,
+                           Py_ssize_t p, Py_ssize_t end, uint64_t size_mask, const void* weights,
+                           Py_ssize_t itemsize, uint64_t* indices, int* counts) noexcept nogil:
     """Feature indices (masked) of parts p, p + 1, ... into `indices`, `counts[i]` per part,
     prefetching each weight; stops at `end` or when another part might not fit.
     RETURNS: the first part not taken."""
     cdef Py_ssize_t used = 0, i = 0, j, k
     while p < end and used + MAX_FEATURES <= BLOCK_FEATURES:
-        k = part_features(kind, x, n, &parts[p * width], &indices[used])
+        k = part_features(s, kind, &parts[p * width], &indices[used])
         for j in range(used, used + k):
             indices[j] &= size_mask
             __builtin_prefetch(<const char*>weights + indices[j] * itemsize)
@@ -285,8 +353,9 @@ def score_parts(int kind, const uint64_t[:, ::1] tokens, const int64_t[:, ::1] p
     their weights prefetched while the previous block's weights are summed.
     RETURNS (np.ndarray): float64 (P,).
     """
-    _check(kind, tokens, parts, weights.shape[0])
-    cdef Py_ssize_t P = parts.shape[0], width = parts.shape[1], n = tokens.shape[0] - 1
+    cdef _Sentence sentence = _sentence(kind, tokens, parts, weights.shape[0])
+    cdef const SentenceFeatures* s = &sentence.s
+    cdef Py_ssize_t P = parts.shape[0], width = parts.shape[1]
     cdef Py_ssize_t start, stop, following, p, j, used
     cdef uint64_t size_mask = weights.shape[0] - 1
     cdef double total
@@ -305,13 +374,13 @@ def score_parts(int kind, const uint64_t[:, ::1] tokens, const int64_t[:, ::1] p
         raise MemoryError()
     with nogil:
         start = 0
-        stop = fill_block(kind, &tokens[0, 0], n, &parts[0, 0], width, 0, P, size_mask,
-                          &weights[0], sizeof(weight_t), indices, counts)
+        stop = fill_block(s, kind, &parts[0, 0], width, 0, P, size_mask, &weights[0], sizeof(weight_t),
+                          indices, counts)
         while start < P:
             following = stop
             if stop < P:
-                following = fill_block(kind, &tokens[0, 0], n, &parts[0, 0], width, stop, P, size_mask,
-                                       &weights[0], sizeof(weight_t), indices + (1 - block) * BLOCK_FEATURES,
+                following = fill_block(s, kind, &parts[0, 0], width, stop, P, size_mask, &weights[0],
+                                       sizeof(weight_t), indices + (1 - block) * BLOCK_FEATURES,
                                        counts + (1 - block) * stride)
             used = block * BLOCK_FEATURES
             for p in range(start, stop):
@@ -335,10 +404,10 @@ def update_parts(int kind, const uint64_t[:, ::1] tokens, const int64_t[:, ::1] 
     current update count: totals accumulates timestamp * step, so that the
     average of the weight vectors over time is weights - totals / timestamp.
     """
-    _check(kind, tokens, parts, weights.shape[0])
+    cdef _Sentence sentence = _sentence(kind, tokens, parts, weights.shape[0])
     if totals is not None and totals.shape[0] != weights.shape[0]:
         raise ValueError("totals and weights differ in length")
-    cdef Py_ssize_t p, j, k, n = tokens.shape[0] - 1
+    cdef Py_ssize_t p, j, k
     cdef uint64_t size_mask = weights.shape[0] - 1, i
     cdef uint64_t buf[MAX_FEATURES]
     cdef bint averaged = totals is not None
@@ -346,7 +415,7 @@ def update_parts(int kind, const uint64_t[:, ::1] tokens, const int64_t[:, ::1] 
         return
     with nogil:
         for p in range(parts.shape[0]):
-            k = part_features(kind, &tokens[0, 0], n, &parts[p, 0], buf)
+            k = part_features(&sentence.s, kind, &parts[p, 0], buf)
             for j in range(k):
                 i = buf[j] & size_mask
                 weights[i] += step
@@ -368,8 +437,8 @@ def all_feature_indices(int kind, const uint64_t[:, ::1] tokens, const int64_t[:
 
     RETURNS (Tuple[np.ndarray, np.ndarray]): uint64 (total,) and int64 (P,).
     """
-    _check(kind, tokens, parts, size)
-    cdef Py_ssize_t p, j, k, used = 0, n = tokens.shape[0] - 1
+    cdef _Sentence sentence = _sentence(kind, tokens, parts, size)
+    cdef Py_ssize_t p, j, k, used = 0
     flat = np.empty(parts.shape[0] * MAX_FEATURES, dtype=np.uint64)
     counts = np.empty(parts.shape[0], dtype=np.int64)
     cdef uint64_t[::1] out = flat
@@ -377,7 +446,7 @@ def all_feature_indices(int kind, const uint64_t[:, ::1] tokens, const int64_t[:
     cdef uint64_t size_mask = <uint64_t>(size - 1)
     with nogil:
         for p in range(parts.shape[0]):
-            k = part_features(kind, &tokens[0, 0], n, &parts[p, 0], &out[used])
+            k = part_features(&sentence.s, kind, &parts[p, 0], &out[used])
             for j in range(used, used + k):
                 out[j] &= size_mask
             count[p] = k

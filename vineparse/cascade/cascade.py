@@ -38,6 +38,13 @@ class CascadeStats:
         for name in ("kept", "possible", "gold_kept", "gold", "fallbacks", "seconds"):
             setattr(self, name, np.zeros(k))
 
+    def add_table(self, table: np.ndarray, sentences: int) -> None:
+        """Add the compiled runtime's statistics: (levels, 6) columns kept, possible, gold kept, gold,
+        fallbacks, seconds (see `_kernels.cascade_runtime.Stats`)."""
+        for column, name in enumerate(("kept", "possible", "gold_kept", "gold", "fallbacks", "seconds")):
+            getattr(self, name)[:] += table[:, column]
+        self.sentences += sentences
+
     def rows(self) -> List[dict]:
         """One dict per pruning level: kept share and gold-arc recall of the mask it leaves."""
         out = []

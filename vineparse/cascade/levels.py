@@ -21,7 +21,7 @@ from .._kernels.features import PartKind, score_parts, update_parts
 from ..kernels.second_order import eisner2, eisner2_max_marginals, second_order_parts
 from ..kernels.third_order import eisner3, eisner3_max_marginals, third_order_parts
 from .encoding import Encoded
-from .thresholds import arc_mask, cap_heads, vine_mask
+from .thresholds import prune_mask
 
 Parts = List[Tuple[int, np.ndarray]]   # (part kind, int64 rows) pairs
 ARC, OUTER, SIBLING, GRANDPARENT, GRAND_SIBLING = (int(k) for k in PartKind)
@@ -64,8 +64,7 @@ class Level:
                    alpha: float) -> np.ndarray:
         """The arc mask this level leaves for the next at threshold parameter `alpha`
         (and at most `head_cap` heads per word when set)."""
-        mask = arc_mask(arc_mm, best, alpha)
-        return mask if self.head_cap is None else cap_heads(mask, arc_mm, self.head_cap)
+        return prune_mask(best, arc_mm, None, alpha, self.head_cap or 0)
 
     def tree_parts(self, heads: np.ndarray) -> Parts:
         """The scored parts of a structure."""
@@ -299,7 +298,7 @@ class VineLevel(Level):
         return scores, outer
 
     def prune_mask(self, best, arc_mm, outer_mm, alpha):
-        return vine_mask(arc_mm, outer_mm, best, alpha, self.band)
+        return prune_mask(best, arc_mm, outer_mm, alpha, band=self.band)
 
     def max_marginals(self, sent, mask=None, outer_mask=None):
         scores, outer = self._inputs(sent)

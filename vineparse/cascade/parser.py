@@ -18,13 +18,14 @@ float32; a file written by an incompatible version is refused with a clear
 message. Version 2 added the head caps.
 """
 from pathlib import Path
-from typing import Dict, Optional, Sequence, Union
+from typing import Dict, List, Optional, Sequence, Union
 
 import numpy as np
 import srsly
 
-from .cascade import Cascade
-from .encoding import encode
+from .._kernels.cascade_runtime import CascadeRuntime, SparseScorer, Stats
+from .cascade import Cascade, CascadeStats
+from .encoding import Encoded, encode
 from .levels import LEVELS, Level, LocalLevel, VineLevel
 
 MODEL_FORMAT = "vineparse.cascade"
@@ -70,6 +71,39 @@ class CascadeParser(Cascade):
         self.band = band
         self.bits = bits
         super().__init__([make_level(o, bits, band) for o in orders], alphas)
+
+    # -- running the cascade: the compiled runtime (`_kernels/cascade_runtime.pyx`)
+
+    def runtime(self) -> CascadeRuntime:
+        """The compiled cascade with this parser's levels, thresholds and head caps."""
+        return CascadeRuntime(self.orders, self.alphas, [level.head_cap or 0 for level in self.levels[:-1]],
+                              self.band)
+
+    def scorer(self, sentences: Sequence[Encoded]) -> SparseScorer:
+        """The levels' weights over a batch of encoded sentences (cost-augmented ones are not supported)."""
+        if any(sent.cost is not None for sent in sentences):
+            raise ValueError("the compiled cascade scores sentences without a cost term")
+        return SparseScorer([sent.tokens for sent in sentences], [level.weights for level in self.levels])
+
+    def run_batch(self, sentences: Sequence[Encoded], gold: Optional[Sequence[np.ndarray]] = None,
+                  stats: Optional[CascadeStats] = None, upto: Optional[int] = None) -> List[np.ndarray]:
+        """`run` for a batch of sentences in one call: heads per sentence, or with `upto` the arc mask level
+        `upto` runs on (None for level 0). `gold` (projective heads) feeds the gold-arc recall of `stats`."""
+        sentences = list(sentences)
+        if upto == 0:
+            return [None] * len(sentences)
+        table = Stats(len(self.levels)) if stats is not None else None
+        out = self.runtime().run(self.scorer(sentences), -1 if upto is None else upto, gold, table)
+        if stats is not None:
+            stats.add_table(np.asarray(table.table), len(sentences))
+        return out
+
+    def run(self, sent, gold: Optional[np.ndarray] = None, stats: Optional[CascadeStats] = None,
+            upto: Optional[int] = None):
+        return self.run_batch([sent], None if gold is None else [gold], stats, upto)[0]
+
+    def input_mask(self, sent, k: int):
+        return self.run_batch([sent], upto=k)[0]
 
     def parse(self, words: Sequence[str], tags: Sequence[str],
               coarse_tags: Optional[Sequence[str]] = None) -> np.ndarray:

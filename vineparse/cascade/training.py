@@ -191,8 +191,7 @@ def _cascade_step(level, ex: Example, mask, settings: TrainingSettings, rng) -> 
     """One structured-cascade subgradient step; returns 1 if the loss was positive."""
     a = settings.train_alpha
     best, arc_mm, outer_mm = level.max_marginals(ex.sent, mask)
-    values = arc_mm if outer_mm is None else np.concatenate([arc_mm.ravel(), outer_mm[1:].ravel()])
-    if 1.0 - level.score(ex.sent, ex.heads) + threshold(best, values, a) <= 0.0:
+    if 1.0 - level.score(ex.sent, ex.heads) + threshold(best, arc_mm, outer_mm, a) <= 0.0:
         return 0
     level.update(ex.sent, ex.heads, 1.0)
     _update_structure(level, ex.sent, level.decode(ex.sent, mask), -a)

@@ -1,0 +1,48 @@
+# cython: language_level=3
+"""The compiled cascade runtime (cascade_runtime.pyx): declarations for scorers written elsewhere.
+
+A scorer answers the runtime's three questions about the sentence it was last pointed at (`begin`):
+the scores of the arcs a mask allows, of the vine's outer arcs, and of a list of higher-order parts,
+each for one level (levels may share part kinds but have their own parameters). Every method runs
+without the GIL and reports failure by returning -1.
+"""
+from libc.stdint cimport int64_t, uint8_t
+from .features cimport SentenceFeatures
+
+
+cdef class Workspace:
+    """One thread's buffers, grown on demand and reused from sentence to sentence.
+
+    Dense (n + 1) x (n + 1) arrays are row-major over [h, m].
+    """
+    cdef Py_ssize_t capacity             # positions (n + 1) the dense buffers hold
+    cdef Py_ssize_t n                    # the current sentence's length
+    cdef uint8_t* masks[3]               # input masks of levels k - 1 and k, and the output of k
+    cdef double* scores                  # dense arc scores, -inf outside the mask
+    cdef double* mm                      # dense arc max-marginals
+    cdef double* outer                   # (n + 1) x 2 outer-arc scores of the vine
+    cdef double* outer_mm                # (n + 1) x 2 outer-arc max-marginals
+    cdef double* column                  # n + 1 scratch values (head caps)
+    cdef int64_t* heads                  # n + 1
+    # higher-order parts: rows (positions) and scores per kind, in the layout order of the mask
+    cdef int64_t* rows[3]
+    cdef double* part_scores[3]
+    cdef Py_ssize_t part_capacity[3]
+    cdef Py_ssize_t part_count[3]
+    # the sparse scorer's per-sentence state
+    cdef SentenceFeatures features
+    cdef int* arc_offset                 # [h * (n + 1) + m]: where arc h -> m's indices start, -1 if not yet
+    cdef unsigned int* indices           # the cached feature indices of arcs (masked to the table size)
+    cdef Py_ssize_t indices_used, indices_capacity
+
+    cdef int reserve(self, Py_ssize_t n) noexcept nogil
+    cdef int reserve_parts(self, int slot, Py_ssize_t count) noexcept nogil
+
+
+cdef class Scorer:
+    cdef Py_ssize_t n_sentences
+    cdef Py_ssize_t begin(self, Workspace ws, Py_ssize_t i) noexcept nogil
+    cdef int arcs(self, Workspace ws, int level, const uint8_t* mask, double* out) noexcept nogil
+    cdef int outer_arcs(self, Workspace ws, int level, double* out) noexcept nogil
+    cdef int parts(self, Workspace ws, int level, int kind, const int64_t* rows, Py_ssize_t count,
+                   double* out) noexcept nogil

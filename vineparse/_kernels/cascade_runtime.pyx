@@ -1,0 +1,822 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The compiled cascade runtime: vine -> first -> second -> third order for a batch of sentences.
+
+Rush & Petrov (2012), "Vine pruning for efficient multi-pass dependency parsing": every level but the
+last computes max-marginals over its parts and passes on the arcs whose max-marginal reaches
+
+    t_a = a * best + (1 - a) * mean over parts of mm(part)
+
+(the vine also passes every far head of a word whose outer arc survives), optionally keeping at most
+`cap` heads per word (those of highest max-marginal; ties kept, so the best structure survives). The
+last level decodes. A pruned mask that admits no structure at the next level (possible after the vine:
+a vine structure need not be one tree) is replaced by the mask before it, and counted as a fallback.
+
+Scores come from a `Scorer` (cascade_runtime.pxd): the hashed sparse features of `SparseScorer` here,
+or neural part scores. For the sparse scorer each arc's feature indices are computed once per sentence
+(on the first level that needs the arc) and every later level only gathers its own weights at them.
+All buffers live in a per-thread `Workspace` and are reused across sentences.
+
+Level orders: VINE (0), FIRST..THIRD (1..3) and LOCAL (-1, an unstructured arc classifier whose
+max-marginals are closed-form: mm(h, m) = best - max_h' s(h', m) + s(h, m)).
+"""
+cimport cython
+from libc.math cimport INFINITY, isfinite
+from libc.stdint cimport int64_t, uint8_t, uint64_t
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memset, memcpy
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+
+from .features cimport (SentenceFeatures, sentence_init, sentence_set, sentence_free, arc_features,
+                        part_features, part_width, MAX_FEATURES, COLUMNS, ARC, OUTER, SIBLING,
+                        GRANDPARENT, GRAND_SIBLING)
+
+import numpy as np
+
+cdef enum:
+    LOCAL = -1
+    VINE = 0
+    MAX_LEVELS = 8
+    NO_STRUCTURE = 1       # a DP status: the mask admits no structure
+    FAILED = -1            # out of memory, or an error raised by a Python-level call
+
+
+cdef inline double now() noexcept nogil:
+    cdef timespec t
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return t.tv_sec + 1e-9 * t.tv_nsec
+
+
+# ---------------------------------------------------------------------------
+# Thresholds (the only implementation: training, calibration and prediction all call these)
+
+cdef double threshold_of(double best, const double* values, Py_ssize_t count, const double* more,
+                         Py_ssize_t more_count, double alpha) noexcept nogil:
+    """t_a over the finite entries of values[0:count] and more[0:more_count] (mean := best if none)."""
+    cdef double total = 0.0
+    cdef Py_ssize_t i, finite = 0
+    for i in range(count):
+        if values[i] > -INFINITY:
+            total += values[i]
+            finite += 1
+    for i in range(more_count):
+        if more[i] > -INFINITY:
+            total += more[i]
+            finite += 1
+    return alpha * best + (1.0 - alpha) * (total / finite if finite else best)
+
+
+cdef double kth_largest(double* values, Py_ssize_t count, Py_ssize_t k) noexcept nogil:
+    """The k-th largest of values[0:count] (1 <= k <= count), by quickselect (reorders `values`)."""
+    cdef Py_ssize_t lo = 0, hi = count - 1, i, j, target = k - 1
+    cdef double pivot, tmp
+    while lo < hi:
+        pivot = values[(lo + hi) // 2]
+        i, j = lo, hi
+        while i <= j:
+            while values[i] > pivot:
+                i += 1
+            while values[j] < pivot:
+                j -= 1
+            if i <= j:
+                tmp = values[i]; values[i] = values[j]; values[j] = tmp
+                i += 1
+                j -= 1
+        if target <= j:
+            hi = j
+        elif target >= i:
+            lo = i
+        else:
+            break
+    return values[target]
+
+
+cdef void cap_heads(Py_ssize_t N, const double* mm, int cap, double* column, uint8_t* mask) noexcept nogil:
+    """Keep in each column m of `mask` only the allowed heads whose max-marginal reaches the cap-th largest
+    allowed one (all of them when fewer than `cap` are allowed)."""
+    cdef Py_ssize_t h, m, count
+    cdef double kth
+    for m in range(1, N):
+        count = 0
+        for h in range(N):
+            if mask[h * N + m]:
+                column[count] = mm[h * N + m]
+                count += 1
+        if count <= cap:
+            continue
+        kth = kth_largest(column, count, cap)
+        for h in range(N):
+            if mask[h * N + m] and mm[h * N + m] < kth:
+                mask[h * N + m] = 0
+
+
+cdef void eisner_prune(Py_ssize_t N, double best, const double* mm, double alpha, int cap, double* column,
+                       uint8_t* out) noexcept nogil:
+    """The arcs an Eisner-order (or local) level passes on: mm >= t_a, at most `cap` heads a word (cap <= 0:
+    no cap)."""
+    cdef double t = threshold_of(best, mm, N * N, NULL, 0, alpha)
+    cdef Py_ssize_t i
+    for i in range(N * N):
+        out[i] = <uint8_t>(mm[i] >= t and mm[i] > -INFINITY)
+    if cap > 0:
+        cap_heads(N, mm, cap, column, out)
+
+
+cdef void vine_prune(Py_ssize_t N, double best, const double* arc_mm, const double* outer_mm, double alpha,
+                     Py_ssize_t band, uint8_t* out) noexcept nogil:
+    """The first-order arcs a vine pass passes on: short arcs and root arcs on their own max-marginals, and
+    every head more than `band` words left (right) of m when m's outer-left (outer-right) arc survives."""
+    cdef double t = threshold_of(best, arc_mm, N * N, outer_mm + 2, 2 * (N - 1), alpha)
+    cdef Py_ssize_t h, m, i
+    cdef bint left, right
+    for i in range(N * N):
+        out[i] = <uint8_t>(arc_mm[i] >= t and arc_mm[i] > -INFINITY)
+    for m in range(1, N):
+        left = outer_mm[2 * m] >= t and outer_mm[2 * m] > -INFINITY
+        right = outer_mm[2 * m + 1] >= t and outer_mm[2 * m + 1] > -INFINITY
+        if left:
+            for h in range(1, m - band):
+                out[h * N + m] = 1
+        if right:
+            for h in range(m + band + 1, N):
+                out[h * N + m] = 1
+
+
+cdef const double[:, ::1] _square(arc_mm) except *:
+    cdef const double[:, ::1] values = np.ascontiguousarray(arc_mm, dtype=np.float64)
+    if values.shape[0] != values.shape[1] or values.shape[0] < 1:
+        raise ValueError(f"arc max-marginals must have shape (n + 1, n + 1), got {np.shape(arc_mm)}")
+    return values
+
+
+cdef const double[:, ::1] _outer(outer_mm, Py_ssize_t N) except *:
+    cdef const double[:, ::1] values = np.ascontiguousarray(outer_mm, dtype=np.float64)
+    if values.shape[0] != N or values.shape[1] != 2:
+        raise ValueError(f"outer max-marginals must have shape ({N}, 2), got {np.shape(outer_mm)}")
+    return values
+
+
+def threshold(double best, arc_mm, outer_mm=None, double alpha=0.5):
+    """t_a over the finite arc max-marginals (and, for a vine, the outer ones of words 1..n)."""
+    cdef const double[:, ::1] arcs = _square(arc_mm)
+    cdef const double[:, ::1] outer
+    cdef Py_ssize_t N = arcs.shape[0]
+    if outer_mm is None:
+        return threshold_of(best, &arcs[0, 0], N * N, NULL, 0, alpha)
+    outer = _outer(outer_mm, N)
+    return threshold_of(best, &arcs[0, 0], N * N, &outer[0, 0] + 2, 2 * (N - 1), alpha)
+
+
+def prune_mask(double best, arc_mm, outer_mm=None, double alpha=0.5, int cap=0, Py_ssize_t band=0):
+    """The arc mask a pruning level leaves: the C thresholds every caller of the cascade uses.
+
+    arc_mm (float (n + 1, n + 1)): arc max-marginals, -inf for arcs no structure uses.
+    outer_mm (float (n + 1, 2) or None): a vine's outer-arc max-marginals (then `band` is its band);
+        None for an Eisner-order or local level (then `cap` > 0 keeps at most that many heads per word).
+    RETURNS (np.ndarray): bool (n + 1, n + 1).
+    """
+    cdef const double[:, ::1] arcs = _square(arc_mm)
+    cdef const double[:, ::1] outer
+    cdef Py_ssize_t N = arcs.shape[0]
+    mask = np.zeros((N, N), dtype=np.bool_)
+    cdef uint8_t[:, ::1] out = mask.view(np.uint8)
+    cdef double* column
+    if outer_mm is not None:
+        outer = _outer(outer_mm, N)
+        if band < 1:
+            raise ValueError(f"a vine level needs band >= 1, got {band}")
+        with nogil:
+            vine_prune(N, best, &arcs[0, 0], &outer[0, 0], alpha, band, &out[0, 0])
+        return mask
+    column = <double*>malloc(N * sizeof(double))
+    if column == NULL:
+        raise MemoryError()
+    with nogil:
+        eisner_prune(N, best, &arcs[0, 0], alpha, cap, column, &out[0, 0])
+    free(column)
+    return mask
+
+
+def cap_mask(mask, arc_mm, int cap):
+    """`mask` (bool (n + 1, n + 1)) with each word m >= 1 keeping at most `cap` allowed heads, those of highest
+    max-marginal (ties at the cap-th value kept, so the best structure's arcs survive)."""
+    cdef const double[:, ::1] arcs = _square(arc_mm)
+    cdef Py_ssize_t N = arcs.shape[0]
+    out_array = np.array(mask, dtype=np.bool_, order="C", copy=True)
+    if out_array.shape != (N, N):
+        raise ValueError(f"mask has shape {out_array.shape}, the max-marginals {(N, N)}")
+    if cap < 1:
+        raise ValueError(f"cap must be >= 1, got {cap}")
+    cdef uint8_t[:, ::1] out = out_array.view(np.uint8)
+    cdef double* column = <double*>malloc(N * sizeof(double))
+    if column == NULL:
+        raise MemoryError()
+    with nogil:
+        cap_heads(N, &arcs[0, 0], cap, column, &out[0, 0])
+    free(column)
+    return out_array
+
+
+# ---------------------------------------------------------------------------
+# Workspace and scorers
+
+cdef int grow(void** pointer, Py_ssize_t size) noexcept nogil:
+    cdef void* grown = realloc(pointer[0], size if size > 0 else 1)
+    if grown == NULL:
+        return -1
+    pointer[0] = grown
+    return 0
+
+
+cdef class Workspace:
+
+    def __cinit__(self):
+        cdef int i
+        self.capacity = 0
+        self.n = -1
+        for i in range(3):
+            self.masks[i] = NULL
+            self.rows[i] = NULL
+            self.part_scores[i] = NULL
+            self.part_capacity[i] = 0
+            self.part_count[i] = 0
+        self.scores = self.mm = self.outer = self.outer_mm = self.column = NULL
+        self.heads = NULL
+        self.arc_offset = NULL
+        self.indices = NULL
+        self.indices_used = self.indices_capacity = 0
+        sentence_init(&self.features)
+
+    def __dealloc__(self):
+        cdef int i
+        for i in range(3):
+            free(self.masks[i]); free(self.rows[i]); free(self.part_scores[i])
+        free(self.scores); free(self.mm); free(self.outer); free(self.outer_mm); free(self.column)
+        free(self.heads); free(self.arc_offset); free(self.indices)
+        sentence_free(&self.features)
+
+    cdef int reserve(self, Py_ssize_t n) noexcept nogil:
+        """Room for a sentence of n words (0 or -1 when memory runs out)."""
+        cdef Py_ssize_t N = n + 1, size
+        cdef int i
+        if N <= self.capacity:
+            return 0
+        size = N * N
+        for i in range(3):
+            if grow(<void**>&self.masks[i], size) < 0:
+                return -1
+        if (grow(<void**>&self.scores, size * sizeof(double)) < 0
+                or grow(<void**>&self.mm, size * sizeof(double)) < 0
+                or grow(<void**>&self.outer, 2 * N * sizeof(double)) < 0
+                or grow(<void**>&self.outer_mm, 2 * N * sizeof(double)) < 0
+                or grow(<void**>&self.column, N * sizeof(double)) < 0
+                or grow(<void**>&self.heads, N * sizeof(int64_t)) < 0
+                or grow(<void**>&self.arc_offset, size * sizeof(int)) < 0):
+            return -1
+        self.capacity = N
+        return 0
+
+    cdef int reserve_parts(self, int slot, Py_ssize_t count) noexcept nogil:
+        """Room for `count` parts (rows of up to 4 positions and their scores) in slot 0..2."""
+        cdef Py_ssize_t size = count + 16
+        if count <= self.part_capacity[slot]:
+            return 0
+        if (grow(<void**>&self.rows[slot], 4 * size * sizeof(int64_t)) < 0
+                or grow(<void**>&self.part_scores[slot], size * sizeof(double)) < 0):
+            return -1
+        self.part_capacity[slot] = size
+        return 0
+
+
+cdef class Scorer:
+    """Scores of parts for the runtime (abstract; see cascade_runtime.pxd)."""
+
+    cdef Py_ssize_t begin(self, Workspace ws, Py_ssize_t i) noexcept nogil:
+        return -1
+
+    cdef int arcs(self, Workspace ws, int level, const uint8_t* mask, double* out) noexcept nogil:
+        return -1
+
+    cdef int outer_arcs(self, Workspace ws, int level, double* out) noexcept nogil:
+        return -1
+
+    cdef int parts(self, Workspace ws, int level, int kind, const int64_t* rows, Py_ssize_t count,
+                   double* out) noexcept nogil:
+        return -1
+
+
+cdef extern from *:
+    void __builtin_prefetch(const void* address) noexcept nogil
+
+
+cdef enum:
+    BLOCK = 32              # parts whose weights are prefetched before they are summed
+
+
+cdef class SparseScorer(Scorer):
+    """Hashed sparse features (features.pyx) under one float32 weight table per level.
+
+    sentences (Sequence[np.ndarray]): uint64 (n + 1, 4) token hashes each (`cascade.encoding`).
+    weights (Sequence[np.ndarray]): one float32 vector per level, all of the same power-of-two length
+        <= 2^32.
+    """
+    cdef list _tokens, _weights
+    cdef const uint64_t** token_ptr
+    cdef Py_ssize_t* lengths
+    cdef const float** table
+    cdef uint64_t size_mask
+    cdef int n_levels
+
+    def __cinit__(self):
+        self.token_ptr = NULL
+        self.lengths = NULL
+        self.table = NULL
+
+    def __init__(self, sentences, weights):
+        cdef Py_ssize_t i
+        cdef const uint64_t[:, ::1] tokens
+        cdef const float[::1] w
+        self._weights = [np.ascontiguousarray(x, dtype=np.float32) for x in weights]
+        if not self._weights:
+            raise ValueError("a sparse scorer needs the weights of at least one level")
+        size = len(self._weights[0])
+        if size < 1 or size & (size - 1) or size > 1 << 32 or any(len(x) != size for x in self._weights):
+            raise ValueError("every level's weights must have the same power-of-two length (at most 2^32)")
+        self._tokens = [np.ascontiguousarray(x, dtype=np.uint64) for x in sentences]
+        self.n_sentences = len(self._tokens)
+        self.n_levels = len(self._weights)
+        self.size_mask = size - 1
+        self.token_ptr = <const uint64_t**>malloc(max(self.n_sentences, 1) * sizeof(uint64_t*))
+        self.lengths = <Py_ssize_t*>malloc(max(self.n_sentences, 1) * sizeof(Py_ssize_t))
+        self.table = <const float**>malloc(self.n_levels * sizeof(float*))
+        if self.token_ptr == NULL or self.lengths == NULL or self.table == NULL:
+            raise MemoryError()
+        for i in range(self.n_sentences):
+            tokens = self._tokens[i]
+            if tokens.shape[0] < 1 or tokens.shape[1] != COLUMNS:
+                raise ValueError(f"sentence {i}: tokens must have shape (n + 1, {COLUMNS}), got "
+                                 f"{(tokens.shape[0], tokens.shape[1])}")
+            self.token_ptr[i] = &tokens[0, 0]
+            self.lengths[i] = tokens.shape[0] - 1
+        for i in range(self.n_levels):
+            w = self._weights[i]
+            self.table[i] = &w[0]
+
+    def __dealloc__(self):
+        free(self.token_ptr)
+        free(self.lengths)
+        free(self.table)
+
+    cdef Py_ssize_t begin(self, Workspace ws, Py_ssize_t i) noexcept nogil:
+        cdef Py_ssize_t n = self.lengths[i], N = n + 1
+        if ws.reserve(n) < 0 or sentence_set(&ws.features, self.token_ptr[i], n) < 0:
+            return -1
+        ws.n = n
+        memset(ws.arc_offset, 0xff, N * N * sizeof(int))       # -1: indices not computed yet
+        ws.indices_used = 0
+        return n
+
+    cdef int cache_arc(self, Workspace ws, Py_ssize_t h, Py_ssize_t m) noexcept nogil:
+        """The offset of arc h -> m's feature indices in ws.indices (computed on first use), or -1."""
+        cdef Py_ssize_t N = ws.n + 1, j, k, at
+        cdef uint64_t raw[MAX_FEATURES]
+        cdef int offset = ws.arc_offset[h * N + m]
+        if offset >= 0:
+            return offset
+        k = arc_features(&ws.features, h, m, raw)
+        if ws.indices_used + k + 1 > ws.indices_capacity:
+            if grow(<void**>&ws.indices, 2 * (ws.indices_used + k + 1) * sizeof(unsigned int)) < 0:
+                return -1
+            ws.indices_capacity = 2 * (ws.indices_used + k + 1)
+        at = ws.indices_used
+        ws.indices[at] = <unsigned int>k
+        for j in range(k):
+            ws.indices[at + 1 + j] = <unsigned int>(raw[j] & self.size_mask)
+        ws.indices_used = at + 1 + k
+        ws.arc_offset[h * N + m] = <int>at
+        return <int>at
+
+    cdef int arcs(self, Workspace ws, int level, const uint8_t* mask, double* out) noexcept nogil:
+        cdef Py_ssize_t N = ws.n + 1, i, j, k, start, pending = 0
+        cdef const float* w = self.table[level]
+        cdef int offsets[BLOCK]
+        cdef Py_ssize_t targets[BLOCK]
+        cdef int offset
+        cdef double total
+        for i in range(N * N):
+            if not mask[i]:
+                out[i] = -INFINITY
+                continue
+            offset = self.cache_arc(ws, i // N, i % N)
+            if offset < 0:
+                return -1
+            for j in range(<Py_ssize_t>ws.indices[offset]):
+                __builtin_prefetch(&w[ws.indices[offset + 1 + j]])
+            offsets[pending] = offset
+            targets[pending] = i
+            pending += 1
+            if pending == BLOCK or i == N * N - 1:
+                self.sum_block(ws, w, offsets, targets, pending, out)
+                pending = 0
+        if pending:
+            self.sum_block(ws, w, offsets, targets, pending, out)
+        return 0
+
+    cdef inline void sum_block(self, Workspace ws, const float* w, const int* offsets, const Py_ssize_t* targets,
+                               Py_ssize_t count, double* out) noexcept nogil:
+        cdef Py_ssize_t p, j, k
+        cdef const unsigned int* idx
+        cdef double total
+        for p in range(count):
+            idx = &ws.indices[offsets[p]]
+            k = idx[0]
+            total = 0.0
+            for j in range(k):
+                total += w[idx[1 + j]]
+            out[targets[p]] = total
+
+    cdef int outer_arcs(self, Workspace ws, int level, double* out) noexcept nogil:
+        cdef int64_t part[2]
+        cdef Py_ssize_t m, side, N = ws.n + 1
+        cdef int i
+        for m in range(N):
+            for side in range(2):
+                part[0] = m
+                part[1] = side
+                if self.parts(ws, level, OUTER, part, 1, &out[2 * m + side]) < 0:
+                    return -1
+        return 0
+
+    cdef int parts(self, Workspace ws, int level, int kind, const int64_t* rows, Py_ssize_t count,
+                   double* out) noexcept nogil:
+        cdef const float* w = self.table[level]
+        cdef Py_ssize_t width = part_width(kind), p, q, j, k, used, start
+        cdef uint64_t raw[BLOCK * 16]
+        cdef int counts[BLOCK]
+        cdef double total
+        if width < 0 or kind == ARC:           # arcs go through `arcs` (they can have many more features)
+            return -1
+        start = 0
+        while start < count:
+            # indices of up to BLOCK parts (higher-order parts have at most 16 features), prefetched
+            used = 0
+            q = 0
+            while q < BLOCK and start + q < count:
+                k = part_features(&ws.features, kind, &rows[(start + q) * width], &raw[used])
+                for j in range(used, used + k):
+                    raw[j] &= self.size_mask
+                    __builtin_prefetch(&w[raw[j]])
+                counts[q] = <int>k
+                used += k
+                q += 1
+            used = 0
+            for p in range(q):
+                total = 0.0
+                for j in range(used, used + counts[p]):
+                    total += w[raw[j]]
+                used += counts[p]
+                out[start + p] = total
+            start += q
+        return 0
+
+
+# ---------------------------------------------------------------------------
+# The dynamic programs of the levels. Each returns 0, NO_STRUCTURE or FAILED.
+
+cdef object _kernels = None
+cdef object _no_structure = None
+
+
+cdef object _api():
+    global _kernels, _no_structure
+    if _kernels is None:
+        from .. import kernels
+        _kernels = kernels
+        _no_structure = kernels.NoStructureError
+    return _kernels
+
+
+cdef int list_parts(Workspace ws, int order, const uint8_t* mask) noexcept nogil:
+    """The higher-order parts of `order` over the arcs of `mask`, in the kernels' layout order, into the
+    part slots (0: sibling, 1: grandparent, 2: grand-sibling)."""
+    cdef Py_ssize_t N = ws.n + 1, count
+    cdef int slot
+    cdef int64_t[:, ::1] rows
+    with gil:
+        try:
+            api = _api()
+            allowed = np.asarray(<const uint8_t[:N, :N]>mask).view(np.bool_)
+            if order == 2:
+                listed = [api.second_order_parts(allowed)]
+            else:
+                found = api.third_order_parts(allowed)
+                listed = [found["sibling"], found["grandparent"], found["grand_sibling"]]
+            for slot in range(3):
+                ws.part_count[slot] = 0
+            for slot, array in enumerate(listed):
+                rows = np.ascontiguousarray(array, dtype=np.int64)
+                count = rows.shape[0]
+                if ws.reserve_parts(slot, count) < 0:
+                    return FAILED
+                if count:
+                    memcpy(ws.rows[slot], &rows[0, 0], count * rows.shape[1] * sizeof(int64_t))
+                ws.part_count[slot] = count
+        except Exception:
+            return FAILED
+    return 0
+
+
+cdef int eisner_pass(Workspace ws, int order, const uint8_t* mask, bint decode, double* best) noexcept nogil:
+    """Order 1-3 over ws.scores and the part scores in the slots: decode (ws.heads) or max-marginals
+    (best, ws.mm)."""
+    cdef Py_ssize_t N = ws.n + 1, i
+    cdef double[:, ::1] mm
+    cdef int64_t[::1] heads
+    with gil:
+        try:
+            api = _api()
+            scores = np.asarray(<double[:N, :N]>ws.scores)
+            allowed = np.asarray(<const uint8_t[:N, :N]>mask).view(np.bool_)
+            args = [scores]
+            if order >= 2:
+                args.append(np.asarray(<double[:ws.part_count[0]]>ws.part_scores[0]) if ws.part_count[0]
+                            else np.zeros(0))
+            if order == 3:
+                for i in (1, 2):
+                    args.append(np.asarray(<double[:ws.part_count[i]]>ws.part_scores[i]) if ws.part_count[i]
+                                else np.zeros(0))
+            function = {1: ("eisner", "eisner_max_marginals"), 2: ("eisner2", "eisner2_max_marginals"),
+                        3: ("eisner3", "eisner3_max_marginals")}[order][0 if decode else 1]
+            out = getattr(api, function)(*args, mask=allowed)
+            if decode:
+                heads = out
+                for i in range(N):
+                    ws.heads[i] = heads[i]
+            else:
+                best[0] = out[0]
+                mm = np.ascontiguousarray(out[1], dtype=np.float64)
+                memcpy(ws.mm, &mm[0, 0], N * N * sizeof(double))
+        except _no_structure:
+            return NO_STRUCTURE
+        except Exception:
+            return FAILED
+    return 0
+
+
+cdef int vine_pass(Workspace ws, Py_ssize_t band, double* best) noexcept nogil:
+    """Vine max-marginals over ws.scores (short and root arcs) and ws.outer: best, ws.mm, ws.outer_mm."""
+    cdef Py_ssize_t N = ws.n + 1
+    cdef double[:, ::1] mm, omm
+    with gil:
+        try:
+            api = _api()
+            scores = np.asarray(<double[:N, :N]>ws.scores)
+            outer = np.asarray(<double[:N, :2]>ws.outer)
+            value, arc_mm, outer_mm = api.vine_max_marginals(scores, outer, band)
+            best[0] = value
+            mm = np.ascontiguousarray(arc_mm, dtype=np.float64)
+            omm = np.ascontiguousarray(outer_mm, dtype=np.float64)
+            memcpy(ws.mm, &mm[0, 0], N * N * sizeof(double))
+            memcpy(ws.outer_mm, &omm[0, 0], 2 * N * sizeof(double))
+        except _no_structure:
+            return NO_STRUCTURE
+        except Exception:
+            return FAILED
+    return 0
+
+
+cdef int tree_exists(Workspace ws, const uint8_t* mask) noexcept nogil:
+    """1 if `mask` admits a projective tree (0 if not, FAILED on error)."""
+    cdef Py_ssize_t N = ws.n + 1
+    with gil:
+        try:
+            api = _api()
+            api.eisner(np.zeros((N, N)), np.asarray(<const uint8_t[:N, :N]>mask).view(np.bool_))
+        except _no_structure:
+            return 0
+        except Exception:
+            return FAILED
+    return 1
+
+
+cdef void local_max_marginals(Py_ssize_t N, const double* scores, double* column, double* best,
+                              double* mm) noexcept nogil:
+    """Max-marginals of the unstructured arc classifier: mm(h, m) = best - max_h' s(h', m) + s(h, m)."""
+    cdef Py_ssize_t h, m
+    cdef double top, total = 0.0
+    for m in range(1, N):
+        top = -INFINITY
+        for h in range(N):
+            if scores[h * N + m] > top:
+                top = scores[h * N + m]
+        column[m] = top
+        total += top
+    best[0] = total
+    for h in range(N):
+        mm[h * N] = -INFINITY
+        for m in range(1, N):
+            mm[h * N + m] = total - column[m] + scores[h * N + m]
+
+
+# ---------------------------------------------------------------------------
+# The runtime
+
+cdef class Stats:
+    """Per level: arcs kept by its pruning, n^2 possible, gold arcs kept and total, fallbacks, seconds."""
+    cdef readonly double[:, ::1] table      # (levels, 6)
+    cdef readonly Py_ssize_t sentences
+
+    def __init__(self, Py_ssize_t levels):
+        self.table = np.zeros((levels, 6))
+        self.sentences = 0
+
+
+cdef class CascadeRuntime:
+    """One cascade: level orders, pruning parameters a, head caps and the vine's band.
+
+    orders (Sequence[int]): 0 = vine, -1 = local, 1-3 = Eisner orders; the last one decodes.
+    alphas (Sequence[float]): a per pruning level; caps (Sequence[int]): heads kept per word at most
+        per pruning level (0 = no cap); band (int): the vine's longest short arc.
+    """
+    cdef readonly int n_levels
+    cdef int order[MAX_LEVELS]
+    cdef double alpha[MAX_LEVELS]
+    cdef int cap[MAX_LEVELS]
+    cdef readonly Py_ssize_t band
+
+    def __init__(self, orders, alphas, caps, Py_ssize_t band):
+        cdef int k
+        orders = [-1 if o == "local" else int(o) for o in orders]
+        if not 1 <= len(orders) <= MAX_LEVELS:
+            raise ValueError(f"a cascade has 1..{MAX_LEVELS} levels, got {len(orders)}")
+        if len(alphas) != len(orders) - 1 or len(caps) != len(orders) - 1:
+            raise ValueError(f"{len(orders) - 1} pruning levels need as many alphas and caps, got "
+                             f"{len(alphas)} and {len(caps)}")
+        if orders[len(orders) - 1] not in (1, 2, 3) or any(o not in (-1, 0, 1, 2, 3) for o in orders):
+            raise ValueError(f"levels must be -1 (local), 0 (vine) or 1-3, the last 1-3; got {orders}")
+        if band < 1:
+            raise ValueError(f"band must be >= 1, got {band}")
+        self.n_levels = len(orders)
+        self.band = band
+        for k in range(self.n_levels):
+            self.order[k] = orders[k]
+            self.alpha[k] = float(alphas[k]) if k < self.n_levels - 1 else 0.0
+            self.cap[k] = int(caps[k] or 0) if k < self.n_levels - 1 else 0
+
+    cdef int level_inputs(self, Scorer scorer, Workspace ws, int k, const uint8_t* mask) noexcept nogil:
+        """Scores of level k's parts under `mask`: ws.scores (and ws.outer, the part slots)."""
+        cdef Py_ssize_t N = ws.n + 1, h, m, slot
+        cdef int order = self.order[k]
+        cdef uint8_t* band_mask
+        if order == VINE:
+            band_mask = ws.masks[2]            # the vine scores short and root arcs; the output slot is free
+            for h in range(N):
+                for m in range(N):
+                    band_mask[h * N + m] = <uint8_t>(m > 0 and h != m and (h == 0 or (
+                        h - m <= self.band and m - h <= self.band)))
+            if scorer.arcs(ws, k, band_mask, ws.scores) < 0 or scorer.outer_arcs(ws, k, ws.outer) < 0:
+                return FAILED
+            return 0
+        if scorer.arcs(ws, k, mask, ws.scores) < 0:
+            return FAILED
+        if order >= 2:
+            if list_parts(ws, order, mask) != 0:
+                return FAILED
+            for slot in range(3):
+                if ws.part_count[slot] and scorer.parts(ws, k, SIBLING + slot, ws.rows[slot], ws.part_count[slot],
+                                                        ws.part_scores[slot]) < 0:
+                    return FAILED
+        return 0
+
+    cdef int prune(self, Scorer scorer, Workspace ws, int k, const uint8_t* mask, uint8_t* out) noexcept nogil:
+        """Level k's pruned mask for level k + 1, from its input `mask`: 0, NO_STRUCTURE or FAILED."""
+        cdef Py_ssize_t N = ws.n + 1
+        cdef int order = self.order[k], status
+        cdef double best
+        status = self.level_inputs(scorer, ws, k, mask)
+        if status != 0:
+            return status
+        if order == VINE:
+            status = vine_pass(ws, self.band, &best)
+            if status == 0:
+                vine_prune(N, best, ws.mm, ws.outer_mm, self.alpha[k], self.band, out)
+            return status
+        if order == LOCAL:
+            local_max_marginals(N, ws.scores, ws.column, &best, ws.mm)
+        else:
+            status = eisner_pass(ws, order, mask, False, &best)
+            if status != 0:
+                return status
+        eisner_prune(N, best, ws.mm, self.alpha[k], self.cap[k], ws.column, out)
+        return 0
+
+    cdef int sentence(self, Scorer scorer, Workspace ws, Py_ssize_t i, int upto, const int64_t* gold,
+                      double* stats, uint8_t** mask_out) noexcept nogil:
+        """Run the cascade on sentence i: the best tree into ws.heads, or with upto >= 0 point mask_out at
+        the input mask of level `upto` (a workspace buffer). Fills `stats` ((levels, 6), may be NULL). RETURNS 0 or FAILED/NO_STRUCTURE."""
+        cdef Py_ssize_t n = scorer.begin(ws, i), N, m, j, kept, gold_kept
+        cdef int k, last, status
+        cdef uint8_t* before
+        cdef uint8_t* current
+        cdef uint8_t* out
+        cdef uint8_t* spare
+        cdef double start
+        if n < 0:
+            return FAILED
+        N = n + 1
+        last = self.n_levels - 1 if upto < 0 else upto
+        before, current, out = ws.masks[0], ws.masks[1], ws.masks[2]
+        for j in range(N * N):                       # level 0 runs on every arc
+            current[j] = <uint8_t>(j % N != 0 and j % N != j // N)
+        memcpy(before, current, N * N)
+        for k in range(last + 1):
+            start = now()
+            if k == last:
+                if upto >= 0:
+                    status = tree_exists(ws, current) if k > 0 else 1
+                    if status == 0:                # what `prediction` would do: fall back on the mask before
+                        current = before
+                        if stats != NULL:
+                            stats[(k - 1) * 6 + 4] += 1
+                    elif status < 0:
+                        return FAILED
+                    mask_out[0] = current
+                    return 0
+                status = eisner_pass(ws, self.order[k], current, True, NULL) if self.level_inputs(
+                    scorer, ws, k, current) == 0 else FAILED
+                if status == NO_STRUCTURE and k > 0:
+                    if stats != NULL:
+                        stats[(k - 1) * 6 + 4] += 1
+                    status = eisner_pass(ws, self.order[k], before, True, NULL) if self.level_inputs(
+                        scorer, ws, k, before) == 0 else FAILED
+                if stats != NULL:
+                    stats[k * 6 + 5] += now() - start
+                return status
+            status = self.prune(scorer, ws, k, current, out)
+            if status == NO_STRUCTURE and k > 0:
+                if stats != NULL:
+                    stats[(k - 1) * 6 + 4] += 1
+                memcpy(current, before, N * N)
+                status = self.prune(scorer, ws, k, current, out)
+            if status != 0:
+                return status
+            if stats != NULL:
+                stats[k * 6 + 5] += now() - start
+                kept = gold_kept = 0
+                for j in range(N * N):
+                    if out[j] and j % N != 0:
+                        kept += 1
+                stats[k * 6 + 0] += kept
+                stats[k * 6 + 1] += n * n
+                if gold != NULL:
+                    for m in range(1, N):
+                        gold_kept += out[gold[m] * N + m]
+                    stats[k * 6 + 2] += gold_kept
+                    stats[k * 6 + 3] += n
+            spare = before
+            before, current, out = current, out, spare
+        return 0
+
+    def run(self, Scorer scorer, int upto=-1, gold=None, Stats stats=None):
+        """Run every sentence of `scorer` through the cascade.
+
+        upto (int): -1 to parse; k > 0 for the arc mask level k runs on (the input of level k).
+        gold (Sequence[np.ndarray] or None): int64 heads (length n + 1) per sentence, for the gold-arc
+            recall in `stats`.
+        RETURNS (list): heads (int64 (n + 1,), heads[0] = -1) or masks (bool (n + 1, n + 1)) per sentence.
+        """
+        cdef Workspace ws = Workspace()
+        cdef Py_ssize_t i, N, j
+        cdef int status
+        cdef const int64_t[::1] gold_heads
+        cdef const int64_t* gold_ptr
+        cdef double* stats_ptr = NULL
+        cdef uint8_t* mask = NULL
+        if upto >= self.n_levels:
+            raise ValueError(f"upto must be < {self.n_levels}, got {upto}")
+        if gold is not None and len(gold) != scorer.n_sentences:
+            raise ValueError(f"{scorer.n_sentences} sentences but {len(gold)} gold trees")
+        if stats is not None:
+            if stats.table.shape[0] != self.n_levels:
+                raise ValueError(f"stats for {stats.table.shape[0]} levels, the cascade has {self.n_levels}")
+            stats_ptr = &stats.table[0, 0]
+        results = []
+        for i in range(scorer.n_sentences):
+            gold_ptr = NULL
+            if gold is not None:
+                gold_heads = np.ascontiguousarray(gold[i], dtype=np.int64)
+                gold_ptr = &gold_heads[0]
+            with nogil:
+                status = self.sentence(scorer, ws, i, upto, gold_ptr, stats_ptr, &mask)
+            if status == NO_STRUCTURE:
+                raise _api().NoStructureError(f"sentence {i}: the cascade's masks admit no tree")
+            if status != 0:
+                raise MemoryError(f"sentence {i}: the cascade ran out of memory or failed")
+            N = ws.n + 1
+            if upto >= 0:
+                results.append(np.asarray(<uint8_t[:N, :N]>mask).view(np.bool_).copy())
+            else:
+                results.append(np.asarray(<int64_t[:N]>ws.heads).copy())
+        if stats is not None:
+            stats.sentences += scorer.n_sentences
+        return results
+
