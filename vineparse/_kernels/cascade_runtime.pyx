@@ -776,12 +776,13 @@ cdef class CascadeRuntime:
             before, current, out = current, out, spare
         return 0
 
-    def run(self, Scorer scorer, int upto=-1, gold=None, Stats stats=None):
+    def run(self, Scorer scorer, int upto=-1, gold=None, Stats stats=None, double[::1] seconds=None):
         """Run every sentence of `scorer` through the cascade.
 
         upto (int): -1 to parse; k > 0 for the arc mask level k runs on (the input of level k).
         gold (Sequence[np.ndarray] or None): int64 heads (length n + 1) per sentence, for the gold-arc
             recall in `stats`.
+        seconds (float64 array or None): filled with each sentence's time (scoring included).
         RETURNS (list): heads (int64 (n + 1,), heads[0] = -1) or masks (bool (n + 1, n + 1)) per sentence.
         """
         cdef Workspace ws = Workspace()
@@ -791,8 +792,11 @@ cdef class CascadeRuntime:
         cdef const int64_t* gold_ptr
         cdef double* stats_ptr = NULL
         cdef uint8_t* mask = NULL
+        cdef double start
         if upto >= self.n_levels:
             raise ValueError(f"upto must be < {self.n_levels}, got {upto}")
+        if seconds is not None and seconds.shape[0] != scorer.n_sentences:
+            raise ValueError(f"{scorer.n_sentences} sentences but room for {seconds.shape[0]} times")
         if gold is not None and len(gold) != scorer.n_sentences:
             raise ValueError(f"{scorer.n_sentences} sentences but {len(gold)} gold trees")
         if stats is not None:
@@ -806,7 +810,10 @@ cdef class CascadeRuntime:
                 gold_heads = np.ascontiguousarray(gold[i], dtype=np.int64)
                 gold_ptr = &gold_heads[0]
             with nogil:
+                start = now()
                 status = self.sentence(scorer, ws, i, upto, gold_ptr, stats_ptr, &mask)
+                if seconds is not None:
+                    seconds[i] = now() - start
             if status == NO_STRUCTURE:
                 raise _api().NoStructureError(f"sentence {i}: the cascade's masks admit no tree")
             if status != 0:

@@ -2,22 +2,23 @@
 import time
 from typing import Callable, Dict, Optional, Sequence
 
+import numpy as np
+
 from ..metrics import PTB_PUNCT_TAGS, UD_PUNCT_TAGS, AttachmentScore, punctuation_mask
 from ..trees import projectivize
 from .encoding import encode_sentence
-from .cascade import Cascade
 
 # Punctuation is a word whose gold UPOS is PUNCT or whose gold XPOS is a PTB punctuation tag.
 PUNCT_TAGS = frozenset(PTB_PUNCT_TAGS) | frozenset(UD_PUNCT_TAGS)
 
 
-def evaluate(parser: Cascade, sentences: Sequence, report: Optional[Callable[[str], None]] = None,
+def evaluate(parser, sentences: Sequence, report: Optional[Callable[[str], None]] = None,
              every: int = 500, tag: Optional[str] = None) -> Dict:
     """Parse `sentences` (with gold heads) and score the predictions.
 
-    parser (Cascade): a CascadeParser, or any Cascade of sparse-feature levels (then give `tag`).
-    Timing covers encoding and the whole cascade (features included), one sentence at a time;
-    the time spent filling the pruning statistics is not counted.
+    parser (CascadeParser): the cascade (any object with `run_batch` and `new_stats`; then give `tag`).
+    Timing covers encoding and the whole cascade (features included), in batches of `every`
+    sentences on one thread; filling the pruning statistics is included (a few array passes).
     RETURNS (dict): uas (punctuation excluded), uas_all (every word), sentences, words, seconds,
         words_per_second, sentences_per_second, per pruning level its kept share, gold-arc recall
         (against the projectivized gold tree) and seconds, and `times`: [n, seconds] per sentence.
@@ -25,20 +26,27 @@ def evaluate(parser: Cascade, sentences: Sequence, report: Optional[Callable[[st
     tag = tag or parser.tag
     stats = parser.new_stats()
     without_punct, every_word = AttachmentScore(), AttachmentScore()
-    seconds = 0.0
-    times = []
-    for i, sentence in enumerate(sentences, 1):
-        gold = projectivize(sentence.heads)
-        bookkeeping = stats.bookkeeping_seconds
+    golds = [projectivize(sentence.heads) for sentence in sentences]
+    encode_seconds = np.zeros(len(sentences))
+    encoded = []
+    for i, sentence in enumerate(sentences):
         start = time.perf_counter()
-        heads = parser.run(encode_sentence(sentence, tag), gold, stats)
-        elapsed = time.perf_counter() - start - (stats.bookkeeping_seconds - bookkeeping)
-        seconds += elapsed
-        times.append([len(sentence.words), elapsed])
+        encoded.append(encode_sentence(sentence, tag))
+        encode_seconds[i] = time.perf_counter() - start
+    parse_seconds = np.zeros(len(sentences))
+    predictions = []
+    for start in range(0, len(sentences), every):          # batches, so progress can be reported
+        stop = min(start + every, len(sentences))
+        predictions += parser.run_batch(encoded[start:stop], golds[start:stop], stats,
+                                        seconds=parse_seconds[start:stop])
+        if report:
+            report(f"  {stop:,}/{len(sentences):,} sentences")
+    for sentence, heads in zip(sentences, predictions):
         every_word.add(sentence.heads, heads)
         without_punct.add(sentence.heads, heads, exclude=punctuation_mask(sentence, PUNCT_TAGS))
-        if report and i % every == 0:
-            report(f"  {i:,}/{len(sentences):,} sentences, UAS {without_punct.uas:.2f} so far")
+    per_sentence = encode_seconds + parse_seconds
+    seconds = float(per_sentence.sum())
+    times = [[len(sentence.words), float(t)] for sentence, t in zip(sentences, per_sentence)]
     words = sum(len(s.words) for s in sentences)
     return {"uas": without_punct.uas, "uas_all": every_word.uas, "sentences": len(sentences), "words": words,
             "seconds": seconds, "words_per_second": words / max(seconds, 1e-9),

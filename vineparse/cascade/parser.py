@@ -86,14 +86,16 @@ class CascadeParser(Cascade):
         return SparseScorer([sent.tokens for sent in sentences], [level.weights for level in self.levels])
 
     def run_batch(self, sentences: Sequence[Encoded], gold: Optional[Sequence[np.ndarray]] = None,
-                  stats: Optional[CascadeStats] = None, upto: Optional[int] = None) -> List[np.ndarray]:
+                  stats: Optional[CascadeStats] = None, upto: Optional[int] = None,
+                  seconds: Optional[np.ndarray] = None) -> List[np.ndarray]:
         """`run` for a batch of sentences in one call: heads per sentence, or with `upto` the arc mask level
-        `upto` runs on (None for level 0). `gold` (projective heads) feeds the gold-arc recall of `stats`."""
+        `upto` runs on (None for level 0). `gold` (projective heads) feeds the gold-arc recall of `stats`;
+        `seconds` (float64, one per sentence) receives each sentence's time."""
         sentences = list(sentences)
         if upto == 0:
             return [None] * len(sentences)
         table = Stats(len(self.levels)) if stats is not None else None
-        out = self.runtime().run(self.scorer(sentences), -1 if upto is None else upto, gold, table)
+        out = self.runtime().run(self.scorer(sentences), -1 if upto is None else upto, gold, table, seconds)
         if stats is not None:
             stats.add_table(np.asarray(table.table), len(sentences))
         return out

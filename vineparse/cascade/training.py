@@ -95,8 +95,8 @@ def train(parser: CascadeParser, train_examples: Sequence[Example], dev_examples
     """
     report = report or progress_printer()
     rng = np.random.default_rng(settings.seed)
-    train_masks = [parser.input_mask(ex.sent, first_level) for ex in train_examples]
-    dev_masks = [parser.input_mask(ex.sent, first_level) for ex in dev_examples]
+    train_masks = parser.run_batch([ex.sent for ex in train_examples], upto=first_level)
+    dev_masks = parser.run_batch([ex.sent for ex in dev_examples], upto=first_level)
     summary = []
     for k, level in enumerate(parser.levels):
         if k < first_level:
@@ -135,9 +135,8 @@ def train(parser: CascadeParser, train_examples: Sequence[Example], dev_examples
             row.update(alpha=alpha, head_cap=level.head_cap, dev_recall=recall, dev_kept_share=kept)
             cap = "" if level.head_cap is None else f", at most {level.head_cap} heads per word,"
             report(f"{level.name}: a = {alpha:.2f}{cap} keeps {kept:.1%} of arcs with gold recall {recall:.2%} on dev")
-            for masks, examples in ((train_masks, train_examples), (dev_masks, dev_examples)):
-                for i, ex in enumerate(examples):
-                    masks[i] = parser.input_mask(ex.sent, k + 1)
+            train_masks = parser.run_batch([ex.sent for ex in train_examples], upto=k + 1)
+            dev_masks = parser.run_batch([ex.sent for ex in dev_examples], upto=k + 1)
         summary.append(row)
     return summary
 
