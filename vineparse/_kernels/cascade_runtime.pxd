@@ -31,12 +31,13 @@ cdef class Workspace:
     cdef Py_ssize_t part_count[3]
     # the sparse scorer's per-sentence state
     cdef SentenceFeatures features
-    cdef int* arc_offset                 # [h * (n + 1) + m]: where arc h -> m's indices start, -1 if not yet
-    cdef unsigned int* indices           # the cached feature indices of arcs (masked to the table size)
-    cdef Py_ssize_t indices_used, indices_capacity
+    cdef uint8_t* arc_known              # [h * (n + 1) + m]: arc h -> m's scores are in arc_cache
+    cdef double* arc_cache               # [(h * (n + 1) + m) * levels + k]: arc h -> m's score at level k
+    cdef Py_ssize_t cache_capacity
 
     cdef int reserve(self, Py_ssize_t n) noexcept nogil
     cdef int reserve_parts(self, int slot, Py_ssize_t count) noexcept nogil
+    cdef int reserve_cache(self, Py_ssize_t count) noexcept nogil
 
 
 cdef class Scorer:

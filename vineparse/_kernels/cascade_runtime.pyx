@@ -241,9 +241,9 @@ cdef class Workspace:
             self.part_count[i] = 0
         self.scores = self.mm = self.outer = self.outer_mm = self.column = NULL
         self.heads = NULL
-        self.arc_offset = NULL
-        self.indices = NULL
-        self.indices_used = self.indices_capacity = 0
+        self.arc_known = NULL
+        self.arc_cache = NULL
+        self.cache_capacity = 0
         sentence_init(&self.features)
 
     def __dealloc__(self):
@@ -251,7 +251,7 @@ cdef class Workspace:
         for i in range(3):
             free(self.masks[i]); free(self.rows[i]); free(self.part_scores[i])
         free(self.scores); free(self.mm); free(self.outer); free(self.outer_mm); free(self.column)
-        free(self.heads); free(self.arc_offset); free(self.indices)
+        free(self.heads); free(self.arc_known); free(self.arc_cache)
         sentence_free(&self.features)
 
     cdef int reserve(self, Py_ssize_t n) noexcept nogil:
@@ -270,7 +270,7 @@ cdef class Workspace:
                 or grow(<void**>&self.outer_mm, 2 * N * sizeof(double)) < 0
                 or grow(<void**>&self.column, N * sizeof(double)) < 0
                 or grow(<void**>&self.heads, N * sizeof(int64_t)) < 0
-                or grow(<void**>&self.arc_offset, size * sizeof(int)) < 0):
+                or grow(<void**>&self.arc_known, size) < 0):
             return -1
         self.capacity = N
         return 0
@@ -284,6 +284,16 @@ cdef class Workspace:
                 or grow(<void**>&self.part_scores[slot], size * sizeof(double)) < 0):
             return -1
         self.part_capacity[slot] = size
+        return 0
+
+
+    cdef int reserve_cache(self, Py_ssize_t count) noexcept nogil:
+        """Room for `count` cached arc scores."""
+        if count <= self.cache_capacity:
+            return 0
+        if grow(<void**>&self.arc_cache, count * sizeof(double)) < 0:
+            return -1
+        self.cache_capacity = count
         return 0
 
 
@@ -313,42 +323,43 @@ cdef enum:
 
 
 cdef class SparseScorer(Scorer):
-    """Hashed sparse features (features.pyx) under one float32 weight table per level.
+    """Hashed sparse features (features.pyx) under an interleaved float32 weight table.
 
     sentences (Sequence[np.ndarray]): uint64 (n + 1, 4) token hashes each (`cascade.encoding`).
-    weights (Sequence[np.ndarray]): one float32 vector per level, all of the same power-of-two length
+    table (np.ndarray): float32 (size, levels), column k the weights of level k; size a power of two
         <= 2^32.
+
+    The first level that needs an arc computes its feature indices and sums every level's column at
+    once (each index is one read of `levels` adjacent floats); later levels read the cached sums, so an
+    arc is hashed and fetched from memory once per sentence.
     """
-    cdef list _tokens, _weights
+    cdef object _tokens, _table
     cdef const uint64_t** token_ptr
     cdef Py_ssize_t* lengths
-    cdef const float** table
+    cdef const float* weights
     cdef uint64_t size_mask
-    cdef int n_levels
+    cdef Py_ssize_t n_levels
 
     def __cinit__(self):
         self.token_ptr = NULL
         self.lengths = NULL
-        self.table = NULL
 
-    def __init__(self, sentences, weights):
+    def __init__(self, sentences, table):
         cdef Py_ssize_t i
         cdef const uint64_t[:, ::1] tokens
-        cdef const float[::1] w
-        self._weights = [np.ascontiguousarray(x, dtype=np.float32) for x in weights]
-        if not self._weights:
-            raise ValueError("a sparse scorer needs the weights of at least one level")
-        size = len(self._weights[0])
-        if size < 1 or size & (size - 1) or size > 1 << 32 or any(len(x) != size for x in self._weights):
-            raise ValueError("every level's weights must have the same power-of-two length (at most 2^32)")
+        cdef const float[:, ::1] w = table
+        size = w.shape[0]
+        if size < 1 or size & (size - 1) or size > 1 << 32 or w.shape[1] < 1:
+            raise ValueError(f"the weight table must have shape (2^k, levels) with 2^k <= 2^32, got {np.shape(table)}")
+        self._table = table
+        self.weights = &w[0, 0]
+        self.n_levels = w.shape[1]
+        self.size_mask = size - 1
         self._tokens = [np.ascontiguousarray(x, dtype=np.uint64) for x in sentences]
         self.n_sentences = len(self._tokens)
-        self.n_levels = len(self._weights)
-        self.size_mask = size - 1
         self.token_ptr = <const uint64_t**>malloc(max(self.n_sentences, 1) * sizeof(uint64_t*))
         self.lengths = <Py_ssize_t*>malloc(max(self.n_sentences, 1) * sizeof(Py_ssize_t))
-        self.table = <const float**>malloc(self.n_levels * sizeof(float*))
-        if self.token_ptr == NULL or self.lengths == NULL or self.table == NULL:
+        if self.token_ptr == NULL or self.lengths == NULL:
             raise MemoryError()
         for i in range(self.n_sentences):
             tokens = self._tokens[i]
@@ -357,82 +368,83 @@ cdef class SparseScorer(Scorer):
                                  f"{(tokens.shape[0], tokens.shape[1])}")
             self.token_ptr[i] = &tokens[0, 0]
             self.lengths[i] = tokens.shape[0] - 1
-        for i in range(self.n_levels):
-            w = self._weights[i]
-            self.table[i] = &w[0]
 
     def __dealloc__(self):
         free(self.token_ptr)
         free(self.lengths)
-        free(self.table)
 
     cdef Py_ssize_t begin(self, Workspace ws, Py_ssize_t i) noexcept nogil:
         cdef Py_ssize_t n = self.lengths[i], N = n + 1
-        if ws.reserve(n) < 0 or sentence_set(&ws.features, self.token_ptr[i], n) < 0:
+        if (ws.reserve(n) < 0 or ws.reserve_cache(N * N * self.n_levels) < 0
+                or sentence_set(&ws.features, self.token_ptr[i], n) < 0):
             return -1
         ws.n = n
-        memset(ws.arc_offset, 0xff, N * N * sizeof(int))       # -1: indices not computed yet
-        ws.indices_used = 0
+        memset(ws.arc_known, 0, N * N)
         return n
 
-    cdef int cache_arc(self, Workspace ws, Py_ssize_t h, Py_ssize_t m) noexcept nogil:
-        """The offset of arc h -> m's feature indices in ws.indices (computed on first use), or -1."""
-        cdef Py_ssize_t N = ws.n + 1, j, k, at
-        cdef uint64_t raw[MAX_FEATURES]
-        cdef int offset = ws.arc_offset[h * N + m]
-        if offset >= 0:
-            return offset
-        k = arc_features(&ws.features, h, m, raw)
-        if ws.indices_used + k + 1 > ws.indices_capacity:
-            if grow(<void**>&ws.indices, 2 * (ws.indices_used + k + 1) * sizeof(unsigned int)) < 0:
-                return -1
-            ws.indices_capacity = 2 * (ws.indices_used + k + 1)
-        at = ws.indices_used
-        ws.indices[at] = <unsigned int>k
+    cdef void score_block(self, Workspace ws, const Py_ssize_t* arcs, Py_ssize_t count) noexcept nogil:
+        """Hash the arcs (cells h * N + m) of a block, prefetching their weights, then sum every level."""
+        cdef Py_ssize_t N = ws.n + 1, L = self.n_levels, a, j, k, used = 0, level
+        cdef uint64_t raw[BLOCK * 64]
+        cdef uint64_t* spill
+        cdef int counts[BLOCK]
+        cdef double totals[MAX_LEVELS]
+        cdef const float* row
+        cdef double* cached
+        cdef uint64_t one[MAX_FEATURES]
+        for a in range(count):
+            if used + MAX_FEATURES <= BLOCK * 64:
+                spill = &raw[used]
+            else:
+                spill = one                         # a very long arc: summed on its own below
+            k = arc_features(&ws.features, arcs[a] // N, arcs[a] % N, spill)
+            for j in range(k):
+                spill[j] = (spill[j] & self.size_mask) * L
+                __builtin_prefetch(&self.weights[spill[j]])
+            if spill == one:
+                self.sum_arc(ws, arcs[a], one, k)
+                counts[a] = -1
+            else:
+                counts[a] = <int>k
+                used += k
+        used = 0
+        for a in range(count):
+            if counts[a] >= 0:
+                self.sum_arc(ws, arcs[a], &raw[used], counts[a])
+                used += counts[a]
+
+    cdef inline void sum_arc(self, Workspace ws, Py_ssize_t cell, const uint64_t* offsets, Py_ssize_t k) noexcept nogil:
+        cdef Py_ssize_t L = self.n_levels, j, level
+        cdef double totals[MAX_LEVELS]
+        cdef const float* row
+        cdef double* cached = &ws.arc_cache[cell * L]
+        for level in range(L):
+            totals[level] = 0.0
         for j in range(k):
-            ws.indices[at + 1 + j] = <unsigned int>(raw[j] & self.size_mask)
-        ws.indices_used = at + 1 + k
-        ws.arc_offset[h * N + m] = <int>at
-        return <int>at
+            row = &self.weights[offsets[j]]
+            for level in range(L):
+                totals[level] += row[level]
+        for level in range(L):
+            cached[level] = totals[level]
+        ws.arc_known[cell] = 1
 
     cdef int arcs(self, Workspace ws, int level, const uint8_t* mask, double* out) noexcept nogil:
-        cdef Py_ssize_t N = ws.n + 1, i, j, k, start, pending = 0
-        cdef const float* w = self.table[level]
-        cdef int offsets[BLOCK]
-        cdef Py_ssize_t targets[BLOCK]
-        cdef int offset
-        cdef double total
+        cdef Py_ssize_t N = ws.n + 1, L = self.n_levels, i, pending = 0
+        cdef Py_ssize_t block[BLOCK]
+        if level >= L:
+            return -1
         for i in range(N * N):
-            if not mask[i]:
-                out[i] = -INFINITY
-                continue
-            offset = self.cache_arc(ws, i // N, i % N)
-            if offset < 0:
-                return -1
-            for j in range(<Py_ssize_t>ws.indices[offset]):
-                __builtin_prefetch(&w[ws.indices[offset + 1 + j]])
-            offsets[pending] = offset
-            targets[pending] = i
-            pending += 1
-            if pending == BLOCK or i == N * N - 1:
-                self.sum_block(ws, w, offsets, targets, pending, out)
-                pending = 0
+            if mask[i] and not ws.arc_known[i]:
+                block[pending] = i
+                pending += 1
+                if pending == BLOCK:
+                    self.score_block(ws, block, pending)
+                    pending = 0
         if pending:
-            self.sum_block(ws, w, offsets, targets, pending, out)
+            self.score_block(ws, block, pending)
+        for i in range(N * N):
+            out[i] = ws.arc_cache[i * L + level] if mask[i] else -INFINITY
         return 0
-
-    cdef inline void sum_block(self, Workspace ws, const float* w, const int* offsets, const Py_ssize_t* targets,
-                               Py_ssize_t count, double* out) noexcept nogil:
-        cdef Py_ssize_t p, j, k
-        cdef const unsigned int* idx
-        cdef double total
-        for p in range(count):
-            idx = &ws.indices[offsets[p]]
-            k = idx[0]
-            total = 0.0
-            for j in range(k):
-                total += w[idx[1 + j]]
-            out[targets[p]] = total
 
     cdef int outer_arcs(self, Workspace ws, int level, double* out) noexcept nogil:
         cdef int64_t part[2]
@@ -448,12 +460,13 @@ cdef class SparseScorer(Scorer):
 
     cdef int parts(self, Workspace ws, int level, int kind, const int64_t* rows, Py_ssize_t count,
                    double* out) noexcept nogil:
-        cdef const float* w = self.table[level]
+        cdef const float* w = self.weights + level
+        cdef Py_ssize_t L = self.n_levels
         cdef Py_ssize_t width = part_width(kind), p, q, j, k, used, start
         cdef uint64_t raw[BLOCK * 16]
         cdef int counts[BLOCK]
         cdef double total
-        if width < 0 or kind == ARC:           # arcs go through `arcs` (they can have many more features)
+        if width < 0 or kind == ARC or level >= L:     # arcs go through `arcs` (they have many more features)
             return -1
         start = 0
         while start < count:
@@ -463,7 +476,7 @@ cdef class SparseScorer(Scorer):
             while q < BLOCK and start + q < count:
                 k = part_features(&ws.features, kind, &rows[(start + q) * width], &raw[used])
                 for j in range(used, used + k):
-                    raw[j] &= self.size_mask
+                    raw[j] = (raw[j] & self.size_mask) * L
                     __builtin_prefetch(&w[raw[j]])
                 counts[q] = <int>k
                 used += k

@@ -79,11 +79,22 @@ class CascadeParser(Cascade):
         return CascadeRuntime(self.orders, self.alphas, [level.head_cap or 0 for level in self.levels[:-1]],
                               self.band)
 
+    def weight_table(self) -> np.ndarray:
+        """The levels' weights side by side, float32 (2^bits, levels), as the runtime reads them: kept
+        while the levels keep the same weight arrays (training replaces them when it averages)."""
+        key = tuple(id(level.weights) for level in self.levels)
+        if getattr(self, "_table_key", None) != key:
+            table = np.empty((1 << self.bits, len(self.levels)), dtype=np.float32)
+            for k, level in enumerate(self.levels):
+                table[:, k] = level.weights
+            self._table, self._table_key = table, key
+        return self._table
+
     def scorer(self, sentences: Sequence[Encoded]) -> SparseScorer:
         """The levels' weights over a batch of encoded sentences (cost-augmented ones are not supported)."""
         if any(sent.cost is not None for sent in sentences):
             raise ValueError("the compiled cascade scores sentences without a cost term")
-        return SparseScorer([sent.tokens for sent in sentences], [level.weights for level in self.levels])
+        return SparseScorer([sent.tokens for sent in sentences], self.weight_table())
 
     def run_batch(self, sentences: Sequence[Encoded], gold: Optional[Sequence[np.ndarray]] = None,
                   stats: Optional[CascadeStats] = None, upto: Optional[int] = None,
