@@ -1,20 +1,19 @@
-"""The vine pruning cascade experiments (Rush & Petrov 2012), on EWT and on the PTB sample.
+"""The vine pruning cascade against fairly trained baselines (Rush & Petrov 2012), on EWT or the PTB sample.
 
-    python bench/cascade.py --corpus ewt [--epochs 4] [--out bench/out/cascade_ewt.json]
+    python bench/cascade.py --corpus ewt [--epochs 5] [--out bench/results/cascade_ewt.json]
     python bench/cascade.py --corpus ptb
 
-For each order k = 1, 2, 3:
-* VineCascade-k: vine -> ... -> order k, each level pruned by the one before;
-* NoPrune-k: an order-k model trained and run exhaustively (no pruning at
-  all; with --noprune-limit, trained on the first N sentences only, for the
-  costly third order);
-and, at order 3, the slides' baselines FirstOnly (first-order pruning only) and
-Local (an unstructured arc classifier as the pruner). Reported: UAS with
-punctuation excluded and included, sentences and words per second (one thread,
-features included), relative speed, each pruning level's kept share of arcs and
-gold-arc recall, and the empirical complexity (log-log fit of time against
-length) with a PNG plot. The longer cascades share the levels they have in
-common with the shorter ones, as the paper's did.
+Systems, every one trained with the same number of epochs and the same update rule for its last level
+(1-best MIRA unless --final perceptron), the pruning levels by structured cascade training:
+* VineCascade-k: vine -> ... -> order k; the longer cascades share the pruning levels they have in common;
+* NoPrune-k: order k alone, exhaustively, trained on the whole training set (third order: on every
+  sentence of at most --noprune3-max-length words, which keeps every genre; the JSON lists what is kept);
+* FirstOnly-3 (first order prunes for the third) and Local-3 (an unstructured arc classifier prunes).
+Accuracy: UAS without punctuation on the test set. Speed: every system parses the whole test set on one
+thread, `--repeats` rounds interleaved system by system (so all see the same machine state); words/s is
+the median over rounds, also per sentence-length bucket (<= 10, 11-20, 21-40, > 40). Thread scaling: the
+full cascade on --thread-sentences sentences with 1 and 2 threads, interleaved. The JSON (with the command,
+commit and machine load of the run) goes to --out, a PNG of time against length beside it.
 """
 import argparse
 import json
@@ -24,10 +23,18 @@ from pathlib import Path
 
 import numpy as np
 
+from provenance import load_now, provenance
 from vineparse.cascade import CascadeParser, Example, TrainingSettings, train
+from vineparse.cascade.encoding import encode_sentence
 from vineparse.cascade.evaluation import evaluate
 from vineparse.corpus import corpus_path, read_conllu, read_ptb_dependencies
 from vineparse.stats import empirical_exponent
+
+BUCKETS = ((1, 10), (11, 20), (21, 40), (41, 10 ** 9))
+
+
+def bucket_name(lo, hi):
+    return f"<= {hi}" if lo == 1 else (f"> {lo - 1}" if hi >= 10 ** 9 else f"{lo}-{hi}")
 
 
 def load(corpus, dev_size):
@@ -37,6 +44,12 @@ def load(corpus, dev_size):
     train_set = list(read_ptb_dependencies("train"))     # wsj_0001-0179
     test_set = list(read_ptb_dependencies("test"))       # wsj_0180-0199
     return train_set[:-dev_size], train_set[-dev_size:], test_set
+
+
+def genre(sentence):
+    """EWT's genre from the sentence id (answers, email, newsgroup, reviews, weblog); '' elsewhere."""
+    sent_id = getattr(sentence, "sent_id", None) or ""
+    return sent_id.split("-", 1)[0] if "-" in sent_id else ""
 
 
 def exponent(times, min_length=5):
@@ -49,21 +62,6 @@ def exponent(times, min_length=5):
     return empirical_exponent([p[0] for p in points], [p[1] for p in points])
 
 
-def row(name, order, result, reference=None, parser=None):
-    out = {"system": name, "order": order, "uas": round(result["uas"], 2), "uas_all": round(result["uas_all"], 2),
-           "sentences_per_second": round(result["sentences_per_second"], 1),
-           "words_per_second": round(result["words_per_second"]),
-           "exponent": round(exponent(result["times"]), 2),
-           "levels": [{k: (round(v, 4) if isinstance(v, float) else v) for k, v in level.items()}
-                      for level in result["levels"]]}
-    if parser is not None:
-        for level, model in zip(out["levels"], parser.levels):
-            level["head_cap"] = model.head_cap
-    if reference is not None:
-        out["speedup_vs_noprune"] = round(result["sentences_per_second"] / reference["sentences_per_second"], 2)
-    return out
-
-
 def sub_cascade(trained, orders, report, train_set, dev_set, settings):
     """A cascade sharing the pruning levels of `trained`, with its own final level trained on their masks."""
     parser = CascadeParser(orders=orders, band=trained.band, bits=trained.bits, tag=trained.tag)
@@ -74,121 +72,218 @@ def sub_cascade(trained, orders, report, train_set, dev_set, settings):
     return parser
 
 
+def timed_parse(parser, sentences, encoded_tag, n_threads=1):
+    """Encode and parse `sentences` (one batch); (total seconds, per-sentence seconds)."""
+    start = time.perf_counter()
+    encoded = [encode_sentence(s, encoded_tag) for s in sentences]
+    encode_seconds = time.perf_counter() - start
+    per_sentence = np.zeros(len(sentences))
+    start = time.perf_counter()
+    parser.run_batch(encoded, seconds=per_sentence, n_threads=n_threads)
+    total = encode_seconds + time.perf_counter() - start
+    lengths = np.array([len(s.words) for s in sentences])
+    per_sentence += encode_seconds * lengths / lengths.sum()        # encoding is per word
+    return total, per_sentence
+
+
+def speed(systems, sentences, tag, repeats, report):
+    """Interleaved rounds: each round every system parses all sentences once. Median words/s overall and
+    per length bucket, and per-sentence median times (for the exponent and the plot)."""
+    lengths = np.array([len(s.words) for s in sentences])
+    words = int(lengths.sum())
+    totals = {name: [] for name in systems}
+    per_sentence = {name: [] for name in systems}
+    for r in range(repeats):
+        for name, parser in systems.items():
+            total, each = timed_parse(parser, sentences, tag)
+            totals[name].append(total)
+            per_sentence[name].append(each)
+        report(f"  speed round {r + 1}/{repeats}: " + ", ".join(
+            f"{name} {words / totals[name][-1]:,.0f}" for name in systems) + " words/s")
+    out = {}
+    for name in systems:
+        each = np.median(np.stack(per_sentence[name]), axis=0)
+        buckets = {}
+        for lo, hi in BUCKETS:
+            inside = (lengths >= lo) & (lengths <= hi)
+            if inside.any():
+                rates = [lengths[inside].sum() / round_times[inside].sum() for round_times in per_sentence[name]]
+                buckets[bucket_name(lo, hi)] = {"sentences": int(inside.sum()), "words": int(lengths[inside].sum()),
+                                                "words_per_second": round(float(np.median(rates)))}
+        out[name] = {"words_per_second": round(float(np.median([words / t for t in totals[name]]))),
+                     "words_per_second_rounds": [round(words / t) for t in totals[name]],
+                     "buckets": buckets, "times": [[int(n), float(t)] for n, t in zip(lengths, each)]}
+    return out
+
+
+def thread_scaling(parser, sentences, tag, repeats, report):
+    """The full cascade on `sentences` with 1 and 2 threads, interleaved rounds; median words/s each."""
+    encoded = [encode_sentence(s, tag) for s in sentences]
+    words = sum(len(s.words) for s in sentences)
+    rates = {1: [], 2: []}
+    for r in range(repeats):
+        for threads in (1, 2):
+            start = time.perf_counter()
+            parser.run_batch(encoded, n_threads=threads)
+            rates[threads].append(words / (time.perf_counter() - start))
+        report(f"  threads round {r + 1}/{repeats}: 1 thread {rates[1][-1]:,.0f}, 2 threads {rates[2][-1]:,.0f} words/s")
+    one, two = float(np.median(rates[1])), float(np.median(rates[2]))
+    return {"sentences": len(sentences), "words": words, "one_thread_words_per_second": round(one),
+            "two_threads_words_per_second": round(two), "speedup": round(two / one, 2),
+            "rounds": {str(k): [round(v) for v in vs] for k, vs in rates.items()}, "load_after": load_now()}
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", choices=("ewt", "ptb"), default="ewt")
-    ap.add_argument("--epochs", type=int, default=4)
-    ap.add_argument("--baseline-epochs", type=int, default=2)
-    ap.add_argument("--recall", type=float, default=0.995)
-    ap.add_argument("--vine-recall", type=float, default=None, help="the vine's recall target (default: --recall)")
+    ap.add_argument("--epochs", type=int, default=5, help="training passes of every level of every system")
+    ap.add_argument("--recall", type=float, default=0.99)
+    ap.add_argument("--vine-recall", type=float, default=0.998)
     ap.add_argument("--bits", type=int, default=22)
-    ap.add_argument("--final", choices=("mira", "perceptron"), default="mira",
-                    help="the last level's update (every system's)")
-    ap.add_argument("--limit", type=int, default=0, help="training sentences (0 = all)")
-    ap.add_argument("--no-baselines", action="store_true")
-    ap.add_argument("--noprune-epochs", type=int, default=2)
-    ap.add_argument("--noprune-limit", type=int, default=0,
-                    help="train NoPrune-3 on the first N sentences only (0 = all)")
+    ap.add_argument("--final", choices=("mira", "perceptron"), default="mira")
+    ap.add_argument("--limit", type=int, default=0, help="training sentences (0 = all; for smoke runs)")
+    ap.add_argument("--test-limit", type=int, default=0, help="test sentences (0 = all; for smoke runs)")
+    ap.add_argument("--noprune3-max-length", type=int, default=60,
+                    help="NoPrune-3 trains on the sentences of at most this many words (0 = all)")
+    ap.add_argument("--repeats", type=int, default=5, help="interleaved speed rounds")
+    ap.add_argument("--thread-sentences", type=int, default=2000)
+    ap.add_argument("--no-baselines", action="store_true", help="only the cascades and NoPrune-1")
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--plot", type=Path, default=None)
     args = ap.parse_args(argv)
-    out = args.out or Path(f"bench/out/cascade_{args.corpus}.json")
+    out = args.out or Path(f"bench/results/cascade_{args.corpus}.json")
     plot_path = args.plot or out.with_suffix(".png")
     report = lambda message: print(message, file=sys.stderr, flush=True)
+    meta = provenance()
 
     train_sents, dev_sents, test_sents = load(args.corpus, dev_size=300)
     if args.limit:
         train_sents = train_sents[:args.limit]
+    if args.test_limit:
+        test_sents = test_sents[:args.test_limit]
     tag = "xpos"
     train_set = [Example.from_sentence(s, tag) for s in train_sents]
     dev_set = [Example.from_sentence(s, tag) for s in dev_sents]
-    settings = TrainingSettings(epochs=args.epochs, recall=args.recall, vine_recall=args.vine_recall, final=args.final)
+    settings = TrainingSettings(epochs=args.epochs, recall=args.recall, vine_recall=args.vine_recall,
+                                final=args.final)
     report(f"{args.corpus}: {len(train_set):,} train, {len(dev_set):,} dev, {len(test_sents):,} test sentences")
 
+    systems, training = {}, {}
     start = time.perf_counter()
     full = CascadeParser(orders=(0, 1, 2, 3), bits=args.bits, tag=tag)
     levels = train(full, train_set, dev_set, settings, report)
-    full_cascade_seconds = time.perf_counter() - start
-    cascades = {3: full}
+    training["VineCascade-3"] = round(time.perf_counter() - start)
+    systems["VineCascade-3"] = full
     for k in (1, 2):
-        cascades[k] = sub_cascade(full, tuple(range(k + 1)), report, train_set, dev_set, settings)
-    training_seconds = time.perf_counter() - start
-
-    rows, curves = [], {}
-    for k in (1, 2, 3):
-        report(f"training NoPrune-{k} ...")
-        exhaustive_parser = CascadeParser(orders=(k,), bits=args.bits, tag=tag)
-        subset = train_set[:args.noprune_limit] if k == 3 and args.noprune_limit else train_set
-        train(exhaustive_parser, subset, dev_set, TrainingSettings(epochs=args.noprune_epochs, final=args.final), report)
-        report(f"evaluating order {k} ...")
-        exhaustive = evaluate(exhaustive_parser, test_sents)
-        pruned = evaluate(cascades[k], test_sents)
-        rows.append(row(f"NoPrune-{k}", k, exhaustive))
-        rows.append(row(f"VineCascade-{k}", k, pruned, exhaustive, cascades[k]))
-        curves[f"NoPrune-{k}"] = exhaustive["times"]
-        curves[f"VineCascade-{k}"] = pruned["times"]
+        start = time.perf_counter()
+        systems[f"VineCascade-{k}"] = sub_cascade(full, tuple(range(k + 1)), report, train_set, dev_set, settings)
+        training[f"VineCascade-{k}"] = round(time.perf_counter() - start)
+    noprune3 = {}
+    for k in ((1,) if args.no_baselines else (1, 2, 3)):
+        subset = train_set
+        if k == 3 and args.noprune3_max_length:
+            keep = [len(s.words) <= args.noprune3_max_length for s in train_sents]
+            subset = [ex for ex, kept in zip(train_set, keep) if kept]
+            genres = {}
+            for sentence, kept in zip(train_sents, keep):
+                g = genres.setdefault(genre(sentence), [0, 0])
+                g[0] += kept
+                g[1] += 1
+            noprune3 = {"max_length": args.noprune3_max_length, "sentences": len(subset),
+                        "of": len(train_set), "kept_by_genre": {g: {"kept": a, "of": b} for g, (a, b) in genres.items()}}
+        report(f"training NoPrune-{k} on {len(subset):,} sentences ...")
+        start = time.perf_counter()
+        parser = CascadeParser(orders=(k,), bits=args.bits, tag=tag)
+        train(parser, subset, dev_set, settings, report)
+        training[f"NoPrune-{k}"] = round(time.perf_counter() - start)
+        systems[f"NoPrune-{k}"] = parser
     if not args.no_baselines:
-        base = TrainingSettings(epochs=args.baseline_epochs, recall=args.recall, final=args.final)
         for name, orders in (("FirstOnly-3", (1, 3)), ("Local-3", ("local", 3))):
             report(f"training {name} ...")
+            start = time.perf_counter()
             parser = CascadeParser(orders=orders, bits=args.bits, tag=tag)
-            train(parser, train_set, dev_set, base, report)
-            rows.append(row(name, 3, evaluate(parser, test_sents), None, parser))
-    reference = {r["system"]: r for r in rows}
-    for r in rows:
-        if r["system"] in ("FirstOnly-3", "Local-3"):
-            r["speedup_vs_noprune"] = round(r["sentences_per_second"] / reference["NoPrune-3"]["sentences_per_second"], 2)
-    summary = {"corpus": args.corpus, "tag": tag, "epochs": args.epochs, "final": args.final,
-               "recall_target": args.recall,
-               "vine_recall_target": args.vine_recall or args.recall,
-               "bits": args.bits, "train_sentences": len(train_set),
-               "noprune_epochs": args.noprune_epochs, "noprune3_training_sentences": args.noprune_limit or len(train_set),
-               "training_seconds_full_cascade": round(full_cascade_seconds),
-               "training_seconds_all_cascades": round(training_seconds), "full_cascade_levels": levels,
-               "rows": rows,
-               "pruned3_faster_than_noprune1": reference["VineCascade-3"]["sentences_per_second"]
-               > reference["NoPrune-1"]["sentences_per_second"],
-               "targets": targets(reference, full_cascade_seconds)}
+            train(parser, train_set, dev_set, settings, report)
+            training[name] = round(time.perf_counter() - start)
+            systems[name] = parser
+
+    rows = {}
+    for name, parser in systems.items():
+        report(f"evaluating {name} ...")
+        result = evaluate(parser, test_sents)
+        levels_out = []
+        for level_row, level in zip(result["levels"], parser.levels):
+            level_row = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in level_row.items()}
+            level_row["head_cap"] = level.head_cap
+            levels_out.append(level_row)
+        rows[name] = {"system": name, "orders": [str(o) for o in parser.orders], "uas": round(result["uas"], 2),
+                      "uas_all": round(result["uas_all"], 2), "alphas": [round(a, 2) for a in parser.alphas],
+                      "levels": levels_out, "training_seconds": training[name]}
+    report("speed ...")
+    measured = speed(systems, test_sents, tag, args.repeats, report)
+    for name, row in rows.items():
+        row.update({k: v for k, v in measured[name].items() if k != "times"})
+        row["exponent"] = round(exponent(measured[name]["times"]), 2)
+    threads = thread_scaling(full, (test_sents * 2)[:args.thread_sentences], tag, args.repeats, report)
+
+    summary = {"provenance": meta, "corpus": args.corpus, "tag": tag,
+               "settings": {"epochs": args.epochs, "final": args.final, "recall": args.recall,
+                            "vine_recall": args.vine_recall, "bits": args.bits, "repeats": args.repeats},
+               "train_sentences": len(train_set), "test_sentences": len(test_sents),
+               "test_words": int(sum(len(s.words) for s in test_sents)),
+               "noprune3_training": noprune3, "full_cascade_levels": levels,
+               "rows": list(rows.values()), "threads": threads, "load_at_end": load_now()}
+    summary["targets"] = targets(rows, threads)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(summary, indent=2, default=float) + "\n")
-    print(markdown(rows))
-    plot(curves, plot_path)
+    print(markdown(summary))
+    plot({name: measured[name]["times"] for name in systems}, plot_path)
     report(f"wrote {out} and {plot_path}")
     return 0
 
 
-def targets(reference, full_cascade_seconds):
-    """Issue 4's targets, each as (measured, target, met)."""
-    r = reference
-    out = {
-        "VineCascade-1 UAS >= 86": (r["VineCascade-1"]["uas"], 86.0, r["VineCascade-1"]["uas"] >= 86.0),
-        "VineCascade-3 UAS >= 88": (r["VineCascade-3"]["uas"], 88.0, r["VineCascade-3"]["uas"] >= 88.0),
-        "pruned-3 / NoPrune-1 speed > 1 (paper 2)": (
-            round(r["VineCascade-3"]["sentences_per_second"] / r["NoPrune-1"]["sentences_per_second"], 2), 1.0,
-            r["VineCascade-3"]["sentences_per_second"] > r["NoPrune-1"]["sentences_per_second"]),
-        "VineCascade-3 speed-up vs NoPrune-3 >= 10": (r["VineCascade-3"].get("speedup_vs_noprune"), 10.0,
-                                                        (r["VineCascade-3"].get("speedup_vs_noprune") or 0) >= 10),
-        "VineCascade-3 words/s >= 20,000": (r["VineCascade-3"]["words_per_second"], 20000,
-                                             r["VineCascade-3"]["words_per_second"] >= 20000),
-        "full cascade training < 1800 s": (round(full_cascade_seconds), 1800, full_cascade_seconds < 1800),
-    }
-    for k, limit in ((1, 1.4), (2, 1.8), (3, 1.9)):
-        gap = round(r[f"NoPrune-{k}"]["uas"] - r[f"VineCascade-{k}"]["uas"], 2)
-        out[f"UAS gap NoPrune-{k} - VineCascade-{k} <= 0.3"] = (gap, 0.3, gap <= 0.3)
-        e = r[f"VineCascade-{k}"]["exponent"]
-        out[f"VineCascade-{k} exponent <= {limit}"] = (e, limit, e <= limit)
+def targets(rows, threads):
+    """Issue 13's targets, each as [measured, target, met]."""
+    r = rows
+    out = {}
+    vine3, noprune1 = r["VineCascade-3"], r["NoPrune-1"]
+    ratio = vine3["words_per_second"] / noprune1["words_per_second"]
+    out["VineCascade-3 words/s / NoPrune-1's >= 1.0 (stretch 2)"] = [round(ratio, 2), 1.0, ratio >= 1.0]
+    out["VineCascade-3 UAS >= 88.0 (EWT)"] = [vine3["uas"], 88.0, vine3["uas"] >= 88.0]
+    for k in (1, 2, 3):
+        if f"NoPrune-{k}" in r:
+            gap = round(r[f"NoPrune-{k}"]["uas"] - r[f"VineCascade-{k}"]["uas"], 2)
+            out[f"UAS NoPrune-{k} - VineCascade-{k} <= 0.3"] = [gap, 0.3, gap <= 0.3]
+    if "FirstOnly-3" in r:
+        first = r["FirstOnly-3"]
+        long_buckets = ("21-40", "> 40")
+
+        def long_rate(row):
+            b = [row["buckets"][name] for name in long_buckets if name in row["buckets"]]
+            return sum(x["words"] for x in b) / sum(x["words"] / x["words_per_second"] for x in b)
+        ratio = long_rate(vine3) / long_rate(first)
+        gap = round(abs(vine3["uas"] - first["uas"]), 2)
+        out["VineCascade-3 words/s on > 20 words / FirstOnly-3's >= 1.2 at UAS +- 0.2"] = [
+            [round(ratio, 2), gap], [1.2, 0.2], ratio >= 1.2 and gap <= 0.2]
+    out["2 threads / 1 thread >= 1.8"] = [threads["speedup"], 1.8, threads["speedup"] >= 1.8]
     return out
 
 
-def markdown(rows):
-    lines = ["| system | UAS (no punct) | UAS (all) | sent/s | words/s | speed vs NoPrune | exponent | kept / recall per level |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for r in rows:
+def markdown(summary):
+    names = [bucket_name(lo, hi) for lo, hi in BUCKETS]
+    lines = ["| system | UAS | words/s | " + " | ".join(f"words/s {b}" for b in names)
+             + " | exponent | kept / recall per pruning level |",
+             "| --- " * (5 + len(names)) + "|"]
+    for r in summary["rows"]:
         levels = "; ".join(f"{l['level']}{'' if l.get('head_cap') is None else ' (cap ' + str(l['head_cap']) + ')'} "
                            f"{l['kept_share']:.1%} / {l['gold_recall']:.2%}" for l in r["levels"])
-        lines.append(f"| {r['system']} | {r['uas']:.2f} | {r['uas_all']:.2f} | {r['sentences_per_second']:,.0f} | "
-                     f"{r['words_per_second']:,} | {r.get('speedup_vs_noprune', 1.0):.1f}x | {r['exponent']:.2f} | "
+        buckets = " | ".join(f"{r['buckets'][b]['words_per_second']:,}" if b in r["buckets"] else "-" for b in names)
+        lines.append(f"| {r['system']} | {r['uas']:.2f} | {r['words_per_second']:,} | {buckets} | {r['exponent']:.2f} | "
                      f"{levels or '-'} |")
+    lines.append("")
+    lines.append("| target | measured | met |")
+    lines.append("| --- | --- | --- |")
+    for name, (measured, target, met) in summary["targets"].items():
+        lines.append(f"| {name} | {measured} | {'yes' if met else 'no'} |")
     return "\n".join(lines)
 
 
@@ -206,7 +301,7 @@ def plot(curves, path):
         ax.loglog(xs, [np.median(by_length[n]) * 1e3 for n in xs], ".-" if "Vine" in name else "--",
                   label=f"{name} (slope {exponent(times):.2f})")
     ax.set_xlabel("sentence length")
-    ax.set_ylabel("ms per sentence (median)")
+    ax.set_ylabel("ms per sentence (median over rounds)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
     fig.tight_layout()

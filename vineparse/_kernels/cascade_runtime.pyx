@@ -373,6 +373,44 @@ cdef class SparseScorer(Scorer):
         free(self.token_ptr)
         free(self.lengths)
 
+    def arc_scores(self, Py_ssize_t i, int level, mask):
+        """Level `level`'s dense arc scores of sentence i under `mask` (bool (n + 1, n + 1)), -inf
+        outside it: float64 (n + 1, n + 1). For inspection and tests."""
+        cdef Workspace ws = Workspace()
+        cdef Py_ssize_t N
+        cdef const uint8_t[:, ::1] allowed
+        if not 0 <= i < self.n_sentences or not 0 <= level < self.n_levels:
+            raise IndexError(f"sentence {i} of {self.n_sentences} or level {level} of {self.n_levels}")
+        if self.begin(ws, i) < 0:
+            raise MemoryError()
+        N = ws.n + 1
+        allowed = np.ascontiguousarray(mask, dtype=np.bool_).view(np.uint8)
+        if allowed.shape[0] != N or allowed.shape[1] != N:
+            raise ValueError(f"mask must have shape ({N}, {N})")
+        out = np.empty((N, N))
+        cdef double[:, ::1] view = out
+        if self.arcs(ws, level, &allowed[0, 0], &view[0, 0]) < 0:
+            raise MemoryError()
+        return out
+
+    def part_scores(self, Py_ssize_t i, int level, int kind, rows):
+        """Level `level`'s scores of parts `rows` (int64 (P, width)) of sentence i: float64 (P,)."""
+        cdef Workspace ws = Workspace()
+        cdef const int64_t[:, ::1] parts = np.ascontiguousarray(rows, dtype=np.int64)
+        if not 0 <= i < self.n_sentences or not 0 <= level < self.n_levels:
+            raise IndexError(f"sentence {i} of {self.n_sentences} or level {level} of {self.n_levels}")
+        if kind == ARC or part_width(kind) != parts.shape[1]:
+            raise ValueError(f"part kind {kind} takes rows of width {part_width(kind)} (arcs: use arc_scores)")
+        if self.begin(ws, i) < 0:
+            raise MemoryError()
+        if parts.shape[0] and (np.min(rows) < 0 or np.max(rows) > ws.n):
+            raise ValueError(f"parts refer to positions outside 0..{ws.n}")
+        out = np.empty(parts.shape[0])
+        cdef double[::1] view = out
+        if parts.shape[0] and self.parts(ws, level, kind, &parts[0, 0], parts.shape[0], &view[0]) < 0:
+            raise MemoryError()
+        return out
+
     cdef Py_ssize_t begin(self, Workspace ws, Py_ssize_t i) noexcept nogil:
         cdef Py_ssize_t n = self.lengths[i], N = n + 1
         if (ws.reserve(n) < 0 or ws.reserve_cache(N * N * self.n_levels) < 0
@@ -628,6 +666,21 @@ cdef void local_max_marginals(Py_ssize_t N, const double* scores, double* column
         mm[h * N] = -INFINITY
         for m in range(1, N):
             mm[h * N + m] = total - column[m] + scores[h * N + m]
+
+
+def local_marginals(scores):
+    """Best score and max-marginals of the unstructured arc classifier (every word picks its best head):
+    mm(h, m) = best - max_h' s(h', m) + s(h, m). scores: float (n + 1, n + 1), -inf for arcs not allowed.
+    RETURNS (float, np.ndarray): best, float64 (n + 1, n + 1) (column 0: -inf)."""
+    cdef const double[:, ::1] s = _square(scores)
+    cdef Py_ssize_t N = s.shape[0]
+    out = np.empty((N, N))
+    cdef double[:, ::1] mm = out
+    cdef double[::1] column = np.empty(N)
+    cdef double best
+    with nogil:
+        local_max_marginals(N, &s[0, 0], &column[0], &best, &mm[0, 0])
+    return best, out
 
 
 # ---------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from .._kernels.features import PartKind, score_parts, update_parts
 from ..kernels.second_order import eisner2, eisner2_max_marginals, second_order_parts
 from ..kernels.third_order import eisner3, eisner3_max_marginals, third_order_parts
 from .encoding import Encoded
+from .._kernels.cascade_runtime import local_marginals
 from .thresholds import prune_mask
 
 Parts = List[Tuple[int, np.ndarray]]   # (part kind, int64 rows) pairs
@@ -188,11 +189,7 @@ class LocalLevel(Level):
         return self._masked_arc_scores(sent, mask)
 
     def max_marginals(self, sent, mask):
-        scores = self._scores(sent, mask)
-        top = scores[:, 1:].max(axis=0)
-        best = float(top.sum())
-        mm = best - np.concatenate([[0.0], top])[None, :] + scores
-        mm[:, 0] = -np.inf
+        best, mm = local_marginals(self._scores(sent, mask))
         return best, mm, None
 
     def decode(self, sent, mask, force=None):

@@ -80,14 +80,20 @@ class CascadeParser(Cascade):
                               self.band)
 
     def weight_table(self) -> np.ndarray:
-        """The levels' weights side by side, float32 (2^bits, levels), as the runtime reads them: kept
-        while the levels keep the same weight arrays (training replaces them when it averages)."""
-        key = tuple(id(level.weights) for level in self.levels)
-        if getattr(self, "_table_key", None) != key:
-            table = np.empty((1 << self.bits, len(self.levels)), dtype=np.float32)
-            for k, level in enumerate(self.levels):
-                table[:, k] = level.weights
-            self._table, self._table_key = table, key
+        """The levels' weights side by side, float32 (2^bits, levels), as the runtime reads them. Kept while
+        every level holds the same float32 (averaged) weight array; rebuilt on each call while a level trains
+        (float64 weights are updated in place)."""
+        weights = [level.weights for level in self.levels]
+        cached = getattr(self, "_table_source", None)
+        if cached is None or len(cached) != len(weights) or any(a is not b for a, b in zip(cached, weights)):
+            table = np.empty((1 << self.bits, len(weights)), dtype=np.float32)
+            for k, w in enumerate(weights):
+                table[:, k] = w
+            if all(w.dtype == np.float32 for w in weights):
+                self._table, self._table_source = table, weights      # holding the arrays keeps their ids
+            else:
+                self._table_source = None
+            return table
         return self._table
 
     def scorer(self, sentences: Sequence[Encoded]) -> SparseScorer:
