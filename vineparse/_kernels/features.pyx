@@ -30,7 +30,8 @@ ctypedef fused weight_t:     # weight vectors: float64 while training, float32 w
 
 cdef enum:
     MAX_FEATURES = 512
-    TABLE = 256             # > distinct tags of any tag set, so the probe always ends
+    TABLE = 512             # >= MAX_FEATURES: at most MAX_FEATURES / 2 distinct tags are ever inserted
+                            # (each takes two feature slots), so the probe always finds a free slot
 
 cpdef enum PartKind:      # also visible from Python
     ARC = 0
@@ -116,6 +117,7 @@ cdef int arc_features(const uint64_t* x, Py_ssize_t n, Py_ssize_t h, Py_ssize_t 
     cdef uint64_t tb
     cdef bint seen
     cdef uint64_t table[TABLE]
+    cdef unsigned char used[TABLE]
     e.out, e.k = out, 0
     e.context = f3(1, <uint64_t>(h < m), <uint64_t>bucket(m - h))
     emit(&e, f3(10, hw, ht)); emit(&e, f2(11, hw)); emit(&e, f2(12, ht))
@@ -141,14 +143,17 @@ cdef int arc_features(const uint64_t* x, Py_ssize_t n, Py_ssize_t h, Py_ssize_t 
             if not seen:
                 emit(&e, f4(27, ht, tb, mt))
     else:                                         # the same with a small open-addressing set
-        memset(table, 0, sizeof(table))
+        memset(used, 0, sizeof(used))
         for b in range(lo + 1, hi):
+            if e.k + 2 > MAX_FEATURES:            # full: no more tags can be emitted (bounds the set)
+                break
             tb = at(x, b, TAG, n)
-            c = tb & (TABLE - 1)
-            while table[c] != 0 and table[c] != tb | 1:
+            c = (tb ^ (tb >> 29)) & (TABLE - 1)
+            while used[c] and table[c] != tb:
                 c = (c + 1) & (TABLE - 1)
-            if table[c] == 0:
-                table[c] = tb | 1
+            if not used[c]:
+                used[c] = 1
+                table[c] = tb
                 emit(&e, f4(27, ht, tb, mt))
     return e.k
 
