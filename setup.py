@@ -11,6 +11,9 @@ from setuptools import Extension, setup
 COMPILE_ARGS = [] if sys.platform == "win32" else ["-O3", "-fno-math-errno"]
 # glibc's vector math library gives the Log semiring a batched exp (see vexp.h).
 LIBMVEC = platform.machine() == "x86_64" and platform.libc_ver()[0] == "glibc"
+# OpenMP threads for batches (vineparse/_kernels/parallel.pyx), where gcc or clang can link it;
+# elsewhere batches run on one thread. VINEPARSE_NO_OPENMP=1 turns it off.
+OPENMP = sys.platform.startswith("linux") and not os.environ.get("VINEPARSE_NO_OPENMP")
 MACROS = [("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")] + ([("VINEPARSE_LIBMVEC", "1")] if LIBMVEC else [])
 DIRECTIVES = {
     "language_level": "3",
@@ -25,12 +28,14 @@ def kernel_extensions():
     extensions = []
     for pyx in sorted(glob.glob(os.path.join("vineparse", "_kernels", "*.pyx"))):
         module = os.path.splitext(pyx)[0].replace(os.sep, ".")
+        openmp = ["-fopenmp"] if OPENMP and module.endswith(".parallel") else []
         extensions.append(
             Extension(
                 module,
                 [pyx],
                 include_dirs=[numpy.get_include(), os.path.join("vineparse", "_kernels")],
-                extra_compile_args=COMPILE_ARGS,
+                extra_compile_args=COMPILE_ARGS + openmp,
+                extra_link_args=openmp,
                 define_macros=MACROS,
                 libraries=["mvec", "m"] if LIBMVEC else [],
             )

@@ -87,3 +87,39 @@ def test_bad_input(bad, message):
         score_parts(args["kind"], SENT.tokens, args["parts"], args["weights"])
     with pytest.raises(ValueError, match=r"tokens must have shape \(n \+ 1, 4\)"):
         score_parts(PartKind.ARC, np.zeros((3, 2), dtype=np.uint64), args["parts"][:0], args["weights"])
+
+
+def _tokens(tags):
+    """A token table (n + 1, 4) whose TAG column holds the given hashes (words etc. all 7)."""
+    tokens = np.full((len(tags) + 1, 4), 7, dtype=np.uint64)
+    tokens[1:, 1] = np.asarray(tags, dtype=np.uint64)
+    return tokens
+
+
+def test_issue15_tags_differing_in_bit_0_are_distinct_between_features():
+    """Regression (issue 15): the tag set probed with `tb | 1`, merging tags that differ only in bit 0."""
+    tags = [100] + [2, 3] * 8 + [100]                  # 16 words between the arc's ends (the set path)
+    tokens = _tokens(tags)
+    long_arc = feature_indices(PartKind.ARC, tokens, np.array([[1, len(tags)]]), 1 << 20)[0]
+    short_arc = feature_indices(PartKind.ARC, tokens, np.array([[1, 2]]), 1 << 20)[0]
+    assert len(long_arc) - len(short_arc) == 2 * 2     # tags 2 and 3, each plain and conjoined
+
+
+def test_issue15_more_than_256_distinct_tags_between_ends_terminate():
+    """Regression (issue 15): more than 256 distinct tags between head and modifier looped forever.
+    Now the set is bounded by the feature buffer: the first distinct tags fill it, the rest are dropped."""
+    n = 600
+    tags = list(range(1000, 1000 + n))                  # every tag distinct
+    tokens = _tokens(tags)
+    arc = np.array([[1, n]], dtype=np.int64)
+    long_arc = feature_indices(PartKind.ARC, tokens, arc, 1 << 20)[0]
+    short_arc = feature_indices(PartKind.ARC, tokens, np.array([[1, 2]]), 1 << 20)[0]
+    assert len(long_arc) == 512                         # MAX_FEATURES: full, and no hang
+    between = (len(long_arc) - len(short_arc)) // 2
+    # the same features as a span holding only the first `between` distinct tags
+    cut = _tokens(tags[:between + 1] + [tags[-1]])
+    expected = feature_indices(PartKind.ARC, cut, np.array([[1, between + 2]]), 1 << 20)[0]
+    np.testing.assert_array_equal(np.sort(long_arc[len(short_arc):]),
+                                  np.sort(expected[len(short_arc):]))
+    weights = np.random.default_rng(0).normal(size=1 << 20)
+    assert np.isfinite(score_parts(PartKind.ARC, tokens, arc, weights)).all()

@@ -368,7 +368,7 @@ cdef class DependencyProjection(Hypergraph):
         self.n_items = 2 + <Py_ssize_t>n * self.N * self.N
         self.goal = self.n_items - 1
         self.max_edges = max(1, n * n)
-        self.order = self._schedule()
+        self.set_order(self._schedule())
 
     cdef inline Py_ssize_t id(self, int h, int i, int j) noexcept nogil:
         return 1 + (<Py_ssize_t>h * self.N + i) * self.N + j
@@ -431,13 +431,17 @@ def _engine_viterbi(Hypergraph graph):
     cdef double[::1] q = np.empty(graph.n_items)
     cdef double best
     cdef Py_ssize_t x
+    cdef int status
     with nogil:
-        best = inside(&mx, graph, &chart[0])
-        if best > -INFINITY:
-            backward(&mx, graph, &chart[0], &q[0])
+        status = inside(&mx, graph, &chart[0], &best)
+        if status == 0 and best > -INFINITY:
+            status = backward(&mx, graph, &chart[0], &q[0])
+        if status == 0 and best > -INFINITY:
             for x in range(graph.n_items):
                 q[x] = chart[x] - q[x] if q[x] > -INFINITY else INFINITY
                 chart[x] = -chart[x]
+    if status != 0:
+        raise MemoryError("could not allocate the Viterbi passes' buffers")
     if best == -INFINITY:
         return INFINITY, None, None
     return -best, np.asarray(chart), np.asarray(q)

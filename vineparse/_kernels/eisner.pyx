@@ -16,81 +16,113 @@ Sharing J between the two directions of a span halves the O(n^3) work of the
 incomplete items. With `single_root`, the root has exactly one child m:
 J[0, m] = C[m, 1] and only C[0, n] is built from the root's side. Only arcs in
 the mask create I items and C items iterate over allowed modifiers only.
-Time O(n^3) unpruned; memory 3 (n + 1)^2 doubles.
+Time O(n^3) unpruned; memory 3 (n + 1)^2 doubles per chart.
 """
-import numpy as np
+from libc.math cimport INFINITY
+from libc.stdint cimport int64_t
+from libc.stdlib cimport free
 from .hypergraph cimport Hypergraph, AXIOM
 from .arcs cimport ArcIndex
+from .memory cimport grow, memory_limit, STATUS_OK, STATUS_OUT_OF_MEMORY, STATUS_TOO_LARGE
+
+
+cdef inline int J(Py_ssize_t N, Py_ssize_t s, Py_ssize_t t) noexcept nogil:
+    return <int>(1 + s * N + t)
+
+
+cdef inline int I(Py_ssize_t N, Py_ssize_t h, Py_ssize_t m) noexcept nogil:
+    return <int>(1 + N * N + h * N + m)
+
+
+cdef inline int C(Py_ssize_t N, Py_ssize_t h, Py_ssize_t e) noexcept nogil:
+    return <int>(1 + 2 * N * N + h * N + e)
 
 
 cdef class FirstOrder(Hypergraph):
-    cdef readonly ArcIndex arcs
-    cdef const double[:, ::1] scores
-    cdef readonly bint single_root
-    cdef Py_ssize_t N
 
-    def __init__(self, scores, ArcIndex arcs, bint single_root=True):
-        cdef Py_ssize_t N = arcs.n + 1
-        self.arcs = arcs
-        self.scores = scores
-        self.single_root = single_root
-        self.N = N
+    def __init__(self):
+        self.arcs = ArcIndex()
+        self.n = -1
+
+    def __dealloc__(self):
+        free(self.mask_buf)
+        free(self.order_buf)
+
+    cdef int reset(self, Py_ssize_t n, const double* scores, Py_ssize_t stride,
+                   const unsigned char* allowed, Py_ssize_t allowed_stride, bint single_root) noexcept nogil:
+        cdef Py_ssize_t N = n + 1, h, m
+        cdef int status
+        cdef size_t square = <size_t>N * <size_t>N
+        self.n = -1
+        self.n_items = self.n_order = 0
+        self.bytes_needed = square * (1 + 3 * 2 * sizeof(double) + 4 * sizeof(int)) + N * 24
+        if self.bytes_needed > memory_limit() or 4 * square + 1 > 2147483647:
+            return STATUS_TOO_LARGE
+        if grow(<void**>&self.mask_buf, &self.mask_cap, square, 1) != 0:
+            return STATUS_OUT_OF_MEMORY
+        for h in range(N):
+            for m in range(N):
+                self.mask_buf[h * N + m] = (scores[h * stride + m] > -INFINITY
+                                            and (allowed == NULL or allowed[h * allowed_stride + m] != 0))
+        status = self.arcs.reset(n, self.mask_buf, N)
+        if status != STATUS_OK:
+            self.bytes_needed += self.arcs.bytes_needed
+            return status
+        self.bytes_needed += self.arcs.bytes_needed
+        if self.bytes_needed > memory_limit():
+            return STATUS_TOO_LARGE
+        if grow(<void**>&self.order_buf, &self.order_cap, 4 * square, sizeof(int)) != 0:
+            return STATUS_OUT_OF_MEMORY
+        self.scores, self.stride, self.single_root, self.N = scores, stride, single_root, N
         self.n_items = 1 + 3 * N * N
         self.max_edges = N
-        self.goal = self.C(0, N - 1)
-        self.order = self._schedule()
+        self.goal = C(self.N, 0, N - 1)
+        self.order = self.order_buf
+        self.n_order = self._schedule()
+        self.n = n
+        return STATUS_OK
 
-    cdef inline int J(self, Py_ssize_t s, Py_ssize_t t) noexcept nogil:
-        return <int>(1 + s * self.N + t)
-
-    cdef inline int I(self, Py_ssize_t h, Py_ssize_t m) noexcept nogil:
-        return <int>(1 + self.N * self.N + h * self.N + m)
-
-    cdef inline int C(self, Py_ssize_t h, Py_ssize_t e) noexcept nogil:
-        return <int>(1 + 2 * self.N * self.N + h * self.N + e)
-
-    def arc_view(self, q):
-        """The (n + 1, n + 1) block of a per-item array that belongs to I[h, m]."""
-        N = self.N
-        return np.asarray(q)[1 + N * N: 1 + 2 * N * N].reshape(N, N)
-
-    cdef int[::1] _schedule(self):
-        cdef ArcIndex a = self.arcs
+    cdef Py_ssize_t _schedule(self) noexcept nogil:
         cdef Py_ssize_t N = self.N, n = N - 1, width, s, t, k = 0
-        cdef int[::1] order = np.empty(4 * N * N, dtype=np.int32)
+        cdef const unsigned char* allowed = self.arcs.allowed
+        cdef const int* right_ptr = self.arcs.right_ptr
+        cdef const int* right = self.arcs.right
+        cdef const int* left_ptr = self.arcs.left_ptr
+        cdef const int* left = self.arcs.left
+        cdef int* order = self.order_buf
         for s in range(N):
-            order[k] = self.C(s, s); k += 1
+            order[k] = C(self.N, s, s); k += 1
         for width in range(1, N):
             for s in range(N - width):
                 t = s + width
-                if a.allowed[s, t] or (s > 0 and a.allowed[t, s]):
-                    order[k] = self.J(s, t); k += 1
-                    if a.allowed[s, t]:
-                        order[k] = self.I(s, t); k += 1
-                    if s > 0 and a.allowed[t, s]:
-                        order[k] = self.I(t, s); k += 1
-                if (a.right_ptr[s] < a.right_ptr[s + 1] and a.right[a.right_ptr[s]] <= t
+                if allowed[s * N + t] or (s > 0 and allowed[t * N + s]):
+                    order[k] = J(self.N, s, t); k += 1
+                    if allowed[s * N + t]:
+                        order[k] = I(self.N, s, t); k += 1
+                    if s > 0 and allowed[t * N + s]:
+                        order[k] = I(self.N, t, s); k += 1
+                if (right_ptr[s] < right_ptr[s + 1] and right[right_ptr[s]] <= t
                         and not (s == 0 and self.single_root and t != n)):
-                    order[k] = self.C(s, t); k += 1
-                if s > 0 and a.left_ptr[t] < a.left_ptr[t + 1] and a.left[a.left_ptr[t]] >= s:
-                    order[k] = self.C(t, s); k += 1
-        return order[:k]
+                    order[k] = C(self.N, s, t); k += 1
+                if s > 0 and left_ptr[t] < left_ptr[t + 1] and left[left_ptr[t]] >= s:
+                    order[k] = C(self.N, t, s); k += 1
+        return k
 
     cdef Py_ssize_t edges(self, Py_ssize_t item, int* t1, int* t2, double* w) noexcept nogil:
         cdef Py_ssize_t N = self.N, kind = (item - 1) // (N * N), rest = (item - 1) % (N * N)
         cdef Py_ssize_t a = rest // N, b = rest % N, r, i, k = 0
         if kind == 0:                                   # J[a, b], a < b
             if a == 0 and self.single_root:
-                t1[0] = self.C(0, 0); t2[0] = self.C(b, 1); w[0] = 0.0
+                t1[0] = C(self.N, 0, 0); t2[0] = C(self.N, b, 1); w[0] = 0.0
                 return 1
             for r in range(a, b):
-                t1[k] = self.C(a, r); t2[k] = self.C(b, r + 1); w[k] = 0.0
+                t1[k] = C(self.N, a, r); t2[k] = C(self.N, b, r + 1); w[k] = 0.0
                 k += 1
             return k
         if kind == 1:                                   # I[a, b]: arc a -> b
-            t1[0] = self.J(a, b) if a < b else self.J(b, a)
+            t1[0] = J(self.N, a, b) if a < b else J(self.N, b, a)
             t2[0] = 0
-            w[0] = self.scores[a, b]
+            w[0] = self.scores[a * self.stride + b]
             return 1
         if a == b:
             return AXIOM
@@ -99,13 +131,33 @@ cdef class FirstOrder(Hypergraph):
                 r = self.arcs.right[i]
                 if r > b:
                     break
-                t1[k] = self.I(a, r); t2[k] = self.C(r, b); w[k] = 0.0
+                t1[k] = I(self.N, a, r); t2[k] = C(self.N, r, b); w[k] = 0.0
                 k += 1
             return k
         for i in range(self.arcs.left_ptr[a], self.arcs.left_ptr[a + 1]):   # C[a, b], head a on the right
             r = self.arcs.left[i]
             if r < b:
                 break
-            t1[k] = self.C(r, b); t2[k] = self.I(a, r); w[k] = 0.0
+            t1[k] = C(self.N, r, b); t2[k] = I(self.N, a, r); w[k] = 0.0
             k += 1
         return k
+
+    cdef Py_ssize_t n_words(self) noexcept nogil:
+        return self.n
+
+    cdef void read_heads(self, const double* q, int64_t* heads) noexcept nogil:
+        cdef Py_ssize_t arc
+        heads[0] = -1
+        for arc in range(self.arcs.n_arcs):
+            if q[I(self.N, self.arcs.arc_head[arc], self.arcs.arc_mod[arc])] > 0.5:
+                heads[self.arcs.arc_mod[arc]] = self.arcs.arc_head[arc]
+
+    cdef void read_arcs(self, const double* q, double* out, Py_ssize_t stride, double fill,
+                        bint maximum) noexcept nogil:
+        cdef Py_ssize_t h, m, arc
+        for h in range(self.N):
+            for m in range(self.N):
+                out[h * stride + m] = fill
+        for arc in range(self.arcs.n_arcs):
+            h, m = self.arcs.arc_head[arc], self.arcs.arc_mod[arc]
+            out[h * stride + m] = q[I(self.N, h, m)]

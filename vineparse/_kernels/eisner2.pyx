@@ -51,13 +51,20 @@ set. Edges with an unscheduled tail are left out.
 Time O(n^3) unpruned (O(n^2) items of O(n) edges each); memory O(n^2) for the
 (n + 1)^2 tables of C items and sibling pairs plus one double per item in the
 engine's charts. Setup per sentence: O(arcs * n / 64 + pairs + items) plus
-filling the C table (O(n^2), like reading the mask).
+filling the C table (O(n^2), like reading the mask). Every table lives in
+buffers of the grammar object that grow with the longest sentence and are
+reused (see eisner2.pxd for the C API).
 """
 from libc.math cimport INFINITY
-from libc.stdint cimport uint64_t
+from libc.stdint cimport int64_t, uint64_t
+from libc.stdlib cimport free
+from libc.string cimport memset
 import numpy as np
 from .hypergraph cimport Hypergraph
 from .arcs cimport ArcIndex
+from .memory cimport (grow, memory_limit, STATUS_OK, STATUS_NO_STRUCTURE, STATUS_OUT_OF_MEMORY,
+                      STATUS_TOO_LARGE)
+from .memory import check_status
 
 
 cdef extern from *:
@@ -126,110 +133,107 @@ cdef inline void _and_masked(uint64_t* dst, const uint64_t* src, Py_ssize_t W, P
 
 
 cdef class SecondOrder(Hypergraph):
-    """The sibling-model grammar over an `ArcIndex`.
+    """The sibling-model grammar over the arcs of its `ArcIndex` (`self.arcs`).
 
-    scores: C-contiguous float64 (n + 1, n + 1), scores[h, m] (arcs of `arcs` only are read).
-    sib: C-contiguous float64 of length `arcs.n_sibling_parts`, canonical layout.
-    single_root: the root takes exactly one child.
+    Python set-up (tests): SecondOrder(scores, sib, arcs, single_root, prune_spans)
+    copies the layout of `arcs` (an ArcIndex), checks the arrays and resets;
+    SecondOrder() gives an empty object for the C API.
+    scores: float64 (n + 1, n + 1), scores[h, m] (arcs of `arcs` only are read).
+    sib: float64 of length `arcs.n_sibling_parts`, canonical layout.
     prune_spans: schedule only the complete spans that `_useful_spans` admits
         (False schedules every span a closest modifier allows; for testing).
 
     Items: 0 the unit, 1 DEAD (never scheduled), C items 2 .. i_base - 1 row by
     row, the I item of arc a at i_base + a, the S item of pair t at s_base + t.
     """
-    cdef readonly ArcIndex arcs
-    cdef const double[:, ::1] scores
-    cdef const double[::1] sib
-    cdef readonly bint single_root
-    cdef readonly Py_ssize_t i_base
-    cdef readonly Py_ssize_t s_base
-    cdef readonly Py_ssize_t n_pairs
-    cdef Py_ssize_t N
-    cdef int[:, ::1] c_item      # c_item[h, e]: the item C[h, e]; 0 on the diagonal, DEAD if unscheduled
-    cdef int[::1] c_head         # head and end of C item 2 + i
-    cdef int[::1] c_end
-    cdef int[::1] arc_head
-    cdef int[::1] arc_mod
-    cdef int[:, ::1] pair_item   # pair_item[a, b]: the number of pair (a, b), written for pairs only
-    cdef int[::1] pair_a
-    cdef int[::1] pair_b
-    cdef int[::1] first_right    # closest right modifier of h (N if none)
-    cdef int[::1] first_left     # closest left modifier of h (0 if none)
-    cdef int[::1] right_ptr      # views of `arcs`, kept here for the nogil edge lists
-    cdef int[::1] right
-    cdef int[::1] left_ptr
-    cdef int[::1] left
-    cdef int[::1] sib_ptr
-    cdef Py_ssize_t n_right
 
-    def __init__(self, scores, sib, ArcIndex arcs, bint single_root=True, bint prune_spans=True):
+    def __init__(self, scores=None, sib=None, ArcIndex arcs=None, bint single_root=True,
+                 bint prune_spans=True):
+        self.arcs = ArcIndex()
+        self.prune_spans = prune_spans
+        if scores is None:
+            return
         cdef Py_ssize_t N = arcs.n + 1
-        self.arcs = arcs
-        self.scores = scores
-        self.sib = sib
-        if self.scores.shape[0] != N or self.scores.shape[1] != N:
+        cdef const double[:, ::1] sc = np.ascontiguousarray(scores, dtype=np.float64)
+        cdef const double[::1] sb = np.ascontiguousarray(sib, dtype=np.float64)
+        if sc.shape[0] != N or sc.shape[1] != N:
             raise ValueError(f"scores must have shape ({N}, {N}), got {np.shape(scores)}")
-        if self.sib.shape[0] != arcs.sib_ptr[arcs.n_arcs]:
-            raise ValueError(f"sib must have length {arcs.sib_ptr[arcs.n_arcs]}, got {self.sib.shape[0]}")
-        self.single_root = single_root
-        self.N = N
-        self.right_ptr, self.right = arcs.right_ptr, arcs.right
-        self.left_ptr, self.left = arcs.left_ptr, arcs.left
-        self.sib_ptr, self.n_right = arcs.sib_ptr, arcs.n_right
-        # Workspaces, few allocations (they dominate the setup of short sentences):
-        # `ints` holds the per-arc and per-position arrays, the pair list (P bounds
-        # the pairs: one per sibling part with an inner sibling, one per a < b),
-        # the counting-sort buckets and the scratch of `_useful_spans`; `bits`
-        # six bitset planes of N rows (modifiers, buildable ends and scheduled
-        # ends, each side) plus a scratch row; `table` the (N, N) pair numbers
-        # and C items.
-        cdef Py_ssize_t A = arcs.n_arcs
-        cdef Py_ssize_t P = min(arcs.sib_ptr[arcs.n_arcs] - arcs.n_arcs, N * (N - 1) // 2)
-        cdef Py_ssize_t pairs_at = 2 * A + 2 * N, start_at = pairs_at + 2 * P
-        cdef Py_ssize_t work_at = start_at + 3 * N + 4
-        cdef int[::1] ints = np.empty(work_at + 4 * N + 2 + P, dtype=np.int32)
-        cdef uint64_t[:, ::1] bits = np.zeros((6 * N + 1, (N + 63) >> 6), dtype=np.uint64)
-        cdef int[:, :, ::1] table = np.empty((2, N, N), dtype=np.int32)
-        cdef uint64_t[:, ::1] need_r = bits[4 * N:5 * N]
-        cdef uint64_t[:, ::1] need_l = bits[5 * N:6 * N]
-        self.arc_head, self.arc_mod = ints[:A], ints[A:2 * A]
-        self.first_right, self.first_left = ints[2 * A:2 * A + N], ints[2 * A + N:pairs_at]
-        self._index_arcs()
-        self._pair_siblings(bits[:N], bits[N:2 * N], bits[6 * N], table[0],
-                            ints[pairs_at:pairs_at + P], ints[pairs_at + P:start_at])
-        if prune_spans:
-            self._useful_spans(bits[2 * N:3 * N], bits[3 * N:4 * N], need_r, need_l, ints[work_at:])
+        if sb.shape[0] != arcs.n_sibling_parts:
+            raise ValueError(f"sib must have length {arcs.n_sibling_parts}, got {sb.shape[0]}")
+        cdef int status
+        with nogil:
+            status = self.arcs.reset(N - 1, arcs.allowed, N)
+            if status == STATUS_OK:
+                status = self.reset(&sc[0, 0], N, &sb[0] if sb.shape[0] else NULL, single_root)
+        check_status(status, self.bytes_needed, "second-order parsing")
+        self._keep = (sc.base, sb.base)
+
+    def __dealloc__(self):
+        free(self.ints)
+        free(self.bits)
+        free(self.table)
+        free(self.c_span)
+        free(self.order_buf)
+
+    cdef int reset(self, const double* scores, Py_ssize_t stride, const double* sib,
+                   bint single_root) noexcept nogil:
+        cdef Py_ssize_t N = self.arcs.n + 1, n_arcs = self.arcs.n_arcs, W = (N + 63) >> 6, pairs, n_ints
+        cdef size_t square = <size_t>N * <size_t>N
+        cdef int64_t P
+        self.n_items = self.n_order = 0
+        if self.arcs.n < 0:
+            return STATUS_NO_STRUCTURE
+        # P bounds the pairs: one per sibling part with an inner sibling, one per a < b
+        P = self.arcs.n_sibling_parts - n_arcs
+        if P > <int64_t>(N * (N - 1) // 2):
+            P = N * (N - 1) // 2
+        pairs = <Py_ssize_t>P
+        n_ints = 2 * N + 2 * pairs + (3 * N + 4) + (4 * N + 2 + pairs)
+        # the tables, then the charts and schedule at most (C items < N^2)
+        self.bytes_needed = (self.arcs.bytes_needed + n_ints * sizeof(int) + (6 * N + 1) * W * sizeof(uint64_t)
+                             + 2 * square * sizeof(int)
+                             + (square + n_arcs + pairs + 2) * (2 * sizeof(double) + 3 * sizeof(int)))
+        if self.bytes_needed > memory_limit() or square + n_arcs + pairs + 2 > 2147483647:
+            return STATUS_TOO_LARGE
+        if (grow(<void**>&self.ints, &self.ints_cap, n_ints, sizeof(int)) != 0
+                or grow(<void**>&self.bits, &self.bits_cap, (6 * N + 1) * W, sizeof(uint64_t)) != 0
+                or grow(<void**>&self.table, &self.table_cap, 2 * square, sizeof(int)) != 0):
+            return STATUS_OUT_OF_MEMORY
+        memset(self.bits, 0, (6 * N + 1) * W * sizeof(uint64_t))
+        self.N, self.W = N, W
+        self.scores, self.stride, self.sib, self.single_root = scores, stride, sib, single_root
+        self.allowed, self.right_ptr, self.right = self.arcs.allowed, self.arcs.right_ptr, self.arcs.right
+        self.left_ptr, self.left, self.sib_ptr, self.n_right = self.arcs.left_ptr, self.arcs.left, self.arcs.sib_ptr, self.arcs.n_right
+        self.arc_head, self.arc_mod = self.arcs.arc_head, self.arcs.arc_mod
+        self.first_right, self.first_left = self.ints, self.ints + N
+        self.pair_a, self.pair_b = self.ints + 2 * N, self.ints + 2 * N + pairs
+        self.pair_item, self.c_item = self.table, self.table + square
+        self._first_modifiers()
+        self._pair_siblings(self.bits, self.bits + N * W, self.bits + 6 * N * W)
+        if self.prune_spans:
+            self._useful_spans(self.bits + 2 * N * W, self.bits + 3 * N * W, self.bits + 4 * N * W,
+                               self.bits + 5 * N * W, self.pair_b + pairs + 3 * N + 4)
         else:
-            self._all_spans(need_r, need_l)
-        self.order = self._schedule(need_r, need_l, ints[start_at:work_at], table[1])
+            self._all_spans(self.bits + 4 * N * W, self.bits + 5 * N * W)
+        if self._schedule(self.bits + 4 * N * W, self.bits + 5 * N * W, self.pair_b + pairs) != 0:
+            return STATUS_OUT_OF_MEMORY
         self.n_items = self.s_base + self.n_pairs
         self.max_edges = N + 1
-        self.goal = self.C(0, N - 1)
+        self.goal = self.c_item[N - 1]          # C[0, n] (the unit when n = 0)
+        return STATUS_OK
 
-    cdef inline int C(self, Py_ssize_t h, Py_ssize_t e) noexcept nogil:
-        return self.c_item[h, e]
-
-    cdef void _index_arcs(self):
-        """Head and modifier of every arc id, and each head's closest modifiers."""
-        cdef ArcIndex a = self.arcs
-        cdef Py_ssize_t N = self.N, h, i
+    cdef void _first_modifiers(self) noexcept nogil:
+        """Each head's closest modifier on each side (N / 0 if none)."""
+        cdef Py_ssize_t N = self.N, h
         for h in range(N):
             self.first_right[h] = <int>N
             self.first_left[h] = 0
-            for i in range(a.right_ptr[h], a.right_ptr[h + 1]):
-                self.arc_head[i] = h
-                self.arc_mod[i] = a.right[i]
-            for i in range(a.left_ptr[h], a.left_ptr[h + 1]):
-                self.arc_head[a.n_right + i] = h
-                self.arc_mod[a.n_right + i] = a.left[i]
-            if a.right_ptr[h] < a.right_ptr[h + 1]:
-                self.first_right[h] = a.right[a.right_ptr[h]]
-            if a.left_ptr[h] < a.left_ptr[h + 1]:
-                self.first_left[h] = a.left[a.left_ptr[h]]
+            if self.right_ptr[h] < self.right_ptr[h + 1]:
+                self.first_right[h] = self.right[self.right_ptr[h]]
+            if self.left_ptr[h] < self.left_ptr[h + 1]:
+                self.first_left[h] = self.left[self.left_ptr[h]]
 
-    cdef void _pair_siblings(self, uint64_t[:, ::1] right_set, uint64_t[:, ::1] left_set,
-                             uint64_t[::1] partners, int[:, ::1] pair_item, int[::1] pair_a,
-                             int[::1] pair_b):
+    cdef void _pair_siblings(self, uint64_t* right_set, uint64_t* left_set, uint64_t* partners) noexcept nogil:
         """Number the sibling pairs (a, b), a < b: the pairs of same-side allowed
         modifiers of a common head (not the root's with `single_root`).
 
@@ -238,39 +242,35 @@ cdef class SecondOrder(Hypergraph):
         so this costs O(arcs * n / 64 + pairs), not O(parts). `pair_item[a, b]`
         is written for the pairs only (the rest of it is never read).
         """
-        cdef ArcIndex A = self.arcs
-        cdef Py_ssize_t N = self.N, W = (N + 63) >> 6, a, b, h, i, word, count = 0
+        cdef Py_ssize_t N = self.N, W = self.W, a, b, h, i, word, count = 0
         cdef uint64_t bits
         for h in range(N):
-            for i in range(A.right_ptr[h], A.right_ptr[h + 1]):
-                right_set[h, A.right[i] >> 6] |= (<uint64_t>1) << (A.right[i] & 63)
-            for i in range(A.left_ptr[h], A.left_ptr[h + 1]):
-                left_set[h, A.left[i] >> 6] |= (<uint64_t>1) << (A.left[i] & 63)
+            for i in range(self.arcs.right_ptr[h], self.arcs.right_ptr[h + 1]):
+                right_set[h * W + (self.arcs.right[i] >> 6)] |= (<uint64_t>1) << (self.arcs.right[i] & 63)
+            for i in range(self.arcs.left_ptr[h], self.arcs.left_ptr[h + 1]):
+                left_set[h * W + (self.arcs.left[i] >> 6)] |= (<uint64_t>1) << (self.arcs.left[i] & 63)
         for b in range(2, N):
             for word in range(W):
                 partners[word] = 0
-            for i in range(A.head_ptr[b], A.head_ptr[b + 1]):
-                h = A.heads[i]
+            for i in range(self.arcs.head_ptr[b], self.arcs.head_ptr[b + 1]):
+                h = self.arcs.heads[i]
                 if h < b and not (h == 0 and self.single_root):
-                    _or_masked(&partners[0], &right_set[h, 0], W, h + 1, b - 1, 0)
+                    _or_masked(partners, &right_set[h * W], W, h + 1, b - 1, 0)
                 elif h > b:
-                    _or_masked(&partners[0], &left_set[h, 0], W, 1, b - 1, 0)
+                    _or_masked(partners, &left_set[h * W], W, 1, b - 1, 0)
             for word in range(W):
                 bits = partners[word]
                 while bits:
                     a = (word << 6) + _ctz64(bits)
                     bits &= bits - 1
-                    pair_a[count] = <int>a
-                    pair_b[count] = <int>b
-                    pair_item[a, b] = <int>count
+                    self.pair_a[count] = <int>a
+                    self.pair_b[count] = <int>b
+                    self.pair_item[a * N + b] = <int>count
                     count += 1
         self.n_pairs = count
-        self.pair_a = pair_a[:count]
-        self.pair_b = pair_b[:count]
-        self.pair_item = pair_item
 
-    cdef void _useful_spans(self, uint64_t[:, ::1] rf, uint64_t[:, ::1] lf,
-                            uint64_t[:, ::1] need_r, uint64_t[:, ::1] need_l, int[::1] work):
+    cdef void _useful_spans(self, uint64_t* rf, uint64_t* lf, uint64_t* need_r, uint64_t* need_l,
+                            int* work) noexcept nogil:
         """The complete spans worth scheduling, as bitsets over their far end:
         bit e of need_r[h] for C[h, e] (h < e), of need_l[h] for C[h, e] (e < h).
 
@@ -298,21 +298,20 @@ cdef class SecondOrder(Hypergraph):
         exact reachability would (~25% more without the I/S conditions). Each
         arc and pair costs O(n / 64).
         """
-        cdef ArcIndex A = self.arcs
-        cdef Py_ssize_t N = self.N, n = N - 1, W = need_r.shape[1], h, g, i, t, a, b, x, word
-        cdef int[::1] hi_r = work[:N]                 # largest e in need_r[g] (-1 if none); n for the root
-        cdef int[::1] lo_l = work[N:2 * N]            # smallest e in need_l[g] (N if none)
-        cdef int[::1] a_ptr = work[2 * N:3 * N + 1]   # pairs by left end a: by_a[a_ptr[a]:a_ptr[a + 1]]
-        cdef int[::1] b_ptr = work[3 * N + 1:4 * N + 2]
-        cdef int[::1] by_a = work[4 * N + 2:4 * N + 2 + self.n_pairs]
+        cdef Py_ssize_t N = self.N, n = N - 1, W = self.W, h, g, i, t, a, b, x, word
+        cdef int* hi_r = work                       # largest e in need_r[g] (-1 if none); n for the root
+        cdef int* lo_l = work + N                   # smallest e in need_l[g] (N if none)
+        cdef int* a_ptr = work + 2 * N              # pairs by left end a: by_a[a_ptr[a]:a_ptr[a + 1]]
+        cdef int* b_ptr = work + 3 * N + 1
+        cdef int* by_a = work + 4 * N + 2
         for h in range(n, 0, -1):
-            rf[h, h >> 6] |= (<uint64_t>1) << (h & 63)
-            for i in range(A.right_ptr[h], A.right_ptr[h + 1]):
-                _or_masked(&rf[h, 0], &rf[A.right[i], 0], W, 0, n, 0)
+            rf[h * W + (h >> 6)] |= (<uint64_t>1) << (h & 63)
+            for i in range(self.arcs.right_ptr[h], self.arcs.right_ptr[h + 1]):
+                _or_masked(&rf[h * W], &rf[self.arcs.right[i] * W], W, 0, n, 0)
         for h in range(1, N):
-            lf[h, h >> 6] |= (<uint64_t>1) << (h & 63)
-            for i in range(A.left_ptr[h], A.left_ptr[h + 1]):
-                _or_masked(&lf[h, 0], &lf[A.left[i], 0], W, 0, n, 0)
+            lf[h * W + (h >> 6)] |= (<uint64_t>1) << (h & 63)
+            for i in range(self.arcs.left_ptr[h], self.arcs.left_ptr[h + 1]):
+                _or_masked(&lf[h * W], &lf[self.arcs.left[i] * W], W, 0, n, 0)
         # pairs come numbered by increasing b; index them by a as well
         for x in range(N + 1):
             a_ptr[x] = 0
@@ -334,66 +333,66 @@ cdef class SecondOrder(Hypergraph):
         for h in range(n, 0, -1):
             for x in range(b_ptr[h], b_ptr[h + 1]):     # S[a, h] at r = e - 1
                 a = self.pair_a[x]
-                if self._pair_used(a, h, &hi_r[0], &lo_l[0]):
-                    _or_masked(&need_l[h, 0], &rf[a, 0], W, a + 1, h - 1, -1)
-            for i in range(A.head_ptr[h], A.head_ptr[h + 1]):
-                g = A.heads[i]
+                if self._pair_used(a, h, hi_r, lo_l):
+                    _or_masked(&need_l[h * W], &rf[a * W], W, a + 1, h - 1, -1)
+            for i in range(self.arcs.head_ptr[h], self.arcs.head_ptr[h + 1]):
+                g = self.arcs.heads[i]
                 if g < h - 1 and hi_r[g] >= h:           # first child of g on the right
-                    need_l[h, (g + 1) >> 6] |= (<uint64_t>1) << ((g + 1) & 63)
+                    need_l[h * W + ((g + 1) >> 6)] |= (<uint64_t>1) << ((g + 1) & 63)
                 elif g > h:
-                    _or_masked(&need_l[h, 0], &need_l[g, 0], W, 1, h - 1, 0)
-            _and_masked(&need_l[h, 0], &lf[h, 0], W, 1, h - 1)
+                    _or_masked(&need_l[h * W], &need_l[g * W], W, 1, h - 1, 0)
+            _and_masked(&need_l[h * W], &lf[h * W], W, 1, h - 1)
             lo_l[h] = <int>N
             for word in range(W):
-                if need_l[h, word]:
-                    lo_l[h] = <int>((word << 6) + _ctz64(need_l[h, word]))
+                if need_l[h * W + word]:
+                    lo_l[h] = <int>((word << 6) + _ctz64(need_l[h * W + word]))
                     break
         for h in range(1, N):
             for x in range(a_ptr[h], a_ptr[h + 1]):     # S[h, b] at r = e
                 b = self.pair_b[by_a[x]]
-                if self._pair_used(h, b, &hi_r[0], &lo_l[0]):
-                    _or_masked(&need_r[h, 0], &lf[b, 0], W, h + 1, b - 1, 1)
-            for i in range(A.head_ptr[h], A.head_ptr[h + 1]):
-                g = A.heads[i]
+                if self._pair_used(h, b, hi_r, lo_l):
+                    _or_masked(&need_r[h * W], &lf[b * W], W, h + 1, b - 1, 1)
+            for i in range(self.arcs.head_ptr[h], self.arcs.head_ptr[h + 1]):
+                g = self.arcs.heads[i]
                 if g > h + 1 and lo_l[g] <= h:            # first child of g on the left
-                    need_r[h, (g - 1) >> 6] |= (<uint64_t>1) << ((g - 1) & 63)
+                    need_r[h * W + ((g - 1) >> 6)] |= (<uint64_t>1) << ((g - 1) & 63)
                 elif g == 0 and h < n:                   # the goal
-                    need_r[h, n >> 6] |= (<uint64_t>1) << (n & 63)
+                    need_r[h * W + (n >> 6)] |= (<uint64_t>1) << (n & 63)
                 elif 0 < g < h:
-                    _or_masked(&need_r[h, 0], &need_r[g, 0], W, h + 1, n, 0)
-            _and_masked(&need_r[h, 0], &rf[h, 0], W, h + 1, n)
+                    _or_masked(&need_r[h * W], &need_r[g * W], W, h + 1, n, 0)
+            _and_masked(&need_r[h * W], &rf[h * W], W, h + 1, n)
             hi_r[h] = -1
             for word in range(W - 1, -1, -1):
-                if need_r[h, word]:
-                    hi_r[h] = <int>((word << 6) + 63 - _clz64(need_r[h, word]))
+                if need_r[h * W + word]:
+                    hi_r[h] = <int>((word << 6) + 63 - _clz64(need_r[h * W + word]))
                     break
 
     cdef inline bint _pair_used(self, Py_ssize_t a, Py_ssize_t b, const int* hi_r,
                                 const int* lo_l) noexcept nogil:
         """Whether an I item that uses S[a, b] may be used: I[g, b] for a head
         g < a of both (right pair), I[g, a] for a head g > b of both (left pair)."""
-        cdef Py_ssize_t i, g
+        cdef Py_ssize_t i, g, N = self.N
         for i in range(self.arcs.head_ptr[b], self.arcs.head_ptr[b + 1]):
             g = self.arcs.heads[i]
             if g < a:
-                if self.arcs.allowed[g, a] and hi_r[g] >= b and not (g == 0 and self.single_root):
+                if self.allowed[g * N + a] and hi_r[g] >= b and not (g == 0 and self.single_root):
                     return True
             elif g > b:
-                if self.arcs.allowed[g, a] and lo_l[g] <= a:
+                if self.allowed[g * N + a] and lo_l[g] <= a:
                     return True
         return False
 
-    cdef void _all_spans(self, uint64_t[:, ::1] need_r, uint64_t[:, ::1] need_l):
+    cdef void _all_spans(self, uint64_t* need_r, uint64_t* need_l) noexcept nogil:
         """Every complete span that a head's closest modifier allows (no
         reachability pruning; for tests and comparisons)."""
-        cdef Py_ssize_t N = self.N, W = need_r.shape[1], h
-        cdef uint64_t[::1] ones = np.full(W, ~(<uint64_t>0), dtype=np.uint64)
+        cdef Py_ssize_t N = self.N, W = self.W, h, e
         for h in range(1, N):
-            _or_masked(&need_r[h, 0], &ones[0], W, self.first_right[h], N - 1, 0)
-            _or_masked(&need_l[h, 0], &ones[0], W, 1, self.first_left[h], 0)
+            for e in range(self.first_right[h], N):
+                need_r[h * W + (e >> 6)] |= (<uint64_t>1) << (e & 63)
+            for e in range(1, self.first_left[h] + 1):
+                need_l[h * W + (e >> 6)] |= (<uint64_t>1) << (e & 63)
 
-    cdef int[::1] _schedule(self, uint64_t[:, ::1] need_r, uint64_t[:, ::1] need_l, int[::1] start,
-                            int[:, ::1] c_item):
+    cdef int _schedule(self, const uint64_t* need_r, const uint64_t* need_l, int* start) noexcept nogil:
         """Number the C items and return all items in topological order.
 
         C[h, e] exists for bit e of need_r[h] (h < e) or need_l[h] (e < h) and
@@ -401,48 +400,54 @@ cdef class SecondOrder(Hypergraph):
         split loops of S and C walk the chart in order. The order is by span
         width, and within a width S, then I, then C (C[h, e] uses the I of its
         own span): one counting sort with key 3 * width + kind, O(items + n).
+        RETURNS 0, or -1 if the schedule could not be allocated.
         """
-        cdef ArcIndex A = self.arcs
-        cdef Py_ssize_t N = self.N, n = N - 1, W = need_r.shape[1], h, e, t, x, word, side
+        cdef Py_ssize_t N = self.N, n = N - 1, W = self.W, h, e, t, x, word, side
         cdef Py_ssize_t n_keys = 3 * N + 3, n_spans = 0
         cdef uint64_t bits
         cdef int item
+        cdef int* c_item = self.c_item
+        cdef int* order
         for h in range(N):
             for e in range(N):
-                c_item[h, e] = DEAD
-            c_item[h, h] = 0
+                c_item[h * N + e] = DEAD
+            c_item[h * N + h] = 0
             for word in range(W):
-                n_spans += _popcount64(need_l[h, word]) + _popcount64(need_r[h, word])
+                n_spans += _popcount64(need_l[h * W + word]) + _popcount64(need_r[h * W + word])
         if n > 0 and self.first_right[0] <= n:
             n_spans += 1
         self.i_base = 2 + n_spans
-        self.s_base = self.i_base + A.n_arcs
-        cdef int[:, ::1] c_span = np.empty((2, n_spans), dtype=np.int32)
-        cdef int[::1] order = np.empty(n_spans + A.n_arcs + self.n_pairs, dtype=np.int32)
+        self.s_base = self.i_base + self.arcs.n_arcs
+        if (grow(<void**>&self.c_span, &self.c_span_cap, 2 * n_spans + 2, sizeof(int)) != 0
+                or grow(<void**>&self.order_buf, &self.order_cap, n_spans + self.arcs.n_arcs + self.n_pairs + 1,
+                        sizeof(int)) != 0):
+            return -1
+        self.c_head, self.c_end = self.c_span, self.c_span + n_spans
+        order = self.order_buf
         for x in range(n_keys + 1):
             start[x] = 0
         # count the items per key (numbering the C items), then place them
         for t in range(self.n_pairs):
             start[3 * (self.pair_b[t] - self.pair_a[t]) + 1] += 1
-        for t in range(A.n_arcs):
+        for t in range(self.arcs.n_arcs):
             start[3 * abs(self.arc_mod[t] - self.arc_head[t]) + 2] += 1
         n_spans = 0
         for h in range(N):
             for side in range(2):
                 for word in range(W):
-                    bits = need_l[h, word] if side == 0 else need_r[h, word]
+                    bits = need_l[h * W + word] if side == 0 else need_r[h * W + word]
                     while bits:
                         e = (word << 6) + _ctz64(bits)
                         bits &= bits - 1
-                        c_item[h, e] = <int>(2 + n_spans)
-                        c_span[0, n_spans] = <int>h
-                        c_span[1, n_spans] = <int>e
+                        c_item[h * N + e] = <int>(2 + n_spans)
+                        self.c_head[n_spans] = <int>h
+                        self.c_end[n_spans] = <int>e
                         n_spans += 1
                         start[3 * (e - h if e > h else h - e) + 3] += 1
         if n > 0 and self.first_right[0] <= n:
-            c_item[0, n] = <int>(2 + n_spans)
-            c_span[0, n_spans] = 0
-            c_span[1, n_spans] = <int>n
+            c_item[n] = <int>(2 + n_spans)
+            self.c_head[n_spans] = 0
+            self.c_end[n_spans] = <int>n
             n_spans += 1
             start[3 * n + 3] += 1
         for x in range(n_keys):
@@ -450,20 +455,23 @@ cdef class SecondOrder(Hypergraph):
         for t in range(self.n_pairs):
             x = 3 * (self.pair_b[t] - self.pair_a[t])
             order[start[x]] = <int>(self.s_base + t); start[x] += 1
-        for t in range(A.n_arcs):
+        for t in range(self.arcs.n_arcs):
             x = 3 * abs(self.arc_mod[t] - self.arc_head[t]) + 1
             order[start[x]] = <int>(self.i_base + t); start[x] += 1
-        for item in range(2, 2 + n_spans):
-            x = 3 * abs(c_span[1, item - 2] - c_span[0, item - 2]) + 2
+        for item in range(2, 2 + <int>n_spans):
+            x = 3 * abs(self.c_end[item - 2] - self.c_head[item - 2]) + 2
             order[start[x]] = item; start[x] += 1
-        self.c_item = c_item
-        self.c_head = c_span[0]
-        self.c_end = c_span[1]
-        return order
+        self.order = order
+        self.n_order = n_spans + self.arcs.n_arcs + self.n_pairs
+        return 0
+
+    cdef inline int item_C(self, Py_ssize_t h, Py_ssize_t e) noexcept nogil:
+        return self.c_item[h * self.N + e]
 
     cdef Py_ssize_t edges(self, Py_ssize_t item, int* t1, int* t2, double* w) noexcept nogil:
         # Edges with a DEAD tail are left out: they could only add -inf.
-        cdef Py_ssize_t h, e, m, s, a, b, r, i, j, k, arc, start, p, lo, hi, n_out = 0
+        cdef Py_ssize_t h, e, m, s, a, b, r, i, j, k, arc, start, lo, hi, n_out = 0
+        cdef int64_t p
         cdef int tail
         cdef double base
         if item < self.i_base:
@@ -475,7 +483,7 @@ cdef class SecondOrder(Hypergraph):
                     r = self.right[i]
                     if r > e:
                         break
-                    tail = self.C(r, e)
+                    tail = self.item_C(r, e)
                     if tail != DEAD:
                         t1[n_out] = <int>(self.i_base + i); t2[n_out] = tail; w[n_out] = 0.0
                         n_out += 1
@@ -485,7 +493,7 @@ cdef class SecondOrder(Hypergraph):
                 r = self.left[i]
                 if r < e:
                     break
-                tail = self.C(r, e)
+                tail = self.item_C(r, e)
                 if tail != DEAD:
                     t1[n_out] = tail; t2[n_out] = <int>(self.i_base + self.n_right + i); w[n_out] = 0.0
                     n_out += 1
@@ -495,21 +503,22 @@ cdef class SecondOrder(Hypergraph):
             h = self.arc_head[arc]
             m = self.arc_mod[arc]
             p = self.sib_ptr[arc]
-            base = self.scores[h, m]
+            base = self.scores[h * self.stride + m]
             # first child: sib(h, h, m) * C[m, h +- 1]
-            tail = self.C(m, h + 1) if h < m else self.C(m, h - 1)
+            tail = self.item_C(m, h + 1) if h < m else self.item_C(m, h - 1)
             if tail != DEAD:
                 t1[0] = tail; t2[0] = 0; w[0] = base + self.sib[p]
                 n_out = 1
             if h == 0 and self.single_root:
                 return n_out
             # inner sibling s at list position k - 1: I[h, s] * S[s, m] * sib(h, s, m)
-            j = self.sib_ptr[arc + 1] - p - 1         # list position of m
+            j = <Py_ssize_t>(self.sib_ptr[arc + 1] - p - 1)     # list position of m
             start = arc - j                           # arc id of h's closest modifier on this side
             for k in range(1, j + 1):
                 s = self.arc_mod[start + k - 1]
                 t1[n_out] = <int>(self.i_base + start + k - 1)
-                t2[n_out] = <int>self.s_base + (self.pair_item[s, m] if h < m else self.pair_item[m, s])
+                t2[n_out] = <int>self.s_base + (self.pair_item[s * self.N + m] if h < m
+                                                else self.pair_item[m * self.N + s])
                 w[n_out] = base + self.sib[p + k]
                 n_out += 1
             return n_out
@@ -530,51 +539,69 @@ cdef class SecondOrder(Hypergraph):
     cdef inline Py_ssize_t _split(self, Py_ssize_t a, Py_ssize_t b, Py_ssize_t r, int* t1, int* t2,
                                   double* w, Py_ssize_t n_out) noexcept nogil:
         """Add the edge C[a, r] * C[b, r + 1] of S[a, b] unless a tail is DEAD."""
-        cdef int left = self.C(a, r), right = self.C(b, r + 1)
+        cdef int left = self.item_C(a, r), right = self.item_C(b, r + 1)
         if left != DEAD and right != DEAD:
             t1[n_out] = left; t2[n_out] = right; w[n_out] = 0.0
             n_out += 1
         return n_out
 
+    cdef Py_ssize_t n_words(self) noexcept nogil:
+        return self.N - 1
+
+    cdef void read_heads(self, const double* q, int64_t* heads) noexcept nogil:
+        cdef Py_ssize_t arc
+        for arc in range(self.N):
+            heads[arc] = -1
+        for arc in range(self.s_base - self.i_base):
+            if q[self.i_base + arc] > 0.5:
+                heads[self.arc_mod[arc]] = self.arc_head[arc]
+
+    cdef void read_arcs(self, const double* q, double* out, Py_ssize_t stride, double fill,
+                        bint maximum) noexcept nogil:
+        cdef Py_ssize_t h, m, arc
+        for h in range(self.N):
+            for m in range(self.N):
+                out[h * stride + m] = fill
+        for arc in range(self.s_base - self.i_base):
+            out[self.arc_head[arc] * stride + self.arc_mod[arc]] = q[self.i_base + arc]
+
+    # -- Python views (tests) ---------------------------------------------------
+
     def schedule(self):
         """The scheduled items in topological order (int32 array)."""
-        return np.asarray(self.order)
+        return np.array(<int[:self.n_order]>self.order if self.n_order else [], dtype=np.int32)
 
     def complete_spans(self):
         """(heads, ends) of the C items 2, 3, ... (int32 arrays)."""
-        return np.asarray(self.c_head), np.asarray(self.c_end)
+        cdef Py_ssize_t count = self.i_base - 2
+        if count == 0:
+            return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32)
+        return (np.array(<int[:count]>self.c_head, dtype=np.int32),
+                np.array(<int[:count]>self.c_end, dtype=np.int32))
 
     def heads(self, q):
         """int64 heads (length n + 1, heads[0] = -1) of the arcs whose I item has
         q > 0.5 (one derivation marked by `best_derivation` or a sample)."""
-        cdef const double[::1] qv = q
-        out = np.full(self.N, -1, dtype=np.int64)
-        cdef long long[::1] heads = out
-        cdef Py_ssize_t arc
-        for arc in range(self.s_base - self.i_base):
-            if qv[self.i_base + arc] > 0.5:
-                heads[self.arc_mod[arc]] = self.arc_head[arc]
+        cdef const double[::1] qv = np.ascontiguousarray(q, dtype=np.float64)
+        out = np.empty(self.N, dtype=np.int64)
+        cdef int64_t[::1] o = out
+        self.read_heads(&qv[0], &o[0])
         return out
 
     def arc_values(self, q):
         """(heads, modifiers, values): the arcs in arc-id order and the entries of
         a per-item array (an engine's q) at their I items. Each arc has exactly
         one I item, so these are the arc max-marginals, marginals or indicators."""
-        q = np.asarray(q)
-        return (np.asarray(self.arc_head), np.asarray(self.arc_mod),
-                q[self.i_base:self.s_base])
+        arcs = self.arcs.arcs()
+        return arcs[:, 0], arcs[:, 1], np.asarray(q)[self.i_base:self.s_base]
 
 
 def has_impossible_arcs(ArcIndex arcs, const double[:, ::1] scores):
     """Whether an arc of `arcs` has score -inf (O(arcs))."""
-    cdef Py_ssize_t h, i
-    for h in range(arcs.n + 1):
-        for i in range(arcs.right_ptr[h], arcs.right_ptr[h + 1]):
-            if scores[h, arcs.right[i]] == -INFINITY:
-                return True
-        for i in range(arcs.left_ptr[h], arcs.left_ptr[h + 1]):
-            if scores[h, arcs.left[i]] == -INFINITY:
-                return True
+    cdef Py_ssize_t a
+    for a in range(arcs.n_arcs):
+        if scores[arcs.arc_head[a], arcs.arc_mod[a]] == -INFINITY:
+            return True
     return False
 
 
@@ -584,26 +611,21 @@ def restrict_sibling_scores(ArcIndex full, ArcIndex sub, const double[::1] sib):
 
     RETURNS (np.ndarray): float64 of length sub.n_sibling_parts. O(parts of sub).
     """
-    cdef Py_ssize_t h, m, s, j, k, arc, farc, fstart, side, start, p, q
-    cdef double[::1] out = np.empty(sub.sib_ptr[sub.n_arcs], dtype=np.float64)
-    cdef const int[::1] ptr
-    cdef const int[::1] mods
-    cdef const int[::1] fptr
-    for side in range(2):
-        ptr = sub.right_ptr if side == 0 else sub.left_ptr
-        mods = sub.right if side == 0 else sub.left
-        fptr = full.right_ptr if side == 0 else full.left_ptr
-        for h in range(sub.n + 1):
-            start = ptr[h]
-            fstart = fptr[h] + (0 if side == 0 else full.n_right)
-            for j in range(ptr[h + 1] - start):
-                m = mods[start + j]
-                arc = sub.arc_id[h, m]
-                farc = full.arc_id[h, m]
-                p = sub.sib_ptr[arc]
-                q = full.sib_ptr[farc]
-                out[p] = sib[q]
-                for k in range(j):
-                    s = mods[start + k]
-                    out[p + 1 + k] = sib[q + 1 + full.arc_id[h, s] - fstart]
-    return np.asarray(out)
+    cdef Py_ssize_t N = sub.n + 1, h, m, s, j, k, arc, farc, fstart, start
+    cdef int64_t p, q
+    out = np.empty(sub.n_sibling_parts, dtype=np.float64)
+    cdef double[::1] o = out
+    cdef const int* mods
+    for arc in range(sub.n_arcs):
+        h, m, j = sub.arc_head[arc], sub.arc_mod[arc], sub.arc_pos[arc]
+        mods = sub.right if arc < sub.n_right else sub.left
+        start = (arc if arc < sub.n_right else arc - sub.n_right) - j
+        farc = full.arc_id[h * N + m]
+        fstart = farc - full.arc_pos[farc]                 # full's arc id at list position 0
+        p = sub.sib_ptr[arc]
+        q = full.sib_ptr[farc]
+        o[p] = sib[q]
+        for k in range(j):
+            s = mods[start + k]
+            o[p + 1 + k] = sib[q + 1 + full.arc_id[h * N + s] - fstart]
+    return out

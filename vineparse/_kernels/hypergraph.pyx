@@ -17,37 +17,190 @@ edge enumeration per grammar. Edges are recomputed in the backward pass rather
 than stored, so memory is one double per item and per chart. Work is one
 enumeration per scheduled item plus O(1) per edge: a grammar that schedules
 only the items its arc mask admits makes the cost follow the mask.
+
+The charts and the edge scratch belong to the grammar object and grow with the
+largest sentence it has seen (never per call); see hypergraph.pxd for the C API.
 """
 from libc.math cimport INFINITY
-from libc.stdlib cimport malloc, free
-from .semiring cimport (Inside, Backward, PathSemiring, SampleSemiring, reduce_sum, q_zero,
-                        q_goal, parent_state, prepare_shares, share, accumulate)
+from libc.stdlib cimport free
+from libc.stdint cimport int64_t, uint64_t
+from .memory cimport grow, STATUS_OK, STATUS_NO_STRUCTURE, STATUS_OUT_OF_MEMORY
+from .semiring cimport (Inside, Backward, MaxSemiring, LogSemiring, PathSemiring, SampleSemiring,
+                        reduce_sum, q_zero, q_goal, parent_state, prepare_shares, share, accumulate)
+
+import numpy as np
 
 
 cdef class Hypergraph:
 
-    cdef Py_ssize_t edges(self, Py_ssize_t item, int* tail1, int* tail2, double* weight) noexcept nogil:
+    def __dealloc__(self):
+        free(self.chart)
+        free(self.q)
+        free(self.t1)
+        free(self.t2)
+        free(self.w)
+        free(self.x)
+
+    cdef Py_ssize_t edges(self, Py_ssize_t item, int* t1, int* t2, double* w) noexcept nogil:
         return 0
 
+    cdef int set_order(self, order) except -1:
+        """Use an int32 array built with numpy as the schedule (kept alive by the object)."""
+        array = np.ascontiguousarray(order, dtype=np.int32)
+        cdef int[::1] view = array
+        self._order_ref = array
+        self.n_order = view.shape[0]
+        self.order = &view[0] if view.shape[0] else NULL
+        return 0
 
-cdef double inside(Inside* sr, Hypergraph graph, double* chart) noexcept nogil:
-    """Fill `chart` (n_items doubles) with inside values; return in[goal].
+    cdef int reserve_edges(self) noexcept nogil:
+        cdef size_t need = <size_t>(self.max_edges if self.max_edges > 0 else 1), cap
+        if need <= self.edge_cap:
+            return STATUS_OK
+        cap = self.edge_cap         # the four buffers share one capacity: each grows alike
+        if grow(<void**>&self.t1, &cap, need, sizeof(int)) != 0:
+            return STATUS_OUT_OF_MEMORY
+        cap = self.edge_cap
+        if grow(<void**>&self.t2, &cap, need, sizeof(int)) != 0:
+            return STATUS_OUT_OF_MEMORY
+        cap = self.edge_cap
+        if grow(<void**>&self.w, &cap, need, sizeof(double)) != 0:
+            return STATUS_OUT_OF_MEMORY
+        cap = self.edge_cap
+        if grow(<void**>&self.x, &cap, need, sizeof(double)) != 0:
+            return STATUS_OUT_OF_MEMORY
+        self.edge_cap = cap
+        return STATUS_OK
 
-    Items outside `graph.order` keep -inf, except item 0 (the unit, 0.0).
-    Returns -inf if the goal has no derivation (or NaN on allocation failure).
+    cdef int reserve_charts(self) noexcept nogil:
+        cdef size_t need = <size_t>(self.n_items if self.n_items > 0 else 1)
+        if (grow(<void**>&self.chart, &self.chart_cap, need, sizeof(double)) != 0
+                or grow(<void**>&self.q, &self.q_cap, need, sizeof(double)) != 0):
+            return STATUS_OUT_OF_MEMORY
+        return STATUS_OK
+
+    # -- runs over the object's charts ---------------------------------------
+
+    cdef int run_best(self, double* score) noexcept nogil:
+        """Max inside, then Path: q marks the items of one best derivation."""
+        cdef MaxSemiring mx
+        cdef PathSemiring path
+        cdef int status = self.reserve_charts()
+        if status == STATUS_OK:
+            status = inside(&mx, self, self.chart, score)
+        if status == STATUS_OK and score[0] == -INFINITY:
+            status = STATUS_NO_STRUCTURE
+        if status == STATUS_OK:
+            status = backward(&path, self, self.chart, self.q)
+        return status
+
+    cdef int run_max_marginals(self, double* best) noexcept nogil:
+        """Max inside, then Max backward: q[x] = the best score of a derivation using x."""
+        cdef MaxSemiring mx
+        cdef int status = self.reserve_charts()
+        if status == STATUS_OK:
+            status = inside(&mx, self, self.chart, best)
+        if status == STATUS_OK and best[0] == -INFINITY:
+            status = STATUS_NO_STRUCTURE
+        if status == STATUS_OK:
+            status = backward(&mx, self, self.chart, self.q)
+        return status
+
+    cdef int run_marginals(self, double* log_z) noexcept nogil:
+        """Log inside, then Log backward: q[x] = the probability that a derivation uses x."""
+        cdef LogSemiring lg
+        cdef int status = self.reserve_charts()
+        if status == STATUS_OK:
+            status = inside(&lg, self, self.chart, log_z)
+        if status == STATUS_OK and log_z[0] == -INFINITY:
+            status = STATUS_NO_STRUCTURE
+        if status == STATUS_OK:
+            status = backward(&lg, self, self.chart, self.q)
+        return status
+
+    cdef int run_log_inside(self, double* log_z) noexcept nogil:
+        """Log inside only (the log partition); `run_sample` may follow."""
+        cdef LogSemiring lg
+        cdef int status = self.reserve_charts()
+        if status == STATUS_OK:
+            status = inside(&lg, self, self.chart, log_z)
+        if status == STATUS_OK and log_z[0] == -INFINITY:
+            status = STATUS_NO_STRUCTURE
+        return status
+
+    cdef int run_sample(self, uint64_t* state) noexcept nogil:
+        """Sample backward over the Log chart of the last `run_log_inside` or
+        `run_marginals` of this sentence: q marks one derivation drawn from
+        p ∝ exp(score). `state` (non-zero) is advanced."""
+        cdef SampleSemiring smp
+        cdef int status
+        smp.state = state[0]
+        status = backward(&smp, self, self.chart, self.q)
+        state[0] = smp.state
+        return status
+
+    cdef int best(self, double* score, int64_t* heads) noexcept nogil:
+        cdef int status = self.run_best(score)
+        if status == STATUS_OK:
+            self.read_heads(self.q, heads)
+        return status
+
+    cdef int max_marginals(self, double* best, double* arc_mm, Py_ssize_t stride) noexcept nogil:
+        cdef int status = self.run_max_marginals(best)
+        if status == STATUS_OK:
+            self.read_arcs(self.q, arc_mm, stride, -INFINITY, True)
+        return status
+
+    cdef int marginals(self, double* log_z, double* arc_marg, Py_ssize_t stride) noexcept nogil:
+        cdef int status = self.run_marginals(log_z)
+        if status == STATUS_OK:
+            self.read_arcs(self.q, arc_marg, stride, 0.0, False)
+        return status
+
+    cdef int sample(self, uint64_t* state, Py_ssize_t count, int64_t* heads,
+                    Py_ssize_t heads_stride) noexcept nogil:
+        """`count` derivations drawn independently from p ∝ exp(score); the heads of
+        the i-th at heads[i * heads_stride:]. `state` (non-zero) is advanced."""
+        cdef double log_z
+        cdef Py_ssize_t i
+        cdef int status = self.run_log_inside(&log_z)
+        for i in range(count):
+            if status != STATUS_OK:
+                break
+            status = self.run_sample(state)
+            if status == STATUS_OK:
+                self.read_heads(self.q, heads + i * heads_stride)
+        return status
+
+    cdef Py_ssize_t n_words(self) noexcept nogil:
+        return 0
+
+    cdef void read_heads(self, const double* q, int64_t* heads) noexcept nogil:
+        pass
+
+    cdef void read_arcs(self, const double* q, double* out, Py_ssize_t stride, double fill,
+                        bint maximum) noexcept nogil:
+        pass
+
+
+cdef int inside(Inside* sr, Hypergraph graph, double* chart, double* goal) noexcept nogil:
+    """Fill `chart` (n_items doubles) with inside values; set goal to in[goal].
+
+    Items outside `graph.order` keep -inf, except item 0 (the unit, 0.0); goal is
+    -inf if the goal has no derivation. RETURNS STATUS_OK or STATUS_OUT_OF_MEMORY.
     """
-    cdef Py_ssize_t i, j, k, p, cap = graph.max_edges
-    cdef int* t1 = <int*>malloc(cap * sizeof(int))
-    cdef int* t2 = <int*>malloc(cap * sizeof(int))
-    cdef double* w = <double*>malloc(cap * sizeof(double))
-    cdef double* buf = <double*>malloc(cap * sizeof(double))
-    if t1 == NULL or t2 == NULL or w == NULL or buf == NULL:
-        free(t1); free(t2); free(w); free(buf)
-        return 0.0 / 0.0
+    cdef Py_ssize_t i, j, k, p
+    cdef int* t1
+    cdef int* t2
+    cdef double* w
+    cdef double* buf
+    if graph.reserve_edges() != STATUS_OK:
+        return STATUS_OUT_OF_MEMORY
+    t1, t2, w, buf = graph.t1, graph.t2, graph.w, graph.x
     for i in range(graph.n_items):
         chart[i] = -INFINITY
     chart[0] = 0.0
-    for i in range(graph.order.shape[0]):
+    for i in range(graph.n_order):
         p = graph.order[i]
         k = graph.edges(p, t1, t2, w)
         if k == AXIOM:
@@ -56,30 +209,30 @@ cdef double inside(Inside* sr, Hypergraph graph, double* chart) noexcept nogil:
         for j in range(k):
             buf[j] = chart[t1[j]] + chart[t2[j]] + w[j]
         chart[p] = reduce_sum(sr, buf, k)
-    free(t1); free(t2); free(w); free(buf)
-    return chart[graph.goal]
+    goal[0] = chart[graph.goal]
+    return STATUS_OK
 
 
-cdef void backward(Backward* sr, Hypergraph graph, const double* chart, double* q) noexcept nogil:
+cdef int backward(Backward* sr, Hypergraph graph, const double* chart, double* q) noexcept nogil:
     """Fill `q` (n_items doubles) by pushing from the goal down (see semiring.pxd).
 
     `chart` must be the inside chart of the matching semiring (Max for Max and
     Path, Log for Log and Sample) and in[goal] must be finite.
+    RETURNS STATUS_OK or STATUS_OUT_OF_MEMORY.
     """
     cdef Py_ssize_t i, j, k, p, best_j
-    cdef Py_ssize_t cap = graph.max_edges
     cdef double zero = q_zero(sr), state, c, in_p
-    cdef int* t1 = <int*>malloc(cap * sizeof(int))
-    cdef int* t2 = <int*>malloc(cap * sizeof(int))
-    cdef double* w = <double*>malloc(cap * sizeof(double))
-    cdef double* x = <double*>malloc(cap * sizeof(double))
-    if t1 == NULL or t2 == NULL or w == NULL or x == NULL:
-        free(t1); free(t2); free(w); free(x)
-        return
+    cdef int* t1
+    cdef int* t2
+    cdef double* w
+    cdef double* x
+    if graph.reserve_edges() != STATUS_OK:
+        return STATUS_OUT_OF_MEMORY
+    t1, t2, w, x = graph.t1, graph.t2, graph.w, graph.x
     for i in range(graph.n_items):
         q[i] = zero
     q[graph.goal] = q_goal(sr, chart[graph.goal])
-    for i in range(graph.order.shape[0] - 1, -1, -1):
+    for i in range(graph.n_order - 1, -1, -1):
         p = graph.order[i]
         if q[p] == zero:
             continue
@@ -104,83 +257,93 @@ cdef void backward(Backward* sr, Hypergraph graph, const double* chart, double* 
             if state > 0.0 if Backward is PathSemiring else state >= 0.0:
                 q[t1[best_j]] += 1.0
                 q[t2[best_j]] += 1.0
-    free(t1); free(t2); free(w); free(x)
+    return STATUS_OK
+
+
+cdef uint64_t seed_state(uint64_t seed) noexcept nogil:
+    """A non-zero xorshift64* state from any seed."""
+    cdef uint64_t state = seed * 0x9E3779B97F4A7C15ULL + 0x2545F4914F6CDD1DULL
+    return state if state != 0 else 1
 
 
 # ---------------------------------------------------------------------------
-# Python entry points: one per (inside, backward) pairing. Each returns the
-# goal's inside value and the backward quantity of every item as a flat array;
-# the grammar knows where its arcs live in it.
+# Python entry points: one per (inside, backward) pairing, for grammars set up
+# in Python. Each returns the goal's inside value and a copy of the backward
+# quantity of every item as a flat array; the grammar knows where its arcs live
+# in it. A goal without derivation gives -inf and an all-zero array.
 
-import numpy as np
-from .semiring cimport MaxSemiring, LogSemiring
+def _raise(int status):
+    if status == STATUS_OUT_OF_MEMORY:
+        raise MemoryError("could not allocate the charts of the dynamic program")
+
+
+cdef object _q_copy(Hypergraph graph, int status):
+    out = np.zeros(graph.n_items)
+    cdef double[::1] view = out
+    cdef Py_ssize_t i
+    if status == STATUS_OK:
+        for i in range(graph.n_items):
+            view[i] = graph.q[i]
+    return out
 
 
 def best_derivation(Hypergraph graph):
     """(best score, q) with q[x] == 1 on the items of one best derivation."""
-    cdef MaxSemiring mx
-    cdef PathSemiring path
-    cdef double[::1] chart = np.empty(graph.n_items)
-    cdef double[::1] q = np.empty(graph.n_items)
-    cdef double best
+    cdef double best = -INFINITY
+    cdef int status
     with nogil:
-        best = inside(&mx, graph, &chart[0])
-        if best > -INFINITY:
-            backward(&path, graph, &chart[0], &q[0])
-    return best, np.asarray(q)
+        status = graph.run_best(&best)
+    _raise(status)
+    return best, _q_copy(graph, status)
 
 
 def max_marginals(Hypergraph graph):
     """(best score, q) with q[x] the best score of a derivation through x (-inf if none)."""
-    cdef MaxSemiring mx
-    cdef double[::1] chart = np.empty(graph.n_items)
-    cdef double[::1] q = np.empty(graph.n_items)
-    cdef double best
+    cdef double best = -INFINITY
+    cdef int status
     with nogil:
-        best = inside(&mx, graph, &chart[0])
-        if best > -INFINITY:
-            backward(&mx, graph, &chart[0], &q[0])
-    return best, np.asarray(q)
+        status = graph.run_max_marginals(&best)
+    _raise(status)
+    return best, _q_copy(graph, status)
 
 
 def marginals(Hypergraph graph):
     """(log partition, q) with q[x] the probability that a derivation uses x."""
-    cdef LogSemiring lg
-    cdef double[::1] chart = np.empty(graph.n_items)
-    cdef double[::1] q = np.empty(graph.n_items)
-    cdef double log_z
+    cdef double log_z = -INFINITY
+    cdef int status
     with nogil:
-        log_z = inside(&lg, graph, &chart[0])
-        if log_z > -INFINITY:
-            backward(&lg, graph, &chart[0], &q[0])
-    return log_z, np.asarray(q)
+        status = graph.run_marginals(&log_z)
+    _raise(status)
+    return log_z, _q_copy(graph, status)
 
 
 def log_partition(Hypergraph graph):
     """The log of the summed weight of all derivations (inside pass only)."""
-    cdef LogSemiring lg
-    cdef double[::1] chart = np.empty(graph.n_items)
-    cdef double log_z
+    cdef double log_z = -INFINITY
+    cdef int status
     with nogil:
-        log_z = inside(&lg, graph, &chart[0])
+        status = graph.run_log_inside(&log_z)
+    _raise(status)
     return log_z
 
 
 def sample_derivations(Hypergraph graph, Py_ssize_t count, unsigned long long seed):
     """(log partition, qs): qs[i, x] == 1 on the items of the i-th derivation,
     drawn independently with probability proportional to exp(score)."""
-    cdef LogSemiring lg
-    cdef SampleSemiring smp
-    cdef double[::1] chart = np.empty(graph.n_items)
+    cdef double log_z = -INFINITY
+    cdef uint64_t state = seed_state(seed)
     cdef double[:, ::1] qs = np.zeros((count, graph.n_items))
-    cdef double log_z
-    cdef Py_ssize_t i
-    smp.state = seed * 0x9E3779B97F4A7C15ULL + 0x2545F4914F6CDD1DULL
-    if smp.state == 0:
-        smp.state = 1
+    cdef Py_ssize_t i, j
+    cdef int status
     with nogil:
-        log_z = inside(&lg, graph, &chart[0])
-        if log_z > -INFINITY:
-            for i in range(count):
-                backward(&smp, graph, &chart[0], &qs[i, 0])
+        status = graph.run_log_inside(&log_z)
+        for i in range(count):
+            if status != STATUS_OK:
+                break
+            status = graph.run_sample(&state)
+            for j in range(graph.n_items):
+                qs[i, j] = graph.q[j]
+    if status == STATUS_NO_STRUCTURE:
+        return log_z, np.zeros((count, graph.n_items))
+    _raise(status)
     return log_z, np.asarray(qs)

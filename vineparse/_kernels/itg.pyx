@@ -239,8 +239,8 @@ cdef class BitextChart(Hypergraph):
         root = self.bid[tri(0, p) * self.Tq + tri(0, q)]
         self.has_root = root >= 0
         self.goal = self.base_x + root if root >= 0 else 0
-        self.order = self._schedule()
-        self.n_scheduled = self.order.shape[0]
+        self.set_order(self._schedule())
+        self.n_scheduled = self.n_order
         self.max_edges = 8 * (p + 1) * (q + 1) + 2
 
     cdef void _number(self, keep) except *:
@@ -554,7 +554,7 @@ cdef void accumulate_statistics(BitextChart g, const double* chart, const double
         free(t1); free(t2); free(kind); free(w); free(mis)
         n_edges[0] = -1
         return
-    for x in range(g.order.shape[0]):
+    for x in range(g.n_order):
         item = g.order[x]
         if q[item] <= 0.0:
             continue
@@ -608,21 +608,25 @@ def run_chart(BitextChart g, bint statistics=True, Py_ssize_t samples=0, uint64_
     cdef double[::1] marks
     cdef long n_edges = 0
     cdef double log_z
+    cdef int status = 0
     cdef bint ok
     out = {"log_z": -INFINITY}
     if not g.has_root:
         return out
     with nogil:
-        log_z = inside(&lg, g, &chart[0])
+        status = inside(&lg, g, &chart[0], &log_z)
+    if status != 0:
+        raise MemoryError("could not allocate the inside pass's buffers")
     ok = log_z > -INFINITY and log_z < INFINITY
     out["log_z"] = log_z
     if statistics and ok:
         post = np.empty(g.n_items)
         with nogil:
-            backward(&lg, g, &chart[0], &post[0])
-            accumulate_statistics(g, &chart[0], &post[0], &emit_post[0, 0] if p * qq else NULL,
-                                  &null_src_post[0], &null_tgt_post[0], &count[0], &mis_sum[0], &n_edges)
-        if n_edges < 0:
+            status = backward(&lg, g, &chart[0], &post[0])
+            if status == 0:
+                accumulate_statistics(g, &chart[0], &post[0], &emit_post[0, 0] if p * qq else NULL,
+                                      &null_src_post[0], &null_tgt_post[0], &count[0], &mis_sum[0], &n_edges)
+        if n_edges < 0 or status != 0:
             raise MemoryError("could not allocate the statistics buffers")
         out.update(emit=np.asarray(emit_post), null_src=np.asarray(null_src_post),
                    null_tgt=np.asarray(null_tgt_post), count=np.asarray(count),
@@ -635,11 +639,13 @@ def run_chart(BitextChart g, bint statistics=True, Py_ssize_t samples=0, uint64_
         drawn = []
         for s in range(samples):
             with nogil:
-                backward(&smp, g, &chart[0], &marks[0])
+                status = backward(&smp, g, &chart[0], &marks[0])
                 for i in range(p):
                     for k in range(qq):
                         if marks[1 + i * qq + k] > 0.5:
                             links[s, i, k] = 1
+            if status != 0:
+                raise MemoryError("could not allocate the sampling pass's buffers")
             if sample_bispans:
                 drawn.append(g.bispans_of(marks))
         out["links"] = np.asarray(links)

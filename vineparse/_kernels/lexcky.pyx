@@ -68,7 +68,7 @@ cdef class LexicalizedChart(Hypergraph):
                     self.item_head[self.base[cid] + h - i] = h
         self.n_items = count + 2
         self.goal = count + 1
-        self.order = np.arange(1, count + 2, dtype=np.int32)
+        self.set_order(np.arange(1, count + 2, dtype=np.int32))
         self.max_edges = max(n + 1, rules.max_binary_per_parent * (n * n // 2 + 1), rules.max_unary_per_parent)
         self.edge_rule = np.empty(self.max_edges, dtype=np.int32)
 

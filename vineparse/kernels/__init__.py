@@ -12,16 +12,19 @@ Every function validates its input and raises `ValueError` naming the problem
 in Cython with the GIL released, on a hypergraph engine shared by all models
 (`vineparse/_kernels/hypergraph.pyx`).
 """
+from .._kernels.memory import DEFAULT_MEMORY_LIMIT, KernelSizeError, get_memory_limit, set_memory_limit
 from ._checks import NoStructureError
 from .first_order import eisner, eisner_marginals, eisner_max_marginals, eisner_sample
 from .second_order import (eisner2, eisner2_marginals, eisner2_max_marginals, eisner2_sample,
                            second_order_parts)
-from .third_order import eisner3, eisner3_marginals, eisner3_max_marginals, third_order_parts
+from .third_order import (eisner3, eisner3_marginals, eisner3_max_marginals, eisner3_sample,
+                          third_order_parts)
 from .vine import (ATTACH_OUTER_LEFT, ATTACH_OUTER_RIGHT, ATTACH_ROOT, ATTACH_SHORT, vine, vine_marginals,
                    vine_max_marginals)
 
-__all__ = ["NoStructureError", "eisner", "eisner_max_marginals", "eisner_marginals", "eisner_sample",
+__all__ = ["NoStructureError", "KernelSizeError", "set_memory_limit", "get_memory_limit", "DEFAULT_MEMORY_LIMIT",
+           "eisner", "eisner_max_marginals", "eisner_marginals", "eisner_sample",
            "eisner2", "eisner2_max_marginals", "eisner2_marginals", "eisner2_sample", "second_order_parts",
-           "eisner3", "eisner3_max_marginals", "eisner3_marginals", "third_order_parts",
+           "eisner3", "eisner3_max_marginals", "eisner3_marginals", "eisner3_sample", "third_order_parts",
            "vine", "vine_max_marginals", "vine_marginals",
            "ATTACH_SHORT", "ATTACH_ROOT", "ATTACH_OUTER_LEFT", "ATTACH_OUTER_RIGHT"]

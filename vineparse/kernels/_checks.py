@@ -51,3 +51,10 @@ def heads_from_arcs(on_path):
     h, m = np.nonzero(on_path > 0.5)
     heads[m] = h
     return heads
+
+
+def sample_count(count):
+    """`count` checked: an integer >= 0."""
+    if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 0:
+        raise ValueError(f"count must be an integer >= 0, got {count!r}")
+    return int(count)

@@ -16,7 +16,7 @@ Sibling scores `sib` come in one of two forms:
   column cleared; all arcs when the mask is None): row i of
   `second_order_parts(mask, n)` is the part (h, s, m) scored by `sib[i]`.
   The layout depends on the mask alone, not on the scores; arcs whose score
-  is -inf are dropped after the layout is fixed.
+  is -inf stay in the layout (and can never be used).
 
 -inf part scores are allowed (the part is impossible); NaN or +inf raise.
 Time O(n^3) unpruned; with a mask, the work follows the allowed arcs and
@@ -24,32 +24,25 @@ sibling pairs (see vineparse/_kernels/eisner2.pyx).
 """
 import numpy as np
 
-from .._kernels import hypergraph as _engine
+from .._kernels import calls as _calls
 from .._kernels.arcs import ArcIndex
-from .._kernels.eisner2 import SecondOrder, has_impossible_arcs, restrict_sibling_scores
-from ._checks import no_tree_error, square_scores
+from ._checks import sample_count
 
 __all__ = ["eisner2", "eisner2_max_marginals", "eisner2_marginals", "eisner2_sample",
            "second_order_parts"]
 
-_NO_TREE = "projective tree with finite arc and sibling scores"
 
-
-def _checked_mask(mask, size):
+def _layout(mask, size):
     """The uint8 (size, size) layout mask: `mask` (or all arcs) without the
     diagonal and the root column."""
     if mask is None:
-        layout = np.ones((size, size), dtype=np.uint8)
-    else:
-        mask = np.asarray(mask)
-        if mask.dtype != np.bool_:
-            raise ValueError(f"mask must be a boolean array, got dtype {mask.dtype}")
-        if mask.shape != (size, size):
-            raise ValueError(f"mask has shape {mask.shape} but scores have shape {(size, size)}")
-        layout = mask.astype(np.uint8)
-    layout[:, 0] = 0
-    layout.reshape(-1)[::size + 1] = 0                   # the diagonal
-    return layout
+        return np.ones((size, size), dtype=np.uint8)
+    mask = np.asarray(mask)
+    if mask.dtype != np.bool_:
+        raise ValueError(f"mask must be a boolean array, got dtype {mask.dtype}")
+    if mask.shape != (size, size):
+        raise ValueError(f"mask has shape {mask.shape} but scores have shape {(size, size)}")
+    return mask
 
 
 def second_order_parts(mask, n=None):
@@ -72,54 +65,7 @@ def second_order_parts(mask, n=None):
             raise ValueError(f"mask must have shape (n + 1, n + 1), got {np.shape(mask)}")
         if n is not None and int(n) + 1 != size:
             raise ValueError(f"mask has shape {np.shape(mask)} but n = {n}")
-    return ArcIndex(_checked_mask(mask, size)).sibling_parts()
-
-
-def _compact_sib(sib, arcs, size):
-    """`sib` as a checked compact float64 vector in the layout of `arcs`."""
-    array = np.asarray(sib)
-    if array.dtype.kind not in "fiu":
-        raise ValueError(f"sib must be a real-valued array, got dtype {array.dtype}")
-    expected = arcs.n_sibling_parts
-    if array.ndim == 3:
-        if array.shape != (size, size, size):
-            raise ValueError(f"dense sib must have shape {(size, size, size)}, got {array.shape}")
-        h, s, m = arcs.sibling_parts().T
-        checked, array = array, np.ascontiguousarray(array[h, s, m], dtype=np.float64)
-    elif array.ndim == 1:
-        if array.shape[0] != expected:
-            raise ValueError(f"compact sib must have one score per sibling part: expected length "
-                             f"{expected} (second_order_parts of the mask), got {array.shape[0]}")
-        checked = array = np.ascontiguousarray(array, dtype=np.float64)
-    else:
-        raise ValueError(f"sib must be a dense (n + 1, n + 1, n + 1) array or a compact 1-D vector, "
-                         f"got shape {array.shape}")
-    if checked.size and not checked.max() < np.inf:      # one pass: NaN propagates through max
-        if np.isnan(checked).any():
-            raise ValueError(f"sib contains NaN (first at {_first(np.isnan(checked))})")
-        raise ValueError(f"sib contains +inf (first at {_first(np.isposinf(checked))})")
-    return array
-
-
-def _first(flags):
-    index = np.argwhere(flags)[0]
-    return f"[{', '.join(str(int(i)) for i in index)}]"
-
-
-def _second_order(scores, sib, mask, single_root):
-    scores = square_scores(scores)
-    size = scores.shape[0]
-    layout = _checked_mask(mask, size)
-    arcs = ArcIndex(layout)
-    sib = _compact_sib(sib, arcs, size)
-    allowed = layout
-    if has_impossible_arcs(arcs, scores):
-        # arcs scored -inf are dropped so that they cost no work
-        allowed = layout & np.isfinite(scores).view(np.uint8)
-        sub = ArcIndex(allowed)
-        sib = restrict_sibling_scores(arcs, sub, sib)
-        arcs = sub
-    return SecondOrder(scores, sib, arcs, bool(single_root)), allowed
+    return ArcIndex(_layout(mask, size)).sibling_parts()
 
 
 def eisner2(scores, sib, mask=None, single_root=True):
@@ -133,11 +79,7 @@ def eisner2(scores, sib, mask=None, single_root=True):
     RETURNS (np.ndarray): heads, int64 of length n + 1, heads[0] = -1.
     Time O(n^3) unpruned; with a mask, the work follows the allowed arcs.
     """
-    graph, allowed = _second_order(scores, sib, mask, single_root)
-    best, q = _engine.best_derivation(graph)
-    if best == -np.inf:
-        raise no_tree_error(allowed, _NO_TREE)
-    return graph.heads(q)
+    return _calls.second_order(scores, sib, mask, bool(single_root), _calls.WHAT["best"])[1]
 
 
 def eisner2_max_marginals(scores, sib, mask=None, single_root=True):
@@ -146,14 +88,7 @@ def eisner2_max_marginals(scores, sib, mask=None, single_root=True):
     RETURNS (float, np.ndarray): the best score and an (n + 1, n + 1) array whose
     [h, m] entry is the best score of a tree containing h -> m (-inf if none).
     """
-    graph, allowed = _second_order(scores, sib, mask, single_root)
-    best, q = _engine.max_marginals(graph)
-    if best == -np.inf:
-        raise no_tree_error(allowed, _NO_TREE)
-    head, mod, value = graph.arc_values(q)
-    out = np.full(allowed.shape, -np.inf)
-    out[head, mod] = value
-    return best, out
+    return _calls.second_order(scores, sib, mask, bool(single_root), _calls.WHAT["max_marginals"])
 
 
 def eisner2_marginals(scores, sib, mask=None, single_root=True):
@@ -163,14 +98,7 @@ def eisner2_marginals(scores, sib, mask=None, single_root=True):
     RETURNS (float, np.ndarray): log Z and an (n + 1, n + 1) array of
     P(h -> m in tree); each column m >= 1 sums to 1.
     """
-    graph, allowed = _second_order(scores, sib, mask, single_root)
-    log_z, q = _engine.marginals(graph)
-    if log_z == -np.inf:
-        raise no_tree_error(allowed, _NO_TREE)
-    head, mod, value = graph.arc_values(q)
-    out = np.zeros(allowed.shape)
-    out[head, mod] = value
-    return log_z, out
+    return _calls.second_order(scores, sib, mask, bool(single_root), _calls.WHAT["marginals"])
 
 
 def eisner2_sample(scores, sib, count=1, seed=0, mask=None, single_root=True):
@@ -178,9 +106,6 @@ def eisner2_sample(scores, sib, count=1, seed=0, mask=None, single_root=True):
 
     RETURNS (np.ndarray): heads, int64 of shape (count, n + 1).
     """
-    graph, allowed = _second_order(scores, sib, mask, single_root)
-    log_z, qs = _engine.sample_derivations(graph, int(count), int(seed) & (2**64 - 1))
-    if log_z == -np.inf:
-        raise no_tree_error(allowed, _NO_TREE)
-    return np.stack([graph.heads(q) for q in qs]) if count else \
-        np.empty((0, allowed.shape[0]), dtype=np.int64)
+    return _calls.second_order(scores, sib, mask, bool(single_root), _calls.WHAT["sample"],
+                               sample_count(count), int(seed) & (2**64 - 1))[1]
+

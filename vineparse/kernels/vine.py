@@ -18,9 +18,7 @@ Time O(n b^2).
 """
 import numpy as np
 
-from .._kernels import hypergraph as _engine
-from .._kernels.vine import Vine
-from ._checks import NoStructureError
+from .._kernels import calls as _calls
 
 __all__ = ["vine", "vine_max_marginals", "vine_marginals",
            "ATTACH_SHORT", "ATTACH_ROOT", "ATTACH_OUTER_LEFT", "ATTACH_OUTER_RIGHT"]
@@ -31,51 +29,15 @@ ATTACH_OUTER_LEFT = 2   # vine word whose head lies more than b words to its lef
 ATTACH_OUTER_RIGHT = 3  # vine word whose head lies more than b words to its right
 
 
-def _real(array, name, shape):
-    """`array` as float64 (a view when it already is), checked for dtype and shape."""
-    array = np.asarray(array)
-    if array.dtype.kind not in "fiu":
-        raise ValueError(f"{name} must be a real-valued array, got dtype {array.dtype}")
-    if array.shape != shape:
-        raise ValueError(f"{name} must have shape {shape}, got {array.shape}")
-    return array.astype(np.float64, copy=False)
-
-
-def _boolean(mask, name, shape, what):
-    if mask is None:
-        return None
-    mask = np.asarray(mask)
-    if mask.dtype != np.bool_:
-        raise ValueError(f"{name} must be a boolean array, got dtype {mask.dtype}")
-    if mask.shape != shape:
-        raise ValueError(f"{name} has shape {mask.shape} but {what} has shape {shape}")
-    return mask
-
-
-def _vine_graph(scores, outer, band, mask, outer_mask):
-    """Check dtypes, shapes and the band, then build the grammar (which reads
-    and validates only the entries the model uses)."""
-    shape = np.shape(scores)
-    if len(shape) != 2 or shape[0] != shape[1] or shape[0] < 1:
-        raise ValueError(f"scores must have shape (n + 1, n + 1), got {shape}")
-    scores = _real(scores, "scores", shape)
-    outer = _real(outer, "outer", (shape[0], 2))
+def checked_band(band, size):
+    """`band` checked (an integer >= 1), clamped to the sentence so that huge ints fit a C integer."""
     if isinstance(band, (bool, np.bool_)) or not isinstance(band, (int, np.integer)) or band < 1:
         raise ValueError(f"band must be an integer >= 1, got {band!r}")
-    mask = _boolean(mask, "mask", scores.shape, "scores")
-    outer_mask = _boolean(outer_mask, "outer_mask", outer.shape, "outer")
-    # The grammar clamps the band to n - 1; clamp here too so huge ints fit a C integer.
-    return Vine(scores, outer, int(min(band, shape[0])), mask, outer_mask)
+    return int(min(band, max(size, 1)))
 
 
-def _no_vine_error(graph):
-    """The error for masks that admit no vine structure, naming a stranded word if any."""
-    used = np.ones(graph.n_items)
-    has_head = graph.arc_matrix(used, 0.0)[:, 1:].any(axis=0)
-    has_label = graph.outer_matrix(used, 0.0)[1:].any(axis=1)
-    stranded = np.flatnonzero(~has_head & ~has_label) + 1
-    detail = f": word {stranded[0]} has no allowed short head or vine label" if len(stranded) else ""
-    return NoStructureError(f"the masks admit no vine structure{detail}")
+def _band(band, scores):
+    return checked_band(band, np.shape(scores)[0] if np.ndim(scores) == 2 else 1)
 
 
 def vine(scores, outer, band, mask=None, outer_mask=None):
@@ -95,11 +57,7 @@ def vine(scores, outer, band, mask=None, outer_mask=None):
         ATTACH_OUTER_LEFT or ATTACH_OUTER_RIGHT; attach[0] = 0).
     Time O(n b^2).
     """
-    graph = _vine_graph(scores, outer, band, mask, outer_mask)
-    best, q = _engine.best_derivation(graph)
-    if best == -np.inf:
-        raise _no_vine_error(graph)
-    return graph.decode(q)
+    return _calls.vine(scores, outer, _band(band, scores), mask, outer_mask, _calls.WHAT["best"])[1]
 
 
 def vine_max_marginals(scores, outer, band, mask=None, outer_mask=None):
@@ -113,11 +71,9 @@ def vine_max_marginals(scores, outer, band, mask=None, outer_mask=None):
         OUTER-LEFT / OUTER-RIGHT vine word. -inf where unused or not allowed.
     Time O(n b^2) plus filling the dense arrays.
     """
-    graph = _vine_graph(scores, outer, band, mask, outer_mask)
-    best, q = _engine.max_marginals(graph)
-    if best == -np.inf:
-        raise _no_vine_error(graph)
-    return best, graph.arc_matrix(q, -np.inf), graph.outer_matrix(q, -np.inf)
+    best, (arcs, outer_mm) = _calls.vine(scores, outer, _band(band, scores), mask, outer_mask,
+                                         _calls.WHAT["max_marginals"])
+    return best, arcs, outer_mm
 
 
 def vine_marginals(scores, outer, band, mask=None, outer_mask=None):
@@ -132,8 +88,6 @@ def vine_marginals(scores, outer, band, mask=None, outer_mask=None):
         array sum to 1. 0 where unused or not allowed.
     Time O(n b^2) plus filling the dense arrays.
     """
-    graph = _vine_graph(scores, outer, band, mask, outer_mask)
-    log_z, q = _engine.marginals(graph)
-    if log_z == -np.inf:
-        raise _no_vine_error(graph)
-    return log_z, graph.arc_matrix(q, 0.0), graph.outer_matrix(q, 0.0)
+    log_z, (arcs, outer_marg) = _calls.vine(scores, outer, _band(band, scores), mask, outer_mask,
+                                            _calls.WHAT["marginals"])
+    return log_z, arcs, outer_marg
