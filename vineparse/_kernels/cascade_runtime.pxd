@@ -8,6 +8,14 @@ without the GIL and reports failure by returning -1.
 """
 from libc.stdint cimport int64_t, uint8_t
 from .features cimport SentenceFeatures
+from .eisner cimport FirstOrder
+from .eisner2 cimport SecondOrder
+from .eisner3 cimport ThirdOrder
+from .vine cimport Vine
+
+cdef enum:
+    MAX_LEVELS = 8
+    STATS = 6                            # per level: kept, possible, gold kept, gold, fallbacks, seconds
 
 
 cdef class Workspace:
@@ -24,6 +32,12 @@ cdef class Workspace:
     cdef double* outer_mm                # (n + 1) x 2 outer-arc max-marginals
     cdef double* column                  # n + 1 scratch values (head caps)
     cdef int64_t* heads                  # n + 1
+    cdef uint8_t* band_mask              # the vine's scored arcs
+    cdef double stats[MAX_LEVELS * STATS]
+    cdef FirstOrder first                # the grammars, reset per sentence
+    cdef SecondOrder second
+    cdef ThirdOrder third
+    cdef Vine vine
     # higher-order parts: rows (positions) and scores per kind, in the layout order of the mask
     cdef int64_t* rows[3]
     cdef double* part_scores[3]
@@ -42,6 +56,7 @@ cdef class Workspace:
 
 cdef class Scorer:
     cdef Py_ssize_t n_sentences
+    cpdef Py_ssize_t length(self, Py_ssize_t i)
     cdef Py_ssize_t begin(self, Workspace ws, Py_ssize_t i) noexcept nogil
     cdef int arcs(self, Workspace ws, int level, const uint8_t* mask, double* out) noexcept nogil
     cdef int outer_arcs(self, Workspace ws, int level, double* out) noexcept nogil

@@ -21,7 +21,7 @@ max-marginals are closed-form: mm(h, m) = best - max_h' s(h', m) + s(h, m)).
 """
 cimport cython
 from libc.math cimport INFINITY, isfinite
-from libc.stdint cimport int64_t, uint8_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memset, memcpy
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
@@ -30,14 +30,22 @@ from .features cimport (SentenceFeatures, sentence_init, sentence_set, sentence_
                         part_features, part_width, MAX_FEATURES, COLUMNS, ARC, OUTER, SIBLING,
                         GRANDPARENT, GRAND_SIBLING)
 
+from .memory cimport STATUS_OK, STATUS_NO_STRUCTURE, STATUS_OUT_OF_MEMORY
+from .hypergraph cimport Hypergraph
+from .arcs cimport ArcIndex
+from .eisner cimport FirstOrder
+from .eisner2 cimport SecondOrder
+from .eisner3 cimport ThirdOrder
+from .vine cimport Vine
+from .parallel cimport run_jobs, MAX_THREADS
+
 import numpy as np
+from .memory import check_status
 
 cdef enum:
     LOCAL = -1
     VINE = 0
-    MAX_LEVELS = 8
-    NO_STRUCTURE = 1       # a DP status: the mask admits no structure
-    FAILED = -1            # out of memory, or an error raised by a Python-level call
+    SCORER_FAILED = 100    # a scorer returned -1 (it ran out of memory)
 
 
 cdef inline double now() noexcept nogil:
@@ -245,13 +253,18 @@ cdef class Workspace:
         self.arc_cache = NULL
         self.cache_capacity = 0
         sentence_init(&self.features)
+        self.band_mask = NULL
+        memset(self.stats, 0, sizeof(self.stats))
+
+    def __init__(self):
+        self.first, self.second, self.third, self.vine = FirstOrder(), SecondOrder(), ThirdOrder(), Vine()
 
     def __dealloc__(self):
         cdef int i
         for i in range(3):
             free(self.masks[i]); free(self.rows[i]); free(self.part_scores[i])
         free(self.scores); free(self.mm); free(self.outer); free(self.outer_mm); free(self.column)
-        free(self.heads); free(self.arc_known); free(self.arc_cache)
+        free(self.heads); free(self.arc_known); free(self.arc_cache); free(self.band_mask)
         sentence_free(&self.features)
 
     cdef int reserve(self, Py_ssize_t n) noexcept nogil:
@@ -270,7 +283,8 @@ cdef class Workspace:
                 or grow(<void**>&self.outer_mm, 2 * N * sizeof(double)) < 0
                 or grow(<void**>&self.column, N * sizeof(double)) < 0
                 or grow(<void**>&self.heads, N * sizeof(int64_t)) < 0
-                or grow(<void**>&self.arc_known, size) < 0):
+                or grow(<void**>&self.arc_known, size) < 0
+                or grow(<void**>&self.band_mask, size) < 0):
             return -1
         self.capacity = N
         return 0
@@ -287,6 +301,11 @@ cdef class Workspace:
         return 0
 
 
+    def bytes_needed(self):
+        """What the grammars' last resets needed (for a size error)."""
+        return max(self.first.bytes_needed, self.second.bytes_needed, self.third.bytes_needed,
+                   self.vine.bytes_needed, self.second.arcs.bytes_needed, self.third.arcs.bytes_needed)
+
     cdef int reserve_cache(self, Py_ssize_t count) noexcept nogil:
         """Room for `count` cached arc scores."""
         if count <= self.cache_capacity:
@@ -299,6 +318,10 @@ cdef class Workspace:
 
 cdef class Scorer:
     """Scores of parts for the runtime (abstract; see cascade_runtime.pxd)."""
+
+    cpdef Py_ssize_t length(self, Py_ssize_t i):
+        """The number of words of sentence i."""
+        raise NotImplementedError
 
     cdef Py_ssize_t begin(self, Workspace ws, Py_ssize_t i) noexcept nogil:
         return -1
@@ -319,24 +342,69 @@ cdef extern from *:
 
 
 cdef enum:
-    BLOCK = 32              # parts whose weights are prefetched before they are summed
+    BLOCK = 32              # arcs scored per call of score_block; parts per prefetched batch
+    AHEAD = 2               # arcs hashed (and their weights prefetched) ahead of the one being summed
+
+
+ctypedef fused table_t:
+    int8_t
+    int16_t
+    float
+
+
+cdef inline void sum_rows(const table_t* weights, const uint64_t* offsets, Py_ssize_t k, Py_ssize_t L,
+                          const double* scale, double* out) noexcept nogil:
+    """out[level] = scale[level] * sum_j weights[offsets[j] + level], level < L (integers summed exactly)."""
+    cdef Py_ssize_t j, level
+    cdef int64_t whole[MAX_LEVELS]
+    cdef double total[MAX_LEVELS]
+    cdef const table_t* row
+    if table_t is float:
+        for level in range(L):
+            total[level] = 0.0
+        for j in range(k):
+            row = &weights[offsets[j]]
+            for level in range(L):
+                total[level] += row[level]
+        for level in range(L):
+            out[level] = total[level] * scale[level]
+    else:
+        for level in range(L):
+            whole[level] = 0
+        for j in range(k):
+            row = &weights[offsets[j]]
+            for level in range(L):
+                whole[level] += row[level]
+        for level in range(L):
+            out[level] = whole[level] * scale[level]
+
+
+cdef enum:
+    TABLE_INT8 = 0
+    TABLE_INT16 = 1
+    TABLE_FLOAT32 = 2
 
 
 cdef class SparseScorer(Scorer):
-    """Hashed sparse features (features.pyx) under an interleaved float32 weight table.
+    """Hashed sparse features (features.pyx) under an interleaved weight table.
 
     sentences (Sequence[np.ndarray]): uint64 (n + 1, 4) token hashes each (`cascade.encoding`).
-    table (np.ndarray): float32 (size, levels), column k the weights of level k; size a power of two
-        <= 2^32.
+    table (np.ndarray): int8, int16 or float32 (size, levels), column k the weights of level k in units of
+        scales[k]; size a power of two <= 2^32.
+    scales (Sequence[float]): one per level (1.0 for float32 tables).
 
     The first level that needs an arc computes its feature indices and sums every level's column at
-    once (each index is one read of `levels` adjacent floats); later levels read the cached sums, so an
-    arc is hashed and fetched from memory once per sentence.
+    once (each index is one read of `levels` adjacent weights, so int8 weights of four levels share four
+    bytes); later levels read the cached sums, so an arc is hashed and fetched from memory once per
+    sentence. Integer weights are summed exactly and scaled once.
     """
     cdef object _tokens, _table
     cdef const uint64_t** token_ptr
     cdef Py_ssize_t* lengths
-    cdef const float* weights
+    cdef const void* weights
+    cdef int table_type
+    cdef Py_ssize_t itemsize
+    cdef double scale[MAX_LEVELS]
     cdef uint64_t size_mask
     cdef Py_ssize_t n_levels
 
@@ -344,16 +412,28 @@ cdef class SparseScorer(Scorer):
         self.token_ptr = NULL
         self.lengths = NULL
 
-    def __init__(self, sentences, table):
+    def __init__(self, sentences, table, scales=None):
         cdef Py_ssize_t i
         cdef const uint64_t[:, ::1] tokens
-        cdef const float[:, ::1] w = table
-        size = w.shape[0]
-        if size < 1 or size & (size - 1) or size > 1 << 32 or w.shape[1] < 1:
-            raise ValueError(f"the weight table must have shape (2^k, levels) with 2^k <= 2^32, got {np.shape(table)}")
+        table = np.asarray(table)
+        types = {np.dtype(np.int8): TABLE_INT8, np.dtype(np.int16): TABLE_INT16, np.dtype(np.float32): TABLE_FLOAT32}
+        if table.ndim != 2 or table.dtype not in types or not table.flags.c_contiguous:
+            raise ValueError(f"the weight table must be a C-contiguous int8, int16 or float32 array (2^k, levels), "
+                             f"got {table.dtype} {table.shape}")
+        size = table.shape[0]
+        if size < 1 or size & (size - 1) or size > 1 << 32 or not 1 <= table.shape[1] <= MAX_LEVELS:
+            raise ValueError(f"the weight table must have shape (2^k, levels) with 2^k <= 2^32 and 1..{MAX_LEVELS} "
+                             f"levels, got {table.shape}")
+        scales = np.ones(table.shape[1]) if scales is None else np.asarray(scales, dtype=np.float64)
+        if scales.shape != (table.shape[1],) or not np.isfinite(scales).all():
+            raise ValueError(f"scales must be {table.shape[1]} finite numbers, got {scales}")
         self._table = table
-        self.weights = &w[0, 0]
-        self.n_levels = w.shape[1]
+        self.table_type = types[table.dtype]
+        self.itemsize = table.dtype.itemsize
+        self.weights = <const void*><size_t>table.ctypes.data
+        self.n_levels = table.shape[1]
+        for i in range(self.n_levels):
+            self.scale[i] = scales[i]
         self.size_mask = size - 1
         self._tokens = [np.ascontiguousarray(x, dtype=np.uint64) for x in sentences]
         self.n_sentences = len(self._tokens)
@@ -372,6 +452,9 @@ cdef class SparseScorer(Scorer):
     def __dealloc__(self):
         free(self.token_ptr)
         free(self.lengths)
+
+    cpdef Py_ssize_t length(self, Py_ssize_t i):
+        return self.lengths[i]
 
     def arc_scores(self, Py_ssize_t i, int level, mask):
         """Level `level`'s dense arc scores of sentence i under `mask` (bool (n + 1, n + 1)), -inf
@@ -420,51 +503,36 @@ cdef class SparseScorer(Scorer):
         memset(ws.arc_known, 0, N * N)
         return n
 
-    cdef void score_block(self, Workspace ws, const Py_ssize_t* arcs, Py_ssize_t count) noexcept nogil:
-        """Hash the arcs (cells h * N + m) of a block, prefetching their weights, then sum every level."""
-        cdef Py_ssize_t N = ws.n + 1, L = self.n_levels, a, j, k, used = 0, level
-        cdef uint64_t raw[BLOCK * 64]
-        cdef uint64_t* spill
-        cdef int counts[BLOCK]
-        cdef double totals[MAX_LEVELS]
-        cdef const float* row
-        cdef double* cached
-        cdef uint64_t one[MAX_FEATURES]
-        for a in range(count):
-            if used + MAX_FEATURES <= BLOCK * 64:
-                spill = &raw[used]
-            else:
-                spill = one                         # a very long arc: summed on its own below
-            k = arc_features(&ws.features, arcs[a] // N, arcs[a] % N, spill)
-            for j in range(k):
-                spill[j] = (spill[j] & self.size_mask) * L
-                __builtin_prefetch(&self.weights[spill[j]])
-            if spill == one:
-                self.sum_arc(ws, arcs[a], one, k)
-                counts[a] = -1
-            else:
-                counts[a] = <int>k
-                used += k
-        used = 0
-        for a in range(count):
-            if counts[a] >= 0:
-                self.sum_arc(ws, arcs[a], &raw[used], counts[a])
-                used += counts[a]
+    cdef inline void prefetch(self, uint64_t offset) noexcept nogil:
+        __builtin_prefetch(<const char*>self.weights + offset * self.itemsize)
 
-    cdef inline void sum_arc(self, Workspace ws, Py_ssize_t cell, const uint64_t* offsets, Py_ssize_t k) noexcept nogil:
-        cdef Py_ssize_t L = self.n_levels, j, level
-        cdef double totals[MAX_LEVELS]
-        cdef const float* row
-        cdef double* cached = &ws.arc_cache[cell * L]
-        for level in range(L):
-            totals[level] = 0.0
-        for j in range(k):
-            row = &self.weights[offsets[j]]
-            for level in range(L):
-                totals[level] += row[level]
-        for level in range(L):
-            cached[level] = totals[level]
-        ws.arc_known[cell] = 1
+    cdef inline void sum(self, const uint64_t* offsets, Py_ssize_t k, Py_ssize_t first, Py_ssize_t levels,
+                         double* out) noexcept nogil:
+        """out[i] = level (first + i)'s score of the features at `offsets` (element offsets of their rows)."""
+        if self.table_type == TABLE_INT8:
+            sum_rows(<const int8_t*>self.weights + first, offsets, k, levels, &self.scale[first], out)
+        elif self.table_type == TABLE_INT16:
+            sum_rows(<const int16_t*>self.weights + first, offsets, k, levels, &self.scale[first], out)
+        else:
+            sum_rows(<const float*>self.weights + first, offsets, k, levels, &self.scale[first], out)
+
+    cdef void score_block(self, Workspace ws, const Py_ssize_t* arcs, Py_ssize_t count) noexcept nogil:
+        """Hash the arcs (cells h * N + m) and sum every level's weights, software-pipelined: the weights
+        of arc a are prefetched while arc a - AHEAD is summed."""
+        cdef Py_ssize_t N = ws.n + 1, L = self.n_levels, a, j, k, slot
+        cdef uint64_t raw[AHEAD][MAX_FEATURES]
+        cdef int counts[AHEAD]
+        for a in range(count + AHEAD):
+            slot = a % AHEAD
+            if a >= AHEAD:                           # sum the arc hashed AHEAD steps ago
+                self.sum(raw[slot], counts[slot], 0, L, &ws.arc_cache[arcs[a - AHEAD] * L])
+                ws.arc_known[arcs[a - AHEAD]] = 1
+            if a < count:
+                k = arc_features(&ws.features, arcs[a] // N, arcs[a] % N, raw[slot])
+                for j in range(k):
+                    raw[slot][j] = (raw[slot][j] & self.size_mask) * L
+                    self.prefetch(raw[slot][j])
+                counts[slot] = <int>k
 
     cdef int arcs(self, Workspace ws, int level, const uint8_t* mask, double* out) noexcept nogil:
         cdef Py_ssize_t N = ws.n + 1, L = self.n_levels, i, pending = 0
@@ -498,12 +566,9 @@ cdef class SparseScorer(Scorer):
 
     cdef int parts(self, Workspace ws, int level, int kind, const int64_t* rows, Py_ssize_t count,
                    double* out) noexcept nogil:
-        cdef const float* w = self.weights + level
-        cdef Py_ssize_t L = self.n_levels
-        cdef Py_ssize_t width = part_width(kind), p, q, j, k, used, start
+        cdef Py_ssize_t L = self.n_levels, width = part_width(kind), p, q, j, k, used, start
         cdef uint64_t raw[BLOCK * 16]
         cdef int counts[BLOCK]
-        cdef double total
         if width < 0 or kind == ARC or level >= L:     # arcs go through `arcs` (they have many more features)
             return -1
         start = 0
@@ -515,138 +580,89 @@ cdef class SparseScorer(Scorer):
                 k = part_features(&ws.features, kind, &rows[(start + q) * width], &raw[used])
                 for j in range(used, used + k):
                     raw[j] = (raw[j] & self.size_mask) * L
-                    __builtin_prefetch(&w[raw[j]])
+                    self.prefetch(raw[j] + level)
                 counts[q] = <int>k
                 used += k
                 q += 1
             used = 0
             for p in range(q):
-                total = 0.0
-                for j in range(used, used + counts[p]):
-                    total += w[raw[j]]
+                self.sum(&raw[used], counts[p], level, 1, &out[start + p])
                 used += counts[p]
-                out[start + p] = total
             start += q
         return 0
 
 
 # ---------------------------------------------------------------------------
-# The dynamic programs of the levels. Each returns 0, NO_STRUCTURE or FAILED.
-
-cdef object _kernels = None
-cdef object _no_structure = None
-
-
-cdef object _api():
-    global _kernels, _no_structure
-    if _kernels is None:
-        from .. import kernels
-        _kernels = kernels
-        _no_structure = kernels.NoStructureError
-    return _kernels
-
+# The dynamic programs of the levels, on the workspace's grammar objects (no GIL). Each returns a
+# STATUS_* code of memory.pxd (STATUS_NO_STRUCTURE: the mask admits no structure).
 
 cdef int list_parts(Workspace ws, int order, const uint8_t* mask) noexcept nogil:
-    """The higher-order parts of `order` over the arcs of `mask`, in the kernels' layout order, into the
-    part slots (0: sibling, 1: grandparent, 2: grand-sibling)."""
-    cdef Py_ssize_t N = ws.n + 1, count
-    cdef int slot
-    cdef int64_t[:, ::1] rows
-    with gil:
-        try:
-            api = _api()
-            allowed = np.asarray(<const uint8_t[:N, :N]>mask).view(np.bool_)
-            if order == 2:
-                listed = [api.second_order_parts(allowed)]
-            else:
-                found = api.third_order_parts(allowed)
-                listed = [found["sibling"], found["grandparent"], found["grand_sibling"]]
-            for slot in range(3):
-                ws.part_count[slot] = 0
-            for slot, array in enumerate(listed):
-                rows = np.ascontiguousarray(array, dtype=np.int64)
-                count = rows.shape[0]
-                if ws.reserve_parts(slot, count) < 0:
-                    return FAILED
-                if count:
-                    memcpy(ws.rows[slot], &rows[0, 0], count * rows.shape[1] * sizeof(int64_t))
-                ws.part_count[slot] = count
-        except Exception:
-            return FAILED
-    return 0
+    """The higher-order parts of `order` over the arcs of `mask`, in the grammar's layout order, into the
+    part slots (0: sibling, 1: grandparent, 2: grand-sibling); the grammar's ArcIndex keeps the layout."""
+    if order == 2:
+        return layout_parts(ws, ws.second.arcs, False, mask)
+    return layout_parts(ws, ws.third.arcs, True, mask)
+
+
+cdef int layout_parts(Workspace ws, ArcIndex arcs, bint third, const uint8_t* mask) noexcept nogil:
+    cdef int status = arcs.reset(ws.n, mask, ws.n + 1), slot
+    if status != STATUS_OK:
+        return status
+    ws.part_count[0] = arcs.n_sibling_parts
+    ws.part_count[1] = arcs.n_grandparent_parts if third else 0
+    ws.part_count[2] = arcs.n_grand_sibling_parts if third else 0
+    for slot in range(3):
+        if ws.reserve_parts(slot, ws.part_count[slot]) < 0:
+            return STATUS_OUT_OF_MEMORY
+    arcs.sibling_parts_into(ws.rows[0])
+    if third:
+        arcs.grandparent_parts_into(ws.rows[1])
+        arcs.grand_sibling_parts_into(ws.rows[2])
+    return STATUS_OK
 
 
 cdef int eisner_pass(Workspace ws, int order, const uint8_t* mask, bint decode, double* best) noexcept nogil:
-    """Order 1-3 over ws.scores and the part scores in the slots: decode (ws.heads) or max-marginals
-    (best, ws.mm)."""
-    cdef Py_ssize_t N = ws.n + 1, i
-    cdef double[:, ::1] mm
-    cdef int64_t[::1] heads
-    with gil:
-        try:
-            api = _api()
-            scores = np.asarray(<double[:N, :N]>ws.scores)
-            allowed = np.asarray(<const uint8_t[:N, :N]>mask).view(np.bool_)
-            args = [scores]
-            if order >= 2:
-                args.append(np.asarray(<double[:ws.part_count[0]]>ws.part_scores[0]) if ws.part_count[0]
-                            else np.zeros(0))
-            if order == 3:
-                for i in (1, 2):
-                    args.append(np.asarray(<double[:ws.part_count[i]]>ws.part_scores[i]) if ws.part_count[i]
-                                else np.zeros(0))
-            function = {1: ("eisner", "eisner_max_marginals"), 2: ("eisner2", "eisner2_max_marginals"),
-                        3: ("eisner3", "eisner3_max_marginals")}[order][0 if decode else 1]
-            out = getattr(api, function)(*args, mask=allowed)
-            if decode:
-                heads = out
-                for i in range(N):
-                    ws.heads[i] = heads[i]
-            else:
-                best[0] = out[0]
-                mm = np.ascontiguousarray(out[1], dtype=np.float64)
-                memcpy(ws.mm, &mm[0, 0], N * N * sizeof(double))
-        except _no_structure:
-            return NO_STRUCTURE
-        except Exception:
-            return FAILED
-    return 0
+    """Order 1-3 over ws.scores (and, for orders 2 and 3, the part scores listed by `list_parts` for the same
+    mask): decode into ws.heads, or max-marginals into best and ws.mm."""
+    cdef Py_ssize_t N = ws.n + 1
+    cdef int status
+    if order == 1:
+        status = ws.first.reset(ws.n, ws.scores, N, mask, N, True)
+        return status if status != STATUS_OK else run_grammar(ws, ws.first, decode, best)
+    if order == 2:
+        status = ws.second.reset(ws.scores, N, ws.part_scores[0], True)
+        return status if status != STATUS_OK else run_grammar(ws, ws.second, decode, best)
+    status = ws.third.reset(ws.scores, N, ws.part_scores[0], ws.part_scores[1], ws.part_scores[2], True)
+    return status if status != STATUS_OK else run_grammar(ws, ws.third, decode, best)
+
+
+cdef int run_grammar(Workspace ws, Hypergraph graph, bint decode, double* best) noexcept nogil:
+    cdef double score
+    if decode:
+        return graph.best(&score, ws.heads)
+    return graph.max_marginals(best, ws.mm, ws.n + 1)
 
 
 cdef int vine_pass(Workspace ws, Py_ssize_t band, double* best) noexcept nogil:
     """Vine max-marginals over ws.scores (short and root arcs) and ws.outer: best, ws.mm, ws.outer_mm."""
     cdef Py_ssize_t N = ws.n + 1
-    cdef double[:, ::1] mm, omm
-    with gil:
-        try:
-            api = _api()
-            scores = np.asarray(<double[:N, :N]>ws.scores)
-            outer = np.asarray(<double[:N, :2]>ws.outer)
-            value, arc_mm, outer_mm = api.vine_max_marginals(scores, outer, band)
-            best[0] = value
-            mm = np.ascontiguousarray(arc_mm, dtype=np.float64)
-            omm = np.ascontiguousarray(outer_mm, dtype=np.float64)
-            memcpy(ws.mm, &mm[0, 0], N * N * sizeof(double))
-            memcpy(ws.outer_mm, &omm[0, 0], 2 * N * sizeof(double))
-        except _no_structure:
-            return NO_STRUCTURE
-        except Exception:
-            return FAILED
-    return 0
+    cdef int status = ws.vine.reset(ws.n, band, ws.scores, N, ws.outer, 2, NULL, 0, NULL, 0)
+    if status != STATUS_OK:
+        return status
+    return ws.vine.max_marginals_vine(best, ws.mm, N, ws.outer_mm)
 
 
 cdef int tree_exists(Workspace ws, const uint8_t* mask) noexcept nogil:
-    """1 if `mask` admits a projective tree (0 if not, FAILED on error)."""
+    """STATUS_OK if `mask` admits a projective tree, STATUS_NO_STRUCTURE if not (else an error code).
+    Uses ws.mm as zero scores."""
     cdef Py_ssize_t N = ws.n + 1
-    with gil:
-        try:
-            api = _api()
-            api.eisner(np.zeros((N, N)), np.asarray(<const uint8_t[:N, :N]>mask).view(np.bool_))
-        except _no_structure:
-            return 0
-        except Exception:
-            return FAILED
-    return 1
+    cdef double score
+    cdef int status
+    memset(ws.mm, 0, N * N * sizeof(double))
+    status = ws.first.reset(ws.n, ws.mm, N, mask, N, True)
+    if status != STATUS_OK:
+        return status
+    return ws.first.run_best(&score)
 
 
 cdef void local_max_marginals(Py_ssize_t N, const double* scores, double* column, double* best,
@@ -688,12 +704,40 @@ def local_marginals(scores):
 
 cdef class Stats:
     """Per level: arcs kept by its pruning, n^2 possible, gold arcs kept and total, fallbacks, seconds."""
-    cdef readonly double[:, ::1] table      # (levels, 6)
+    cdef readonly double[:, ::1] table      # (levels, STATS)
     cdef readonly Py_ssize_t sentences
 
     def __init__(self, Py_ssize_t levels):
-        self.table = np.zeros((levels, 6))
+        self.table = np.zeros((levels, STATS))
         self.sentences = 0
+
+
+cdef struct SentenceJob:
+    void* runtime                 # CascadeRuntime, borrowed for the batch
+    void* scorer                  # Scorer, likewise
+    Py_ssize_t i
+    int upto
+    const int64_t* gold           # n + 1 heads or NULL
+    int64_t* heads                # out: n + 1 (when parsing)
+    uint8_t* mask                 # out: (n + 1)^2 (when upto >= 0)
+    double seconds
+
+
+cdef int sentence_job(void* workspace, void* job) noexcept nogil:
+    cdef SentenceJob* j = <SentenceJob*>job
+    cdef Py_ssize_t N
+    cdef uint8_t* mask = NULL
+    cdef double start = now()
+    cdef int status = (<CascadeRuntime>j.runtime).sentence(<Scorer>j.scorer, <Workspace>workspace, j.i, j.upto,
+                                                            j.gold, &mask)
+    if status == STATUS_OK:
+        N = (<Workspace>workspace).n + 1
+        if j.upto >= 0:
+            memcpy(j.mask, mask, N * N)
+        else:
+            memcpy(j.heads, (<Workspace>workspace).heads, N * sizeof(int64_t))
+    j.seconds = now() - start
+    return status
 
 
 cdef class CascadeRuntime:
@@ -731,63 +775,74 @@ cdef class CascadeRuntime:
     cdef int level_inputs(self, Scorer scorer, Workspace ws, int k, const uint8_t* mask) noexcept nogil:
         """Scores of level k's parts under `mask`: ws.scores (and ws.outer, the part slots)."""
         cdef Py_ssize_t N = ws.n + 1, h, m, slot
-        cdef int order = self.order[k]
+        cdef int order = self.order[k], status
         cdef uint8_t* band_mask
         if order == VINE:
-            band_mask = ws.masks[2]            # the vine scores short and root arcs; the output slot is free
+            band_mask = ws.band_mask           # the vine scores short and root arcs
             for h in range(N):
                 for m in range(N):
                     band_mask[h * N + m] = <uint8_t>(m > 0 and h != m and (h == 0 or (
                         h - m <= self.band and m - h <= self.band)))
             if scorer.arcs(ws, k, band_mask, ws.scores) < 0 or scorer.outer_arcs(ws, k, ws.outer) < 0:
-                return FAILED
-            return 0
+                return SCORER_FAILED
+            return STATUS_OK
         if scorer.arcs(ws, k, mask, ws.scores) < 0:
-            return FAILED
+            return SCORER_FAILED
         if order >= 2:
-            if list_parts(ws, order, mask) != 0:
-                return FAILED
+            status = list_parts(ws, order, mask)
+            if status != STATUS_OK:
+                return status
             for slot in range(3):
                 if ws.part_count[slot] and scorer.parts(ws, k, SIBLING + slot, ws.rows[slot], ws.part_count[slot],
                                                         ws.part_scores[slot]) < 0:
-                    return FAILED
-        return 0
+                    return SCORER_FAILED
+        return STATUS_OK
 
     cdef int prune(self, Scorer scorer, Workspace ws, int k, const uint8_t* mask, uint8_t* out) noexcept nogil:
-        """Level k's pruned mask for level k + 1, from its input `mask`: 0, NO_STRUCTURE or FAILED."""
+        """Level k's pruned mask for level k + 1 from its input `mask` (a STATUS_* code)."""
         cdef Py_ssize_t N = ws.n + 1
         cdef int order = self.order[k], status
         cdef double best
         status = self.level_inputs(scorer, ws, k, mask)
-        if status != 0:
+        if status != STATUS_OK:
             return status
         if order == VINE:
             status = vine_pass(ws, self.band, &best)
-            if status == 0:
+            if status == STATUS_OK:
                 vine_prune(N, best, ws.mm, ws.outer_mm, self.alpha[k], self.band, out)
             return status
         if order == LOCAL:
             local_max_marginals(N, ws.scores, ws.column, &best, ws.mm)
         else:
             status = eisner_pass(ws, order, mask, False, &best)
-            if status != 0:
+            if status != STATUS_OK:
                 return status
         eisner_prune(N, best, ws.mm, self.alpha[k], self.cap[k], ws.column, out)
-        return 0
+        return STATUS_OK
+
+    cdef int decode(self, Scorer scorer, Workspace ws, int k, const uint8_t* mask) noexcept nogil:
+        cdef int status = self.level_inputs(scorer, ws, k, mask)
+        if status != STATUS_OK:
+            return status
+        return eisner_pass(ws, self.order[k], mask, True, NULL)
 
     cdef int sentence(self, Scorer scorer, Workspace ws, Py_ssize_t i, int upto, const int64_t* gold,
-                      double* stats, uint8_t** mask_out) noexcept nogil:
+                      uint8_t** mask_out) noexcept nogil:
         """Run the cascade on sentence i: the best tree into ws.heads, or with upto >= 0 point mask_out at
-        the input mask of level `upto` (a workspace buffer). Fills `stats` ((levels, 6), may be NULL). RETURNS 0 or FAILED/NO_STRUCTURE."""
+        the input mask of level `upto` (a workspace buffer). Adds to ws.stats. RETURNS a STATUS_* code.
+
+        A mask that admits no structure at the next level is replaced by the one before (a fallback of
+        the level that pruned): when that level runs, or, for `upto`, when the mask is handed out."""
         cdef Py_ssize_t n = scorer.begin(ws, i), N, m, j, kept, gold_kept
         cdef int k, last, status
         cdef uint8_t* before
         cdef uint8_t* current
         cdef uint8_t* out
         cdef uint8_t* spare
+        cdef double* stats = ws.stats
         cdef double start
         if n < 0:
-            return FAILED
+            return SCORER_FAILED
         N = n + 1
         last = self.n_levels - 1 if upto < 0 else upto
         before, current, out = ws.masks[0], ws.masks[1], ws.masks[2]
@@ -796,100 +851,141 @@ cdef class CascadeRuntime:
         memcpy(before, current, N * N)
         for k in range(last + 1):
             start = now()
+            if k == last and upto >= 0:
+                status = tree_exists(ws, current) if k > 0 else STATUS_OK
+                if status == STATUS_NO_STRUCTURE:
+                    current = before
+                    stats[(k - 1) * STATS + 4] += 1
+                elif status != STATUS_OK:
+                    return status
+                mask_out[0] = current
+                return STATUS_OK
             if k == last:
-                if upto >= 0:
-                    status = tree_exists(ws, current) if k > 0 else 1
-                    if status == 0:                # what `prediction` would do: fall back on the mask before
-                        current = before
-                        if stats != NULL:
-                            stats[(k - 1) * 6 + 4] += 1
-                    elif status < 0:
-                        return FAILED
-                    mask_out[0] = current
-                    return 0
-                status = eisner_pass(ws, self.order[k], current, True, NULL) if self.level_inputs(
-                    scorer, ws, k, current) == 0 else FAILED
-                if status == NO_STRUCTURE and k > 0:
-                    if stats != NULL:
-                        stats[(k - 1) * 6 + 4] += 1
-                    status = eisner_pass(ws, self.order[k], before, True, NULL) if self.level_inputs(
-                        scorer, ws, k, before) == 0 else FAILED
-                if stats != NULL:
-                    stats[k * 6 + 5] += now() - start
+                status = self.decode(scorer, ws, k, current)
+                if status == STATUS_NO_STRUCTURE and k > 0:
+                    stats[(k - 1) * STATS + 4] += 1
+                    status = self.decode(scorer, ws, k, before)
+                stats[k * STATS + 5] += now() - start
                 return status
             status = self.prune(scorer, ws, k, current, out)
-            if status == NO_STRUCTURE and k > 0:
-                if stats != NULL:
-                    stats[(k - 1) * 6 + 4] += 1
+            if status == STATUS_NO_STRUCTURE and k > 0:
+                stats[(k - 1) * STATS + 4] += 1
                 memcpy(current, before, N * N)
                 status = self.prune(scorer, ws, k, current, out)
-            if status != 0:
+            if status != STATUS_OK:
                 return status
-            if stats != NULL:
-                stats[k * 6 + 5] += now() - start
-                kept = gold_kept = 0
-                for j in range(N * N):
-                    if out[j] and j % N != 0:
-                        kept += 1
-                stats[k * 6 + 0] += kept
-                stats[k * 6 + 1] += n * n
-                if gold != NULL:
-                    for m in range(1, N):
-                        gold_kept += out[gold[m] * N + m]
-                    stats[k * 6 + 2] += gold_kept
-                    stats[k * 6 + 3] += n
+            stats[k * STATS + 5] += now() - start
+            kept = gold_kept = 0
+            for j in range(N * N):
+                if out[j] and j % N != 0:
+                    kept += 1
+            stats[k * STATS + 0] += kept
+            stats[k * STATS + 1] += n * n
+            if gold != NULL:
+                for m in range(1, N):
+                    gold_kept += out[gold[m] * N + m]
+                stats[k * STATS + 2] += gold_kept
+                stats[k * STATS + 3] += n
             spare = before
             before, current, out = current, out, spare
-        return 0
+        return STATUS_OK
 
-    def run(self, Scorer scorer, int upto=-1, gold=None, Stats stats=None, double[::1] seconds=None):
-        """Run every sentence of `scorer` through the cascade.
+    def run(self, Scorer scorer, int upto=-1, gold=None, Stats stats=None, double[::1] seconds=None,
+            int n_threads=1):
+        """Run every sentence of `scorer` through the cascade, on `n_threads` threads (OpenMP; one
+        workspace per thread, sentences handed out dynamically).
 
         upto (int): -1 to parse; k > 0 for the arc mask level k runs on (the input of level k).
         gold (Sequence[np.ndarray] or None): int64 heads (length n + 1) per sentence, for the gold-arc
             recall in `stats`.
         seconds (float64 array or None): filled with each sentence's time (scoring included).
         RETURNS (list): heads (int64 (n + 1,), heads[0] = -1) or masks (bool (n + 1, n + 1)) per sentence.
+        Raises NoStructureError, KernelSizeError (over the kernels' memory limit) or MemoryError naming the
+        sentence.
         """
-        cdef Workspace ws = Workspace()
-        cdef Py_ssize_t i, N, j
-        cdef int status
-        cdef const int64_t[::1] gold_heads
-        cdef const int64_t* gold_ptr
-        cdef double* stats_ptr = NULL
-        cdef uint8_t* mask = NULL
-        cdef double start
-        if upto >= self.n_levels:
-            raise ValueError(f"upto must be < {self.n_levels}, got {upto}")
-        if seconds is not None and seconds.shape[0] != scorer.n_sentences:
-            raise ValueError(f"{scorer.n_sentences} sentences but room for {seconds.shape[0]} times")
-        if gold is not None and len(gold) != scorer.n_sentences:
-            raise ValueError(f"{scorer.n_sentences} sentences but {len(gold)} gold trees")
-        if stats is not None:
-            if stats.table.shape[0] != self.n_levels:
-                raise ValueError(f"stats for {stats.table.shape[0]} levels, the cascade has {self.n_levels}")
-            stats_ptr = &stats.table[0, 0]
-        results = []
-        for i in range(scorer.n_sentences):
-            gold_ptr = NULL
-            if gold is not None:
-                gold_heads = np.ascontiguousarray(gold[i], dtype=np.int64)
-                gold_ptr = &gold_heads[0]
-            with nogil:
-                start = now()
-                status = self.sentence(scorer, ws, i, upto, gold_ptr, stats_ptr, &mask)
-                if seconds is not None:
-                    seconds[i] = now() - start
-            if status == NO_STRUCTURE:
-                raise _api().NoStructureError(f"sentence {i}: the cascade's masks admit no tree")
-            if status != 0:
-                raise MemoryError(f"sentence {i}: the cascade ran out of memory or failed")
-            N = ws.n + 1
+        cdef Py_ssize_t count = scorer.n_sentences, i, t, N
+        cdef int threads = max(1, min(n_threads, MAX_THREADS, max(count, 1)))
+        cdef void* pointers[MAX_THREADS]
+        if n_threads < 1:
+            raise ValueError(f"n_threads must be >= 1, got {n_threads}")
+        if not -1 <= upto < self.n_levels:
+            raise ValueError(f"upto must be -1 or 0..{self.n_levels - 1}, got {upto}")
+        if seconds is not None and seconds.shape[0] != count:
+            raise ValueError(f"{count} sentences but room for {seconds.shape[0]} times")
+        if gold is not None and len(gold) != count:
+            raise ValueError(f"{count} sentences but {len(gold)} gold trees")
+        if stats is not None and stats.table.shape[0] != self.n_levels:
+            raise ValueError(f"stats for {stats.table.shape[0]} levels, the cascade has {self.n_levels}")
+        lengths = np.array([scorer.length(i) for i in range(count)], dtype=np.int64) + 1
+        golds = None
+        if gold is not None:
+            golds = [np.ascontiguousarray(g, dtype=np.int64) for g in gold]
+            for i in range(count):
+                if golds[i].shape != (lengths[i],) or (lengths[i] > 1 and (golds[i][1:].min() < 0
+                                                                            or golds[i][1:].max() >= lengths[i])):
+                    raise ValueError(f"sentence {i}: gold heads must be {lengths[i]} positions in 0..{lengths[i] - 1}")
+        sizes = lengths * lengths if upto >= 0 else lengths
+        starts = np.concatenate([[0], np.cumsum(sizes)])
+        flat = np.empty(max(int(starts[count]), 1), dtype=np.uint8 if upto >= 0 else np.int64)
+        jobs = np.zeros(max(count, 1) * sizeof(SentenceJob), dtype=np.uint8)
+        statuses = np.zeros(max(count, 1), dtype=np.intc)
+        cdef SentenceJob* job
+        cdef uint8_t[::1] job_bytes = jobs
+        cdef int[::1] status_view = statuses
+        cdef uint8_t[::1] flat_masks
+        cdef int64_t[::1] flat_heads
+        cdef const int64_t[::1] g
+        cdef Workspace stats_of
+        job = <SentenceJob*>&job_bytes[0]
+        if upto >= 0:
+            flat_masks = flat
+        else:
+            flat_heads = flat
+        for i in range(count):
+            job[i].runtime = <void*>self
+            job[i].scorer = <void*>scorer
+            job[i].i = i
+            job[i].upto = upto
+            job[i].gold = NULL
+            if golds is not None:
+                g = golds[i]
+                job[i].gold = &g[0]
             if upto >= 0:
-                results.append(np.asarray(<uint8_t[:N, :N]>mask).view(np.bool_).copy())
+                job[i].mask = &flat_masks[starts[i]]
             else:
-                results.append(np.asarray(<int64_t[:N]>ws.heads).copy())
+                job[i].heads = &flat_heads[starts[i]]
+        workspaces = [Workspace() for _ in range(threads)]
+        for t in range(threads):
+            pointers[t] = <void*>workspaces[t]
+        if count:
+            with nogil:
+                run_jobs(sentence_job, pointers, threads, <char*>job, sizeof(SentenceJob), count, &status_view[0])
+        for i in range(count):
+            if status_view[i] != STATUS_OK:
+                _raise(status_view[i], i, workspaces)
+        if seconds is not None:
+            for i in range(count):
+                seconds[i] = job[i].seconds
         if stats is not None:
-            stats.sentences += scorer.n_sentences
-        return results
+            for worker in workspaces:
+                stats_of = <Workspace>worker
+                np.asarray(stats.table)[:] += np.asarray(<double[:self.n_levels, :STATS]>&stats_of.stats[0])
+            stats.sentences += count
+        if upto >= 0:
+            return [flat[starts[i]:starts[i + 1]].reshape(lengths[i], lengths[i]).view(np.bool_)
+                    for i in range(count)]
+        return [flat[starts[i]:starts[i + 1]] for i in range(count)]
 
+
+def _raise(int status, Py_ssize_t i, workspaces):
+    if status == STATUS_NO_STRUCTURE:
+        from ..kernels import NoStructureError
+        raise NoStructureError(f"sentence {i}: the cascade's masks admit no tree")
+    if status == SCORER_FAILED:
+        raise MemoryError(f"sentence {i}: the scorer could not allocate its buffers")
+    try:
+        check_status(status, max((<Workspace>w).bytes_needed() for w in workspaces), "the cascade's dynamic program")
+    except Exception as error:
+        error.args = (f"sentence {i}: {error.args[0]}",) + error.args[1:]
+        raise
+    raise RuntimeError(f"sentence {i}: the cascade failed with status {status}")

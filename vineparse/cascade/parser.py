@@ -29,6 +29,7 @@ from .encoding import Encoded, encode
 from .levels import LEVELS, Level, LocalLevel, VineLevel
 
 MODEL_FORMAT = "vineparse.cascade"
+PRECISIONS = ("int8", "int16", "float32")      # how the runtime stores the weights (see `weight_table`)
 MODEL_VERSION = 2
 
 
@@ -56,7 +57,7 @@ class CascadeParser(Cascade):
     """
 
     def __init__(self, orders: Sequence = (0, 1, 2, 3), band: int = 5, bits: int = 20,
-                 alphas: Optional[Sequence[float]] = None, tag: str = "xpos"):
+                 alphas: Optional[Sequence[float]] = None, tag: str = "xpos", precision: str = "int8"):
         orders = tuple(orders)
         if not orders:
             raise ValueError("a cascade needs at least one level")
@@ -64,6 +65,9 @@ class CascadeParser(Cascade):
             raise ValueError("the vine and local levels can only come first")
         if orders[-1] in (0, "local"):
             raise ValueError("the last level must be an Eisner order (1, 2 or 3)")
+        if precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
+        self.precision = precision
         if tag not in ("xpos", "upos"):
             raise ValueError(f"tag must be 'xpos' or 'upos', got {tag!r}")
         self.tag = tag
@@ -79,40 +83,62 @@ class CascadeParser(Cascade):
         return CascadeRuntime(self.orders, self.alphas, [level.head_cap or 0 for level in self.levels[:-1]],
                               self.band)
 
-    def weight_table(self) -> np.ndarray:
-        """The levels' weights side by side, float32 (2^bits, levels), as the runtime reads them. Kept while
-        every level holds the same float32 (averaged) weight array; rebuilt on each call while a level trains
-        (float64 weights are updated in place)."""
+    def weight_table(self):
+        """The levels' weights side by side as the runtime reads them: (table (2^bits, levels) of
+        `self.precision`, one scale per level).
+
+        With integer precision each level's weights are snapped to its grid (multiples of scale =
+        max |w| / (2^(bits - 1) - 1)) in the level itself, so the per-level Python path scores exactly what
+        the runtime does; snapping again is the identity. Kept while every level holds the same float32
+        (averaged) weight array; rebuilt on each call while a level trains (float64 weights change in place).
+        """
         weights = [level.weights for level in self.levels]
         cached = getattr(self, "_table_source", None)
-        if cached is None or len(cached) != len(weights) or any(a is not b for a, b in zip(cached, weights)):
-            table = np.empty((1 << self.bits, len(weights)), dtype=np.float32)
-            for k, w in enumerate(weights):
-                table[:, k] = w
-            if all(w.dtype == np.float32 for w in weights):
-                self._table, self._table_source = table, weights      # holding the arrays keeps their ids
+        if cached is not None and len(cached) == len(weights) and all(a is b for a, b in zip(cached, weights)):
+            return self._table
+        dtype = np.dtype(self.precision)
+        table = np.empty((1 << self.bits, len(weights)), dtype=dtype)
+        scales = np.ones(len(weights))
+        for k, level in enumerate(self.levels):
+            if dtype.kind == "i" and level.weights.dtype == np.float32:
+                top = float(np.abs(level.weights).max())
+                scales[k] = top / np.iinfo(dtype).max if top > 0 else 1.0
+                grid = np.rint(level.weights / scales[k])
+                level.weights = (grid * scales[k]).astype(np.float32)
+                table[:, k] = grid
+            elif dtype.kind == "i":                    # a level in training: its current weights, on a grid
+                top = float(np.abs(level.weights).max())
+                scales[k] = top / np.iinfo(dtype).max if top > 0 else 1.0
+                table[:, k] = np.rint(level.weights / scales[k])
             else:
-                self._table_source = None
-            return table
-        return self._table
+                table[:, k] = level.weights
+        result = (table, scales)
+        if all(level.weights.dtype == np.float32 for level in self.levels):
+            self._table, self._table_source = result, [level.weights for level in self.levels]
+        else:
+            self._table_source = None
+        return result
 
     def scorer(self, sentences: Sequence[Encoded]) -> SparseScorer:
         """The levels' weights over a batch of encoded sentences (cost-augmented ones are not supported)."""
         if any(sent.cost is not None for sent in sentences):
             raise ValueError("the compiled cascade scores sentences without a cost term")
-        return SparseScorer([sent.tokens for sent in sentences], self.weight_table())
+        table, scales = self.weight_table()
+        return SparseScorer([sent.tokens for sent in sentences], table, scales)
 
     def run_batch(self, sentences: Sequence[Encoded], gold: Optional[Sequence[np.ndarray]] = None,
                   stats: Optional[CascadeStats] = None, upto: Optional[int] = None,
-                  seconds: Optional[np.ndarray] = None) -> List[np.ndarray]:
+                  seconds: Optional[np.ndarray] = None, n_threads: int = 1) -> List[np.ndarray]:
         """`run` for a batch of sentences in one call: heads per sentence, or with `upto` the arc mask level
         `upto` runs on (None for level 0). `gold` (projective heads) feeds the gold-arc recall of `stats`;
-        `seconds` (float64, one per sentence) receives each sentence's time."""
+        `seconds` (float64, one per sentence) receives each sentence's time; `n_threads` threads share the
+        sentences (OpenMP, see `_kernels/parallel.pyx`)."""
         sentences = list(sentences)
         if upto == 0:
             return [None] * len(sentences)
         table = Stats(len(self.levels)) if stats is not None else None
-        out = self.runtime().run(self.scorer(sentences), -1 if upto is None else upto, gold, table, seconds)
+        out = self.runtime().run(self.scorer(sentences), -1 if upto is None else upto, gold, table, seconds,
+                                 n_threads)
         if stats is not None:
             stats.add_table(np.asarray(table.table), len(sentences))
         return out
@@ -146,7 +172,8 @@ class CascadeParser(Cascade):
             levels.append({"name": level.name, "head_cap": level.head_cap, "indices": nonzero,
                            "values": level.weights[nonzero].astype(np.float32)})
         return {"format": MODEL_FORMAT, "version": MODEL_VERSION,
-                "config": {"orders": list(self.orders), "band": self.band, "bits": self.bits, "tag": self.tag},
+                "config": {"orders": list(self.orders), "band": self.band, "bits": self.bits, "tag": self.tag,
+                           "precision": self.precision},
                 "alphas": list(self.alphas), "levels": levels}
 
     @classmethod
@@ -158,7 +185,7 @@ class CascadeParser(Cascade):
                              f"vineparse reads version {MODEL_VERSION}: retrain it or use a matching vineparse")
         config = data["config"]
         parser = cls(orders=config["orders"], band=config["band"], bits=config["bits"], alphas=data["alphas"],
-                     tag=config["tag"])
+                     tag=config["tag"], precision=config.get("precision", "int8"))
         for level, saved in zip(parser.levels, data["levels"]):
             weights = np.zeros(1 << parser.bits, dtype=np.float32)
             weights[np.asarray(saved["indices"], dtype=np.int64)] = saved["values"]
