@@ -43,6 +43,12 @@ def make_level(order, bits: int, band: int) -> Level:
     return LEVELS[order](bits)
 
 
+def grid_step(weights: np.ndarray, largest: int) -> float:
+    """The power of two by which integers of magnitude <= `largest` cover the weights (1.0 for all zero)."""
+    top = float(np.abs(weights).max()) if len(weights) else 0.0
+    return 2.0 ** int(np.ceil(np.log2(top / largest))) if top > 0 else 1.0
+
+
 class CascadeParser(Cascade):
     """A dependency parser made of a pruning cascade.
 
@@ -87,9 +93,9 @@ class CascadeParser(Cascade):
         """The levels' weights side by side as the runtime reads them: (table (2^bits, levels) of
         `self.precision`, one scale per level).
 
-        With integer precision each level's weights are snapped to its grid (multiples of scale =
-        max |w| / (2^(bits - 1) - 1)) in the level itself, so the per-level Python path scores exactly what
-        the runtime does; snapping again is the identity. Kept while every level holds the same float32
+        With integer precision each trained level's weights are snapped to its grid (multiples of a power
+        of two, see `grid_step`) in the level itself: the float32 weights are then exact, so the per-level
+        Python path scores bit for bit what the runtime does, and snapping again is the identity. Kept while every level holds the same float32
         (averaged) weight array; rebuilt on each call while a level trains (float64 weights change in place).
         """
         weights = [level.weights for level in self.levels]
@@ -100,18 +106,14 @@ class CascadeParser(Cascade):
         table = np.empty((1 << self.bits, len(weights)), dtype=dtype)
         scales = np.ones(len(weights))
         for k, level in enumerate(self.levels):
-            if dtype.kind == "i" and level.weights.dtype == np.float32:
-                top = float(np.abs(level.weights).max())
-                scales[k] = top / np.iinfo(dtype).max if top > 0 else 1.0
-                grid = np.rint(level.weights / scales[k])
-                level.weights = (grid * scales[k]).astype(np.float32)
-                table[:, k] = grid
-            elif dtype.kind == "i":                    # a level in training: its current weights, on a grid
-                top = float(np.abs(level.weights).max())
-                scales[k] = top / np.iinfo(dtype).max if top > 0 else 1.0
-                table[:, k] = np.rint(level.weights / scales[k])
-            else:
+            if dtype.kind != "i":
                 table[:, k] = level.weights
+                continue
+            scales[k] = grid_step(level.weights, np.iinfo(dtype).max)
+            grid = np.rint(level.weights / scales[k])
+            table[:, k] = grid
+            if level.weights.dtype == np.float32:     # a trained level: keep the weights it now scores with
+                level.weights = (grid * scales[k]).astype(np.float32)
         result = (table, scales)
         if all(level.weights.dtype == np.float32 for level in self.levels):
             self._table, self._table_source = result, [level.weights for level in self.levels]
@@ -191,6 +193,7 @@ class CascadeParser(Cascade):
             weights[np.asarray(saved["indices"], dtype=np.int64)] = saved["values"]
             level.weights, level.totals = weights, None
             level.head_cap = saved.get("head_cap")
+        parser.weight_table()
         return parser
 
     def save(self, path: Union[str, Path]) -> None:

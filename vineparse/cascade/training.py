@@ -138,6 +138,7 @@ def train(parser: CascadeParser, train_examples: Sequence[Example], dev_examples
             train_masks = parser.run_batch([ex.sent for ex in train_examples], upto=k + 1)
             dev_masks = parser.run_batch([ex.sent for ex in dev_examples], upto=k + 1)
         summary.append(row)
+    parser.weight_table()          # the runtime's table; integer precision snaps the levels to its grid
     return summary
 
 
