@@ -571,7 +571,7 @@ def eisner_batch(str grammar, scores, lengths, masks, tuple parts, bint single_r
             if masks is not None:
                 jobs[i].mask = <const unsigned char*>cnp.PyArray_DATA(m) + i * N * N
                 jobs[i].mask_stride = N
-            jobs[i].single_root, jobs[i].what, jobs[i].count, jobs[i].seed = single_root, what, count, seed
+            jobs[i].single_root, jobs[i].what, jobs[i].count, jobs[i].seed = single_root, what, count, seed + i
             jobs[i].engine = engine
             jobs[i].value = <double*>cnp.PyArray_DATA(values) + i
             base = <char*>cnp.PyArray_DATA(out_arr) + i * cnp.PyArray_STRIDES(out_arr)[0]
@@ -584,7 +584,7 @@ def eisner_batch(str grammar, scores, lengths, masks, tuple parts, bint single_r
         for i in range(B):
             given = tuple(None if p is None else p[i] for p in parts) + (None,) * (3 - len(parts))
             keep.append(point_sentence(spec, &jobs[i], scores[i], None if masks is None else masks[i],
-                                       given, single_root, what, count, seed))
+                                       given, single_root, what, count, seed + <uint64_t>i))
             jobs[i].engine = engine
             jobs[i].value = <double*>cnp.PyArray_DATA(values) + i
             outputs.append(point_outputs(&jobs[i], what, jobs[i].n + 1, count))
