@@ -1,7 +1,6 @@
 """Build script: cythonize every kernel in vineparse/_kernels with numpy headers and -O3."""
 import glob
 import os
-import platform
 import sys
 
 import numpy
@@ -9,12 +8,10 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 COMPILE_ARGS = [] if sys.platform == "win32" else ["-O3", "-fno-math-errno"]
-# glibc's vector math library gives the Log semiring a batched exp (see vexp.h).
-LIBMVEC = platform.machine() == "x86_64" and platform.libc_ver()[0] == "glibc"
 # OpenMP threads for batches (vineparse/_kernels/parallel.pyx), where gcc or clang can link it;
 # elsewhere batches run on one thread. VINEPARSE_NO_OPENMP=1 turns it off.
 OPENMP = sys.platform.startswith("linux") and not os.environ.get("VINEPARSE_NO_OPENMP")
-MACROS = [("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")] + ([("VINEPARSE_LIBMVEC", "1")] if LIBMVEC else [])
+MACROS = [("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")]
 DIRECTIVES = {
     "language_level": "3",
     "boundscheck": False,
@@ -37,7 +34,7 @@ def kernel_extensions():
                 extra_compile_args=COMPILE_ARGS + openmp,
                 extra_link_args=openmp,
                 define_macros=MACROS,
-                libraries=["mvec", "m"] if LIBMVEC else [],
+                libraries=[] if sys.platform == "win32" else ["m"],
             )
         )
     return extensions

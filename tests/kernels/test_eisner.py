@@ -10,57 +10,77 @@ from oracle import projective_trees, first_order_score, allowed_trees, oracle, r
 CASES = [(n, single_root, masked, seed)
          for n in range(1, 8) for single_root in (True, False) for masked in (False, True)
          for seed in range(3)]
+ENGINES = ("dense", "hypergraph")       # both first-order engines answer to every oracle
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("n,single_root,masked,seed", CASES)
-def test_against_brute_force(n, single_root, masked, seed):
+def test_against_brute_force(n, single_root, masked, seed, engine):
     rng = np.random.default_rng(1000 * n + 10 * seed + 2 * single_root + masked)
     scores = rng.normal(size=(n + 1, n + 1)) * 3
     mask = random_mask(rng, n) if masked else None
     trees = allowed_trees(projective_trees(n, single_root), mask)
     best, best_trees, maxmarg, log_z, marg = oracle(trees, lambda t: first_order_score(t, scores))
 
-    heads = kernels.eisner(scores, mask, single_root=single_root)
+    heads = kernels.eisner(scores, mask, single_root=single_root, engine=engine)
     assert any(np.array_equal(heads, t) for t in best_trees)
     assert first_order_score(heads, scores) == pytest.approx(best)
 
-    got_best, got_maxmarg = kernels.eisner_max_marginals(scores, mask, single_root=single_root)
+    got_best, got_maxmarg = kernels.eisner_max_marginals(scores, mask, single_root=single_root, engine=engine)
     assert got_best == pytest.approx(best)
     np.testing.assert_allclose(got_maxmarg, maxmarg, rtol=1e-9, atol=1e-9)
 
-    got_log_z, got_marg = kernels.eisner_marginals(scores, mask, single_root=single_root)
+    got_log_z, got_marg = kernels.eisner_marginals(scores, mask, single_root=single_root, engine=engine)
     assert got_log_z == pytest.approx(log_z)
     np.testing.assert_allclose(got_marg, marg, atol=1e-9)
 
 
-def test_samples_follow_the_gibbs_distribution():
+@pytest.mark.parametrize("engine", ENGINES)
+def test_samples_follow_the_gibbs_distribution(engine):
     n = 4
     rng = np.random.default_rng(7)
     scores = rng.normal(size=(n + 1, n + 1))
     trees = projective_trees(n)
     _, _, _, _, marg = oracle(trees, lambda t: first_order_score(t, scores))
-    samples = kernels.eisner_sample(scores, count=20000, seed=3)
+    samples = kernels.eisner_sample(scores, count=20000, seed=3, engine=engine)
     assert samples.shape == (20000, n + 1)
     freq = np.zeros((n + 1, n + 1))
     for heads in samples:
         freq[heads[1:], np.arange(1, n + 1)] += 1
     np.testing.assert_allclose(freq / len(samples), marg, atol=0.015)
-    again = kernels.eisner_sample(scores, count=50, seed=3)
+    again = kernels.eisner_sample(scores, count=50, seed=3, engine=engine)
     np.testing.assert_array_equal(again, samples[:50])
 
 
-def test_large_scores_are_stable():
+@pytest.mark.parametrize("engine", ENGINES)
+def test_sampled_trees_are_trees_of_the_mask(engine):
+    rng = np.random.default_rng(11)
+    n = 12
+    scores = rng.normal(size=(n + 1, n + 1))
+    mask = random_mask(rng, n, 0.5)
+    for single_root in (True, False):
+        for heads in kernels.eisner_sample(scores, count=200, seed=5, mask=mask, single_root=single_root,
+                                           engine=engine):
+            assert heads[0] == -1 and is_projective(heads)
+            assert all(mask[heads[m], m] for m in range(1, n + 1))
+            assert not single_root or (heads[1:] == 0).sum() == 1
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_large_scores_are_stable(engine):
     rng = np.random.default_rng(0)
     scores = rng.normal(size=(31, 31)) * 5000
-    log_z, marg = kernels.eisner_marginals(scores)
-    best, _ = kernels.eisner_max_marginals(scores)
+    log_z, marg = kernels.eisner_marginals(scores, engine=engine)
+    best, _ = kernels.eisner_max_marginals(scores, engine=engine)
     assert np.isfinite(log_z) and log_z >= best
     np.testing.assert_allclose(marg[:, 1:].sum(axis=0), 1.0, atol=1e-9)
 
 
-def test_empty_sentence():
-    assert kernels.eisner(np.zeros((1, 1))).tolist() == [-1]
-    assert kernels.eisner_marginals(np.zeros((1, 1)))[0] == 0.0
+@pytest.mark.parametrize("engine", ENGINES)
+def test_empty_sentence(engine):
+    assert kernels.eisner(np.zeros((1, 1)), engine=engine).tolist() == [-1]
+    assert kernels.eisner_marginals(np.zeros((1, 1)), engine=engine)[0] == 0.0
+    assert kernels.eisner_max_marginals(np.zeros((1, 1)), engine=engine) == (0.0, np.full((1, 1), -np.inf))
 
 
 @pytest.mark.parametrize("scores,mask,message", [
@@ -77,13 +97,19 @@ def test_empty_sentence():
 ])
 def test_bad_input(scores, mask, message):
     for fn in (kernels.eisner, kernels.eisner_max_marginals, kernels.eisner_marginals):
-        with pytest.raises(ValueError, match=message):
-            fn(scores, mask)
+        for engine in ENGINES:
+            with pytest.raises(ValueError, match=message):
+                fn(scores, mask, engine=engine)
 
 
-@settings(max_examples=40, deadline=None)
+def test_unknown_engine():
+    with pytest.raises(ValueError, match="engine must be one of"):
+        kernels.eisner(np.zeros((3, 3)), engine="gpu")
+
+
+@settings(deadline=None)
 @given(n=st.integers(8, 40), seed=st.integers(0, 2**31), single_root=st.booleans(),
-       keep=st.floats(0.2, 1.0))
+       keep=st.floats(0.05, 1.0))
 def test_properties(n, seed, single_root, keep):
     rng = np.random.default_rng(seed)
     scores = rng.normal(size=(n + 1, n + 1)) * 4
@@ -102,3 +128,40 @@ def test_properties(n, seed, single_root, keep):
     assert log_z >= best - 1e-9
     np.testing.assert_allclose(marg[:, 1:].sum(axis=0), 1.0, atol=1e-9)
     assert np.all(marg[~mask] == 0)
+
+
+@settings(deadline=None)
+@given(n=st.integers(1, 60), seed=st.integers(0, 2**31), single_root=st.booleans(),
+       keep=st.floats(0.05, 1.0), masked=st.booleans())
+def test_engines_agree(n, seed, single_root, keep, masked):
+    """The dense charts and the hypergraph engine give the same trees, scores and marginals."""
+    rng = np.random.default_rng(seed)
+    scores = rng.normal(size=(n + 1, n + 1)) * 3
+    mask = random_mask(rng, n, keep) if masked else None
+    kw = dict(single_root=single_root)
+    dense_best, dense_mm = kernels.eisner_max_marginals(scores, mask, engine="dense", **kw)
+    sparse_best, sparse_mm = kernels.eisner_max_marginals(scores, mask, engine="hypergraph", **kw)
+    assert dense_best == pytest.approx(sparse_best, abs=1e-9)
+    np.testing.assert_allclose(dense_mm, sparse_mm, atol=1e-9)
+    heads = kernels.eisner(scores, mask, engine="dense", **kw)
+    assert first_order_score(heads, scores) == pytest.approx(dense_best, abs=1e-9)
+    dense_z, dense_marg = kernels.eisner_marginals(scores, mask, engine="dense", **kw)
+    sparse_z, sparse_marg = kernels.eisner_marginals(scores, mask, engine="hypergraph", **kw)
+    assert dense_z == pytest.approx(sparse_z, abs=1e-9)
+    np.testing.assert_allclose(dense_marg, sparse_marg, atol=1e-9)
+
+
+@pytest.mark.parametrize("scale", [0.01, 1.0, 30.0, 300.0, 5000.0])
+@pytest.mark.parametrize("n", [5, 30, 120])
+def test_dense_marginals_in_linear_and_log_space(scale, n):
+    """The dense marginals run in linear space (normalised weights) when no value can
+    under- or overflow and in log space otherwise: both agree with the engine."""
+    rng = np.random.default_rng(n)
+    scores = rng.normal(size=(n + 1, n + 1)) * scale
+    mask = random_mask(rng, n, 0.7)
+    for single_root in (True, False):
+        dense_z, dense = kernels.eisner_marginals(scores, mask, single_root, engine="dense")
+        sparse_z, sparse = kernels.eisner_marginals(scores, mask, single_root, engine="hypergraph")
+        assert dense_z == pytest.approx(sparse_z, rel=1e-12, abs=1e-9)
+        np.testing.assert_allclose(dense, sparse, atol=1e-9)
+        np.testing.assert_allclose(dense[:, 1:].sum(axis=0), 1.0, atol=1e-9)

@@ -20,7 +20,7 @@ from .memory cimport (check_scores, STATUS_OK, STATUS_NO_STRUCTURE, STATUS_OUT_O
                       STATUS_TOO_LARGE, STATUS_BAD_SCORE, STATUS_BAD_LENGTH)
 from .parallel cimport run_jobs, JobFn, MAX_THREADS
 from .hypergraph cimport seed_state
-from .eisner cimport FirstOrder
+from .eisner cimport FirstOrder, ENGINE_AUTO, ENGINE_DENSE, ENGINE_HYPERGRAPH
 from .eisner2 cimport SecondOrder
 from .eisner3 cimport ThirdOrder
 from .vine cimport Vine
@@ -38,6 +38,15 @@ cdef enum:
     SAMPLE = 3
 
 WHAT = {"best": BEST, "max_marginals": MAX_MARGINALS, "marginals": MARGINALS, "sample": SAMPLE}
+ENGINES = {"auto": ENGINE_AUTO, "dense": ENGINE_DENSE, "hypergraph": ENGINE_HYPERGRAPH}
+
+
+def engine_code(engine):
+    """The first-order engine by name: "auto", "dense" or "hypergraph"."""
+    try:
+        return ENGINES[engine]
+    except (KeyError, TypeError):
+        raise ValueError(f"engine must be one of {sorted(ENGINES)}, got {engine!r}") from None
 
 
 # ---------------------------------------------------------------------------
@@ -194,6 +203,7 @@ cdef struct EisnerJob:
     int64_t lengths[3]
     int single_root
     int what
+    int engine                      # first order: ENGINE_AUTO / _DENSE / _HYPERGRAPH
     double* value                   # best score or log Z
     int64_t* heads                  # BEST: n + 1; SAMPLE: count rows of heads_stride
     Py_ssize_t heads_stride
@@ -231,6 +241,7 @@ cdef int first_order_job(void* ws, void* job) noexcept nogil:
     cdef int status = check_job(j, 0)
     if status != STATUS_OK:
         return status
+    (<FirstOrder>ws).engine = j.engine
     status = (<FirstOrder>ws).reset(j.n, j.scores, j.stride, j.mask, j.mask_stride, j.single_root != 0)
     j.bytes = (<FirstOrder>ws).bytes_needed
     if status != STATUS_OK:
@@ -437,12 +448,13 @@ cdef object eisner_error(EisnerSpec spec, int status, EisnerJob* j, scores, mask
 
 
 cdef object eisner_call(EisnerSpec spec, scores, mask, tuple parts, bint single_root, int what,
-                        Py_ssize_t count, uint64_t seed):
+                        Py_ssize_t count, uint64_t seed, int engine=ENGINE_AUTO):
     cdef EisnerJob job
     cdef double value = 0.0 / 0.0
     cdef int status
     memset(&job, 0, sizeof(job))
     keep = point_sentence(spec, &job, scores, mask, parts, single_root, what, count, seed)
+    job.engine = engine
     job.value = &value
     out = point_outputs(&job, what, job.n + 1, count)
     if what == SAMPLE and count == 0:
@@ -456,10 +468,11 @@ cdef object eisner_call(EisnerSpec spec, scores, mask, tuple parts, bint single_
     return value, out
 
 
-def first_order(scores, mask, bint single_root, int what, Py_ssize_t count=1, uint64_t seed=0):
+def first_order(scores, mask, bint single_root, int what, Py_ssize_t count=1, uint64_t seed=0,
+                int engine=ENGINE_AUTO):
     """One sentence: (value, output); value is the best score / log Z (NaN for
     BEST and SAMPLE), output the heads, the (n + 1)^2 arc values or the samples."""
-    return eisner_call(FIRST, scores, mask, (), single_root, what, count, seed)
+    return eisner_call(FIRST, scores, mask, (), single_root, what, count, seed, engine)
 
 
 def second_order(scores, sib, mask, bint single_root, int what, Py_ssize_t count=1, uint64_t seed=0):
@@ -502,7 +515,7 @@ cdef object padded_scores(scores, lengths):
 
 
 def eisner_batch(str grammar, scores, lengths, masks, tuple parts, bint single_root, int what,
-                 int n_threads, Py_ssize_t count=1, uint64_t seed=0):
+                 int n_threads, Py_ssize_t count=1, uint64_t seed=0, int engine=ENGINE_AUTO):
     """A batch: scores a list of (n_i + 1, n_i + 1) arrays (masks and part vectors
     lists or None), or for first order a padded (B, N, N) array with `lengths`
     (masks padded (B, N, N) or None). RETURNS (values (B,), outputs): a list of
@@ -558,7 +571,8 @@ def eisner_batch(str grammar, scores, lengths, masks, tuple parts, bint single_r
             if masks is not None:
                 jobs[i].mask = <const unsigned char*>cnp.PyArray_DATA(m) + i * N * N
                 jobs[i].mask_stride = N
-            jobs[i].single_root, jobs[i].what, jobs[i].count, jobs[i].seed = single_root, what, count, seed
+            jobs[i].single_root, jobs[i].what, jobs[i].count, jobs[i].seed = single_root, what, count, seed + i
+            jobs[i].engine = engine
             jobs[i].value = <double*>cnp.PyArray_DATA(values) + i
             base = <char*>cnp.PyArray_DATA(out_arr) + i * cnp.PyArray_STRIDES(out_arr)[0]
             if what == BEST or what == SAMPLE:
@@ -570,7 +584,8 @@ def eisner_batch(str grammar, scores, lengths, masks, tuple parts, bint single_r
         for i in range(B):
             given = tuple(None if p is None else p[i] for p in parts) + (None,) * (3 - len(parts))
             keep.append(point_sentence(spec, &jobs[i], scores[i], None if masks is None else masks[i],
-                                       given, single_root, what, count, seed))
+                                       given, single_root, what, count, seed + <uint64_t>i))
+            jobs[i].engine = engine
             jobs[i].value = <double*>cnp.PyArray_DATA(values) + i
             outputs.append(point_outputs(&jobs[i], what, jobs[i].n + 1, count))
     statuses = run_batch(spec.pool, spec.fn, <char*>jobs, sizeof(EisnerJob), B, n_threads)

@@ -13,10 +13,18 @@ hypergraph.pxd: best, max_marginals, marginals, sample):
         status = g.best(&score, heads)                     # int64_t heads[n + 1]
 
 The scores are not checked here (see memory.check_scores): NaN or +inf give
-undefined results.
+undefined results. `engine` (ENGINE_AUTO by default) chooses between dense charts
+and the hypergraph engine at each reset; `dense` says which the last reset took.
+The results are the same either way.
 """
 from .hypergraph cimport Hypergraph
 from .arcs cimport ArcIndex
+from .eisner_dense cimport DenseCharts
+
+cdef enum:
+    ENGINE_AUTO = 0             # dense charts when the mask keeps enough arcs (see eisner.pyx)
+    ENGINE_DENSE = 1            # dense charts, contiguous SIMD scans (eisner_dense.pyx)
+    ENGINE_HYPERGRAPH = 2       # the shared engine; work follows the mask
 
 
 cdef class FirstOrder(Hypergraph):
@@ -31,7 +39,14 @@ cdef class FirstOrder(Hypergraph):
     cdef int* order_buf
     cdef size_t order_cap
     cdef readonly size_t bytes_needed
+    cdef public int engine
+    cdef readonly bint dense
+    cdef double* dense_buf
+    cdef size_t dense_cap
+    cdef DenseCharts charts
 
     cdef int reset(self, Py_ssize_t n, const double* scores, Py_ssize_t stride,
                    const unsigned char* allowed, Py_ssize_t allowed_stride, bint single_root) noexcept nogil
+    cdef int _reset_dense(self) noexcept nogil
+    cdef int _reset_hypergraph(self) noexcept nogil
     cdef Py_ssize_t _schedule(self) noexcept nogil

@@ -18,6 +18,12 @@ quantity Q pushed to the tails is semiring-specific:
           derivation (needs a Max inside chart).
 * Sample: an edge is drawn with probability exp(delta) (needs a Log inside
           chart): Q marks one derivation sampled from the Gibbs distribution.
+
+RealSemiring (<+, x, 0, 1> on exp(score), in linear space) is the Log semiring
+without logarithms, for the dense first-order charts when the weights are
+normalised so that no value can overflow or underflow (eisner_dense.pyx checks
+this and falls back on Log otherwise); its Q is the same marginal probability:
+Q[a] += Q[p] * in[a] * in[b] * w / in[p].
 """
 from libc.math cimport exp, log, INFINITY
 from libc.stdint cimport uint64_t
@@ -37,6 +43,9 @@ cdef struct PathSemiring:
 
 cdef struct SampleSemiring:
     uint64_t state    # xorshift64* state; must be non-zero
+
+cdef struct RealSemiring:
+    char unused
 
 
 ctypedef fused Inside:
