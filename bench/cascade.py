@@ -148,6 +148,8 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=5, help="interleaved speed rounds")
     ap.add_argument("--thread-sentences", type=int, default=2000)
     ap.add_argument("--no-baselines", action="store_true", help="only the cascades and NoPrune-1")
+    ap.add_argument("--models", type=Path, default=None,
+                    help="keep the trained systems here (msgpack) and reuse them on the next run")
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--plot", type=Path, default=None)
     args = ap.parse_args(argv)
@@ -169,15 +171,39 @@ def main(argv=None):
     report(f"{args.corpus}: {len(train_set):,} train, {len(dev_set):,} dev, {len(test_sents):,} test sentences")
 
     systems, training = {}, {}
-    start = time.perf_counter()
-    full = CascadeParser(orders=(0, 1, 2, 3), bits=args.bits, tag=tag)
-    levels = train(full, train_set, dev_set, settings, report)
-    training["VineCascade-3"] = round(time.perf_counter() - start)
-    systems["VineCascade-3"] = full
-    for k in (1, 2):
+    saved = {}
+    if args.models and (args.models / "training.json").exists():
+        saved = json.loads((args.models / "training.json").read_text())
+
+    def trained(name, make):
+        """The system `name`: loaded from --models when it was trained there before, else made and saved."""
+        path = args.models / f"{name}.msgpack" if args.models else None
+        if path is not None and path.exists() and name in saved:
+            report(f"{name}: loaded from {path}")
+            training[name] = saved[name]
+            return CascadeParser.load(path)
         start = time.perf_counter()
-        systems[f"VineCascade-{k}"] = sub_cascade(full, tuple(range(k + 1)), report, train_set, dev_set, settings)
-        training[f"VineCascade-{k}"] = round(time.perf_counter() - start)
+        parser = make()
+        training[name] = round(time.perf_counter() - start)
+        if path is not None:
+            parser.save(path)
+            saved[name] = training[name]
+            (args.models / "training.json").write_text(json.dumps(saved, indent=1))
+        return parser
+
+    levels = []
+
+    def full_cascade():
+        parser = CascadeParser(orders=(0, 1, 2, 3), bits=args.bits, tag=tag)
+        levels.extend(train(parser, train_set, dev_set, settings, report))
+        saved["full_cascade_levels"] = levels
+        return parser
+
+    full = systems["VineCascade-3"] = trained("VineCascade-3", full_cascade)
+    levels = levels or saved.get("full_cascade_levels", [])
+    for k in (1, 2):
+        systems[f"VineCascade-{k}"] = trained(f"VineCascade-{k}", lambda: sub_cascade(
+            full, tuple(range(k + 1)), report, train_set, dev_set, settings))
     noprune3 = {}
     for k in ((1,) if args.no_baselines else (1, 2, 3)):
         subset = train_set
@@ -191,20 +217,20 @@ def main(argv=None):
                 g[1] += 1
             noprune3 = {"max_length": args.noprune3_max_length, "sentences": len(subset),
                         "of": len(train_set), "kept_by_genre": {g: {"kept": a, "of": b} for g, (a, b) in genres.items()}}
-        report(f"training NoPrune-{k} on {len(subset):,} sentences ...")
-        start = time.perf_counter()
-        parser = CascadeParser(orders=(k,), bits=args.bits, tag=tag)
-        train(parser, subset, dev_set, settings, report)
-        training[f"NoPrune-{k}"] = round(time.perf_counter() - start)
-        systems[f"NoPrune-{k}"] = parser
+        report(f"NoPrune-{k} on {len(subset):,} sentences ...")
+
+        def exhaustive(k=k, subset=subset):
+            parser = CascadeParser(orders=(k,), bits=args.bits, tag=tag)
+            train(parser, subset, dev_set, settings, report)
+            return parser
+        systems[f"NoPrune-{k}"] = trained(f"NoPrune-{k}", exhaustive)
     if not args.no_baselines:
         for name, orders in (("FirstOnly-3", (1, 3)), ("Local-3", ("local", 3))):
-            report(f"training {name} ...")
-            start = time.perf_counter()
-            parser = CascadeParser(orders=orders, bits=args.bits, tag=tag)
-            train(parser, train_set, dev_set, settings, report)
-            training[name] = round(time.perf_counter() - start)
-            systems[name] = parser
+            def baseline(orders=orders):
+                parser = CascadeParser(orders=orders, bits=args.bits, tag=tag)
+                train(parser, train_set, dev_set, settings, report)
+                return parser
+            systems[name] = trained(name, baseline)
 
     rows = {}
     for name, parser in systems.items():

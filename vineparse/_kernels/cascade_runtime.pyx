@@ -752,9 +752,11 @@ cdef class CascadeRuntime:
     cdef double alpha[MAX_LEVELS]
     cdef int cap[MAX_LEVELS]
     cdef readonly Py_ssize_t band
+    cdef list _workspaces           # one per thread, kept across calls (their buffers stay allocated)
 
     def __init__(self, orders, alphas, caps, Py_ssize_t band):
         cdef int k
+        self._workspaces = []
         orders = [-1 if o == "local" else int(o) for o in orders]
         if not 1 <= len(orders) <= MAX_LEVELS:
             raise ValueError(f"a cascade has 1..{MAX_LEVELS} levels, got {len(orders)}")
@@ -954,7 +956,11 @@ cdef class CascadeRuntime:
                 job[i].mask = &flat_masks[starts[i]]
             else:
                 job[i].heads = &flat_heads[starts[i]]
-        workspaces = [Workspace() for _ in range(threads)]
+        while len(self._workspaces) < threads:
+            self._workspaces.append(Workspace())
+        workspaces = self._workspaces[:threads]
+        for worker in workspaces:
+            memset(&(<Workspace>worker).stats[0], 0, sizeof((<Workspace>worker).stats))
         for t in range(threads):
             pointers[t] = <void*>workspaces[t]
         if count:

@@ -85,9 +85,14 @@ class CascadeParser(Cascade):
     # -- running the cascade: the compiled runtime (`_kernels/cascade_runtime.pyx`)
 
     def runtime(self) -> CascadeRuntime:
-        """The compiled cascade with this parser's levels, thresholds and head caps."""
-        return CascadeRuntime(self.orders, self.alphas, [level.head_cap or 0 for level in self.levels[:-1]],
-                              self.band)
+        """The compiled cascade with this parser's levels, thresholds and head caps (kept while they stay
+        the same, so its per-thread workspaces are reused from call to call)."""
+        key = (tuple(self.orders), tuple(self.alphas), tuple(level.head_cap or 0 for level in self.levels[:-1]),
+               self.band)
+        if getattr(self, "_runtime_key", None) != key:
+            self._runtime = CascadeRuntime(key[0], key[1], key[2], key[3])
+            self._runtime_key = key
+        return self._runtime
 
     def weight_table(self):
         """The levels' weights side by side as the runtime reads them: (table (2^bits, levels) of
