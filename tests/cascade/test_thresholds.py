@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from vineparse import kernels
-from vineparse.cascade.thresholds import (arc_mask, cap_heads, gold_ranks, gold_recall, kept_share, threshold,
+from vineparse.cascade.thresholds import (arc_mask, cap_heads, gold_ranks, gold_recall, kept_share, prune_mask, threshold,
                                          vine_mask)
 
 
@@ -106,3 +106,15 @@ def test_gold_ranks_say_which_gold_arcs_a_cap_keeps():
     for k in (1, 3, 5):
         capped = cap_heads(full, mm, k)
         assert (capped[heads[1:], np.arange(1, n + 1)] == (ranks < k)).all()
+
+
+@given(st.integers(0, 10_000), st.integers(1, 8), st.floats(-1.0, 0.99), st.floats(-1e6, 1e6))
+def test_the_best_tree_always_survives_rounding(seed, n, alpha, shift):
+    """t_a is clamped to the best score: a * best + (1 - a) * best can round above best (regression: a
+    one-word sentence lost its only arc at a = 0.1)."""
+    rng = np.random.default_rng(seed)
+    scores = rng.normal(size=(n + 1, n + 1)) + shift
+    best, mm = kernels.eisner_max_marginals(scores)
+    tree = kernels.eisner(scores)
+    mask = prune_mask(best, mm, None, alpha, 1)
+    assert mask[tree[1:], np.arange(1, n + 1)].all()

@@ -25,6 +25,7 @@ cdef class Workspace:
     """
     cdef Py_ssize_t capacity             # positions (n + 1) the dense buffers hold
     cdef Py_ssize_t n                    # the current sentence's length
+    cdef Py_ssize_t sentence             # and its index in the scorer's batch
     cdef uint8_t* masks[3]               # input masks of levels k - 1 and k, and the output of k
     cdef double* scores                  # dense arc scores, -inf outside the mask
     cdef double* mm                      # dense arc max-marginals

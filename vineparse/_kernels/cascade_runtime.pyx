@@ -59,7 +59,8 @@ cdef inline double now() noexcept nogil:
 
 cdef double threshold_of(double best, const double* values, Py_ssize_t count, const double* more,
                          Py_ssize_t more_count, double alpha) noexcept nogil:
-    """t_a over the finite entries of values[0:count] and more[0:more_count] (mean := best if none)."""
+    """t_a over the finite entries of values[0:count] and more[0:more_count] (mean := best if none), at most
+    best."""
     cdef double total = 0.0
     cdef Py_ssize_t i, finite = 0
     for i in range(count):
@@ -70,7 +71,8 @@ cdef double threshold_of(double best, const double* values, Py_ssize_t count, co
         if more[i] > -INFINITY:
             total += more[i]
             finite += 1
-    return alpha * best + (1.0 - alpha) * (total / finite if finite else best)
+    cdef double t = alpha * best + (1.0 - alpha) * (total / finite if finite else best)
+    return t if t < best else best      # mean <= best, but rounding must never prune the best structure
 
 
 cdef double kth_largest(double* values, Py_ssize_t count, Py_ssize_t k) noexcept nogil:
@@ -323,6 +325,44 @@ cdef class Scorer:
         """The number of words of sentence i."""
         raise NotImplementedError
 
+    def arc_scores(self, Py_ssize_t i, int level, mask):
+        """Level `level`'s dense arc scores of sentence i under `mask` (bool (n + 1, n + 1)), -inf
+        outside it: float64 (n + 1, n + 1). For inspection and tests."""
+        cdef Workspace ws = Workspace()
+        cdef Py_ssize_t N
+        cdef const uint8_t[:, ::1] allowed
+        if not 0 <= i < self.n_sentences or not 0 <= level < MAX_LEVELS:
+            raise IndexError(f"sentence {i} of {self.n_sentences} or level {level}")
+        if self.begin(ws, i) < 0:
+            raise MemoryError()
+        N = ws.n + 1
+        allowed = np.ascontiguousarray(mask, dtype=np.bool_).view(np.uint8)
+        if allowed.shape[0] != N or allowed.shape[1] != N:
+            raise ValueError(f"mask must have shape ({N}, {N})")
+        out = np.empty((N, N))
+        cdef double[:, ::1] view = out
+        if self.arcs(ws, level, &allowed[0, 0], &view[0, 0]) < 0:
+            raise MemoryError()
+        return out
+
+    def part_scores(self, Py_ssize_t i, int level, int kind, rows):
+        """Level `level`'s scores of parts `rows` (int64 (P, width)) of sentence i: float64 (P,)."""
+        cdef Workspace ws = Workspace()
+        cdef const int64_t[:, ::1] parts = np.ascontiguousarray(rows, dtype=np.int64)
+        if not 0 <= i < self.n_sentences or not 0 <= level < MAX_LEVELS:
+            raise IndexError(f"sentence {i} of {self.n_sentences} or level {level}")
+        if kind == ARC or part_width(kind) != parts.shape[1]:
+            raise ValueError(f"part kind {kind} takes rows of width {part_width(kind)} (arcs: use arc_scores)")
+        if self.begin(ws, i) < 0:
+            raise MemoryError()
+        if parts.shape[0] and (np.min(rows) < 0 or np.max(rows) > ws.n):
+            raise ValueError(f"parts refer to positions outside 0..{ws.n}")
+        out = np.empty(parts.shape[0])
+        cdef double[::1] view = out
+        if parts.shape[0] and self.parts(ws, level, kind, &parts[0, 0], parts.shape[0], &view[0]) < 0:
+            raise MemoryError()
+        return out
+
     cdef Py_ssize_t begin(self, Workspace ws, Py_ssize_t i) noexcept nogil:
         return -1
 
@@ -455,44 +495,6 @@ cdef class SparseScorer(Scorer):
 
     cpdef Py_ssize_t length(self, Py_ssize_t i):
         return self.lengths[i]
-
-    def arc_scores(self, Py_ssize_t i, int level, mask):
-        """Level `level`'s dense arc scores of sentence i under `mask` (bool (n + 1, n + 1)), -inf
-        outside it: float64 (n + 1, n + 1). For inspection and tests."""
-        cdef Workspace ws = Workspace()
-        cdef Py_ssize_t N
-        cdef const uint8_t[:, ::1] allowed
-        if not 0 <= i < self.n_sentences or not 0 <= level < self.n_levels:
-            raise IndexError(f"sentence {i} of {self.n_sentences} or level {level} of {self.n_levels}")
-        if self.begin(ws, i) < 0:
-            raise MemoryError()
-        N = ws.n + 1
-        allowed = np.ascontiguousarray(mask, dtype=np.bool_).view(np.uint8)
-        if allowed.shape[0] != N or allowed.shape[1] != N:
-            raise ValueError(f"mask must have shape ({N}, {N})")
-        out = np.empty((N, N))
-        cdef double[:, ::1] view = out
-        if self.arcs(ws, level, &allowed[0, 0], &view[0, 0]) < 0:
-            raise MemoryError()
-        return out
-
-    def part_scores(self, Py_ssize_t i, int level, int kind, rows):
-        """Level `level`'s scores of parts `rows` (int64 (P, width)) of sentence i: float64 (P,)."""
-        cdef Workspace ws = Workspace()
-        cdef const int64_t[:, ::1] parts = np.ascontiguousarray(rows, dtype=np.int64)
-        if not 0 <= i < self.n_sentences or not 0 <= level < self.n_levels:
-            raise IndexError(f"sentence {i} of {self.n_sentences} or level {level} of {self.n_levels}")
-        if kind == ARC or part_width(kind) != parts.shape[1]:
-            raise ValueError(f"part kind {kind} takes rows of width {part_width(kind)} (arcs: use arc_scores)")
-        if self.begin(ws, i) < 0:
-            raise MemoryError()
-        if parts.shape[0] and (np.min(rows) < 0 or np.max(rows) > ws.n):
-            raise ValueError(f"parts refer to positions outside 0..{ws.n}")
-        out = np.empty(parts.shape[0])
-        cdef double[::1] view = out
-        if parts.shape[0] and self.parts(ws, level, kind, &parts[0, 0], parts.shape[0], &view[0]) < 0:
-            raise MemoryError()
-        return out
 
     cdef Py_ssize_t begin(self, Workspace ws, Py_ssize_t i) noexcept nogil:
         cdef Py_ssize_t n = self.lengths[i], N = n + 1

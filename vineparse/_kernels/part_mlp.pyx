@@ -16,6 +16,32 @@ from libc.stdlib cimport free, malloc
 import numpy as np
 
 
+cdef double part_mlp_score(const PartMLP* mlp, const int64_t* words, int64_t bucket, float* pre) noexcept nogil:
+    """One part's score: v . relu(sum of its roles' rows of Z (or the "no sibling" row) + its distance row).
+    words: the part's k rows of Z; bucket: its distance row (ignored without distance rows); pre: p floats."""
+    cdef Py_ssize_t j, c, p = mlp.p
+    cdef const float* row
+    cdef float x
+    cdef double total = 0.0
+    for c in range(p):
+        pre[c] = 0
+    for j in range(mlp.k):
+        if j == mlp.sibling_column and words[j] == words[j - 1]:
+            row = mlp.none
+        else:
+            row = &mlp.Z[words[j] * mlp.columns + mlp.starts[j]]
+        for c in range(p):
+            pre[c] += row[c]
+    if mlp.distance != NULL:
+        row = &mlp.distance[bucket * p]
+        for c in range(p):
+            pre[c] += row[c]
+    for c in range(p):
+        x = pre[c]
+        total += (x if x > 0 else 0) * mlp.v[c]    # branch-free: the sign of x is not predictable
+    return total
+
+
 def part_mlp_scores(const floating[:, ::1] Z, const int64_t[:, ::1] rows, const int64_t[::1] starts,
                     const floating[::1] v, Py_ssize_t sibling_column, const floating[::1] none_row,
                     const floating[:, ::1] distance, const int64_t[:, ::1] buckets, Py_ssize_t head_column):

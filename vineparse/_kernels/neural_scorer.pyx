@@ -1,0 +1,179 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The spaCy component's neural part scores as a scorer of the compiled cascade runtime.
+
+Per sentence: dense arc scores (n + 1, n + 1) and vine outer-arc scores (n + 1, 2), both float64, and the
+rows of the batch's projections that hold its positions (the root row, then its words). Higher-order parts
+(sibling, grandparent, grand-sibling) are scored by the part MLP (part_mlp.pxd) over those rows, with the
+distance row of the part's arc h -> m. Every level reads the same scores (one network scores all levels).
+"""
+from libc.math cimport INFINITY
+from libc.stdint cimport int64_t, uint8_t
+from libc.stdlib cimport free, malloc
+
+from .cascade_runtime cimport Scorer, Workspace
+from .features cimport SIBLING, GRAND_SIBLING
+from .part_mlp cimport PartMLP, part_mlp_score, MAX_ROLES
+
+import numpy as np
+
+cdef enum:
+    KINDS = 3                   # sibling, grandparent, grand-sibling
+    MAX_EDGES = 32              # distance classes at most
+
+
+cdef class NeuralScorer(Scorer):
+    """Neural scores of a batch of sentences for `CascadeRuntime.run`.
+
+    arcs, outer, rows (Sequence[np.ndarray]): per sentence its dense arc scores (n + 1, n + 1), outer-arc
+        scores (n + 1, 2) and batch rows (n + 1,) int64.
+    tables (Sequence or None): per part kind (sibling, grandparent, grand-sibling) a tuple (P, v, none, Q,
+        sibling_column, head_column) as the component's scorers give them: P (R, roles x p) projections
+        of the batch's rows, v (p,), none (p,), Q (buckets, p) distance rows, all float32; None for a
+        first-order model.
+    distance_edges (Sequence[int]): upper bounds (exclusive) of the distance classes of |h - m|; the bucket of
+        h -> m is 0 for the root, 1 + class for a head left of m, 1 + classes + class for one right of m.
+    """
+    cdef list _keep
+    cdef const double** arc_ptr
+    cdef const double** outer_ptr
+    cdef const int64_t** row_ptr
+    cdef Py_ssize_t* lengths
+    cdef PartMLP mlp[KINDS]
+    cdef bint has_parts
+    cdef int64_t edges[MAX_EDGES]
+    cdef Py_ssize_t n_edges, max_p
+
+    def __cinit__(self):
+        self.arc_ptr = NULL
+        self.outer_ptr = NULL
+        self.row_ptr = NULL
+        self.lengths = NULL
+
+    def __init__(self, arcs, outer, rows, tables=None, distance_edges=()):
+        cdef Py_ssize_t i, kind, j, count = len(arcs)
+        cdef const double[:, ::1] a, o
+        cdef const int64_t[::1] r
+        cdef const float[:, ::1] P, Q
+        cdef const float[::1] v, none
+        if not len(outer) == len(rows) == count:
+            raise ValueError(f"{count} arc matrices, {len(outer)} outer arrays and {len(rows)} row lists")
+        self._keep = []
+        self.n_sentences = count
+        self.arc_ptr = <const double**>malloc(max(count, 1) * sizeof(double*))
+        self.outer_ptr = <const double**>malloc(max(count, 1) * sizeof(double*))
+        self.row_ptr = <const int64_t**>malloc(max(count, 1) * sizeof(int64_t*))
+        self.lengths = <Py_ssize_t*>malloc(max(count, 1) * sizeof(Py_ssize_t))
+        if self.arc_ptr == NULL or self.outer_ptr == NULL or self.row_ptr == NULL or self.lengths == NULL:
+            raise MemoryError()
+        self.has_parts = tables is not None
+        self.max_p = 1
+        if self.has_parts:
+            if len(tables) != KINDS:
+                raise ValueError(f"tables needs {KINDS} entries (sibling, grandparent, grand-sibling)")
+            for kind, (P_, v_, none_, Q_, sibling_column, head_column) in enumerate(tables):
+                P, v, none, Q = (np.ascontiguousarray(x, dtype=np.float32) for x in (P_, v_, none_, Q_))
+                self._keep += [P, v, none, Q]
+                roles = P.shape[1] // v.shape[0] if v.shape[0] else 0
+                if roles < 2 or roles > MAX_ROLES or roles * v.shape[0] != P.shape[1] or Q.shape[1] != v.shape[0]:
+                    raise ValueError(f"part kind {kind}: P {np.shape(P_)}, v {np.shape(v_)} and Q {np.shape(Q_)} "
+                                     f"do not fit a part MLP of 2..{MAX_ROLES} roles")
+                if not (sibling_column == -1 or 1 <= sibling_column < roles) or not 0 <= head_column < roles:
+                    raise ValueError(f"part kind {kind}: sibling column {sibling_column} or head column "
+                                     f"{head_column} outside the {roles} roles")
+                if sibling_column > 0 and none.shape[0] != v.shape[0]:
+                    raise ValueError(f"part kind {kind}: the no-sibling row has {none.shape[0]} values")
+                self.mlp[kind].Z = &P[0, 0]
+                self.mlp[kind].columns = P.shape[1]
+                self.mlp[kind].k = roles
+                self.mlp[kind].p = v.shape[0]
+                for j in range(roles):
+                    self.mlp[kind].starts[j] = j * v.shape[0]
+                self.mlp[kind].v = &v[0]
+                self.mlp[kind].none = &none[0] if sibling_column > 0 else NULL
+                self.mlp[kind].sibling_column = sibling_column
+                self.mlp[kind].distance = &Q[0, 0] if Q.shape[0] else NULL
+                self.mlp[kind].head_column = head_column
+                self.max_p = max(self.max_p, v.shape[0])
+                if Q.shape[0] and Q.shape[0] < 1 + 2 * (len(distance_edges) + 1):
+                    raise ValueError(f"part kind {kind}: {Q.shape[0]} distance rows for "
+                                     f"{1 + 2 * (len(distance_edges) + 1)} buckets")
+        if len(distance_edges) > MAX_EDGES:
+            raise ValueError(f"at most {MAX_EDGES} distance edges")
+        self.n_edges = len(distance_edges)
+        for j in range(self.n_edges):
+            self.edges[j] = distance_edges[j]
+        for i in range(count):
+            a = np.ascontiguousarray(arcs[i], dtype=np.float64)
+            o = np.ascontiguousarray(outer[i], dtype=np.float64)
+            r = np.ascontiguousarray(rows[i], dtype=np.int64)
+            N = a.shape[0]
+            if a.shape[1] != N or o.shape[0] != N or o.shape[1] != 2 or r.shape[0] != N or N < 1:
+                raise ValueError(f"sentence {i}: arcs {np.shape(arcs[i])}, outer {np.shape(outer[i])} and rows "
+                                 f"{np.shape(rows[i])} must be (n + 1, n + 1), (n + 1, 2) and (n + 1,)")
+            if self.has_parts:
+                for kind in range(KINDS):
+                    if np.max(r) >= self._keep[4 * kind].shape[0] or np.min(r) < 0:
+                        raise ValueError(f"sentence {i}: rows outside the {self._keep[4 * kind].shape[0]} rows of P")
+            self._keep += [a, o, r]
+            self.arc_ptr[i] = &a[0, 0]
+            self.outer_ptr[i] = &o[0, 0]
+            self.row_ptr[i] = &r[0]
+            self.lengths[i] = N - 1
+
+    def __dealloc__(self):
+        free(self.arc_ptr)
+        free(self.outer_ptr)
+        free(self.row_ptr)
+        free(self.lengths)
+
+    cpdef Py_ssize_t length(self, Py_ssize_t i):
+        return self.lengths[i]
+
+    cdef Py_ssize_t begin(self, Workspace ws, Py_ssize_t i) noexcept nogil:
+        cdef Py_ssize_t n = self.lengths[i]
+        if ws.reserve(n) < 0 or ws.reserve_cache(self.max_p) < 0:      # the arc cache is the MLP's scratch
+            return -1
+        ws.n = n
+        ws.sentence = i
+        return n
+
+    cdef int arcs(self, Workspace ws, int level, const uint8_t* mask, double* out) noexcept nogil:
+        cdef Py_ssize_t N = ws.n + 1, j
+        cdef const double* dense = self.arc_ptr[ws.sentence]
+        for j in range(N * N):
+            out[j] = dense[j] if mask[j] else -INFINITY
+        return 0
+
+    cdef int outer_arcs(self, Workspace ws, int level, double* out) noexcept nogil:
+        cdef Py_ssize_t j
+        cdef const double* outer = self.outer_ptr[ws.sentence]
+        for j in range(2 * (ws.n + 1)):
+            out[j] = outer[j]
+        return 0
+
+    cdef inline int64_t bucket(self, int64_t h, int64_t m) noexcept nogil:
+        cdef int64_t d = h - m if h > m else m - h, c = 0
+        if h == 0:
+            return 0
+        while c < self.n_edges and d >= self.edges[c]:
+            c += 1
+        return 1 + c + (self.n_edges + 1) * (h > m)
+
+    cdef int parts(self, Workspace ws, int level, int kind, const int64_t* rows, Py_ssize_t count,
+                   double* out) noexcept nogil:
+        cdef Py_ssize_t slot = kind - SIBLING, p, j, k
+        cdef const PartMLP* mlp
+        cdef const int64_t* where = self.row_ptr[ws.sentence]
+        cdef const int64_t* part
+        cdef int64_t words[MAX_ROLES]
+        cdef float* scratch = <float*>ws.arc_cache
+        if not self.has_parts or slot < 0 or slot >= KINDS:
+            return -1
+        mlp = &self.mlp[slot]
+        k = mlp.k
+        for p in range(count):
+            part = &rows[p * k]
+            for j in range(k):
+                words[j] = where[part[j]]
+            out[p] = part_mlp_score(mlp, words, self.bucket(part[mlp.head_column], part[k - 1]), scratch)
+        return 0

@@ -1,0 +1,24 @@
+# cython: language_level=3
+"""The part MLP of the spaCy component (part_mlp.pyx) for C callers (the cascade runtime's neural scorer).
+
+    cdef PartMLP mlp       # pointers into float32 arrays that outlive the calls
+    score = part_mlp_score(&mlp, words, bucket, scratch)    # words: the part's k rows of Z; scratch: p floats
+"""
+from libc.stdint cimport int64_t
+
+cdef enum:
+    MAX_ROLES = 4
+
+cdef struct PartMLP:
+    const float* Z              # (rows, columns) projections of every row, row-major
+    Py_ssize_t columns
+    Py_ssize_t k                # roles per part
+    Py_ssize_t p                # hidden width
+    int64_t starts[MAX_ROLES]   # first column of role j in Z
+    const float* v              # (p,)
+    const float* none           # (p,): replaces the sibling role when it repeats the head; NULL: no such role
+    Py_ssize_t sibling_column   # that role, or -1
+    const float* distance       # (D, p) distance rows, or NULL
+    Py_ssize_t head_column      # the role of h (the distance row is the bucket of h -> the last role's word)
+
+cdef double part_mlp_score(const PartMLP* mlp, const int64_t* words, int64_t bucket, float* pre) noexcept nogil
