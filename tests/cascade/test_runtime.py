@@ -118,3 +118,12 @@ def test_runtime_rejects_bad_configurations():
         runtime.run(SparseScorer([_sentence(np.random.default_rng(0), 3).tokens], table), gold=[])
     with pytest.raises(ValueError, match="stats for 3 levels"):
         runtime.run(SparseScorer([], table), stats=Stats(3))
+
+
+def test_parse_batch_threads_and_empty_sentences(trained, ewt):
+    parser, sents = trained
+    batch = [(s.words, list(s.xpos), list(s.upos)) for s in ewt[1][:40]] + [([], []), (["Hi"], ["UH"])]
+    one = parser.parse_batch(batch)
+    assert all(np.array_equal(a, b) for a, b in zip(one, parser.parse_batch(batch, n_threads=2)))
+    assert np.array_equal(one[-2], [-1]) and np.array_equal(one[-1], [-1, 0])
+    assert all(np.array_equal(a, parser.parse(*s)) for a, s in zip(one[:5], batch[:5]))

@@ -166,9 +166,17 @@ class CascadeParser(Cascade):
         coarse_tags (Sequence[str]): n universal tags (UPOS), if known; else the tags stand in.
         RETURNS (np.ndarray): heads, int64 of length n + 1, heads[0] = -1.
         """
-        if len(words) == 0:
-            return np.array([-1], dtype=np.int64)
-        return self.run(encode(words, tags, coarse_tags))
+        return self.parse_batch([(words, tags, coarse_tags)])[0]
+
+    def parse_batch(self, sentences: Sequence, n_threads: int = 1) -> List[np.ndarray]:
+        """The predicted trees of many sentences in one call of the compiled cascade (no Python between
+        sentences; `n_threads` threads share them).
+
+        sentences (Sequence): (words, tags) or (words, tags, coarse_tags) per sentence, as for `parse`.
+        RETURNS (List[np.ndarray]): heads per sentence.
+        """
+        encoded = [encode(*sentence) for sentence in sentences]
+        return self.run_batch(encoded, n_threads=n_threads)
 
     # -- saving and loading
 
