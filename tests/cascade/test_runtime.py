@@ -127,3 +127,15 @@ def test_parse_batch_threads_and_empty_sentences(trained, ewt):
     assert all(np.array_equal(a, b) for a, b in zip(one, parser.parse_batch(batch, n_threads=2)))
     assert np.array_equal(one[-2], [-1]) and np.array_equal(one[-1], [-1, 0])
     assert all(np.array_equal(a, parser.parse(*s)) for a, s in zip(one[:5], batch[:5]))
+
+
+def test_a_sentence_beyond_the_memory_limit_is_refused_before_allocating(trained):
+    from vineparse.kernels import KernelSizeError, set_memory_limit
+    parser, sents = trained
+    words = ["w"] * 400
+    previous = set_memory_limit("4M")
+    try:
+        with pytest.raises(KernelSizeError, match="sentence 1: its 400 words need about"):
+            parser.parse_batch([(["a"], ["DT"]), (words, ["NN"] * 400)])
+    finally:
+        set_memory_limit(previous)

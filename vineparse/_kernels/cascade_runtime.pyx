@@ -40,7 +40,7 @@ from .vine cimport Vine
 from .parallel cimport run_jobs, MAX_THREADS
 
 import numpy as np
-from .memory import check_status
+from .memory import KernelSizeError, check_status, get_memory_limit
 
 cdef enum:
     LOCAL = -1
@@ -921,6 +921,14 @@ cdef class CascadeRuntime:
         if stats is not None and stats.table.shape[0] != self.n_levels:
             raise ValueError(f"stats for {stats.table.shape[0]} levels, the cascade has {self.n_levels}")
         lengths = np.array([scorer.length(i) for i in range(count)], dtype=np.int64) + 1
+        if count:
+            i = int(np.argmax(lengths))
+            needed = workspace_bytes(lengths[i], self.n_levels)
+            if needed > get_memory_limit():
+                raise KernelSizeError(
+                    f"sentence {i}: its {lengths[i] - 1:,} words need about {needed / 2**20:,.0f} MiB of cascade "
+                    f"buffers, over the memory limit of {get_memory_limit() / 2**20:,.0f} MiB (raise it with "
+                    f"vineparse.kernels.set_memory_limit, or split the sentence)")
         golds = None
         if gold is not None:
             golds = [np.ascontiguousarray(g, dtype=np.int64) for g in gold]
@@ -983,6 +991,12 @@ cdef class CascadeRuntime:
             return [flat[starts[i]:starts[i + 1]].reshape(lengths[i], lengths[i]).view(np.bool_)
                     for i in range(count)]
         return [flat[starts[i]:starts[i + 1]] for i in range(count)]
+
+
+def workspace_bytes(Py_ssize_t N, Py_ssize_t levels):
+    """What a workspace holds for a sentence of N - 1 words, before the grammars' own charts: the dense
+    masks, scores, max-marginals, arc flags and cached arc scores of every level."""
+    return N * N * (3 + 1 + 1 + 8 + 8 + 8 * levels) + N * (2 * 16 + 16)
 
 
 def _raise(int status, Py_ssize_t i, workspaces):
