@@ -5,7 +5,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from vineparse import kernels
-from vineparse._kernels.cascade_runtime import CascadeRuntime, prune_mask
+from vineparse._kernels.cascade_runtime import CascadeRuntime
+from vineparse._kernels.thresholds import prune_mask
 from vineparse._kernels.neural_scorer import NeuralScorer
 from vineparse._kernels.part_mlp import part_mlp_scores
 

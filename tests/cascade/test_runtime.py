@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from vineparse._kernels.cascade_runtime import CascadeRuntime, SparseScorer, Stats
+from vineparse._kernels.cascade_runtime import CascadeRuntime, Stats
+from vineparse._kernels.sparse_scorer import SparseScorer
 from vineparse._kernels.features import PartKind, score_parts
 from vineparse.cascade import Cascade, CascadeParser, Example, TrainingSettings, train
 from vineparse.cascade.encoding import encode

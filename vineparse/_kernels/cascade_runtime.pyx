@@ -11,24 +11,26 @@ last computes max-marginals over its parts and passes on the arcs whose max-marg
 last level decodes. A pruned mask that admits no structure at the next level (possible after the vine:
 a vine structure need not be one tree) is replaced by the mask before it, and counted as a fallback.
 
-Scores come from a `Scorer` (cascade_runtime.pxd): the hashed sparse features of `SparseScorer` here,
-or neural part scores. For the sparse scorer each arc's feature indices are computed once per sentence
-(on the first level that needs the arc) and every later level only gathers its own weights at them.
-All buffers live in a per-thread `Workspace` and are reused across sentences.
+The thresholds are thresholds.pyx's. Scores come from a `Scorer` (cascade_runtime.pxd): the hashed sparse
+features of `sparse_scorer.SparseScorer` (each arc hashed and read from memory once per sentence for all
+levels) or the component's neural scores (`neural_scorer.NeuralScorer`). The dynamic programs are the
+kernels' grammars (eisner*.pyx, vine.pyx) through their nogil C API. All buffers live in a per-thread
+`Workspace` and are reused across sentences and calls; sentences are handed to OpenMP threads
+(parallel.pyx) dynamically.
 
-Level orders: VINE (0), FIRST..THIRD (1..3) and LOCAL (-1, an unstructured arc classifier whose
-max-marginals are closed-form: mm(h, m) = best - max_h' s(h', m) + s(h, m)).
+Level orders: VINE (0), FIRST..THIRD (1..3) and LOCAL (-1, an unstructured arc classifier).
+Work per sentence: the scorer's, plus the grammars' on the masks (vine O(n b^2); Eisner orders follow the
+arcs their mask allows), plus O(n^2) per level for masks and thresholds.
 """
 cimport cython
-from libc.math cimport INFINITY, isfinite
-from libc.stdint cimport int8_t, int16_t, int64_t, uint8_t, uint64_t
+from libc.math cimport INFINITY
+from libc.stdint cimport int64_t, uint8_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memset, memcpy
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
-from .features cimport (SentenceFeatures, sentence_init, sentence_set, sentence_free, arc_features,
-                        part_features, part_width, MAX_FEATURES, COLUMNS, ARC, OUTER, SIBLING,
-                        GRANDPARENT, GRAND_SIBLING)
+from .features cimport sentence_init, sentence_free, part_width, ARC, OUTER, SIBLING
+from .thresholds cimport eisner_prune, vine_prune, local_max_marginals
 
 from .memory cimport STATUS_OK, STATUS_NO_STRUCTURE, STATUS_OUT_OF_MEMORY
 from .hypergraph cimport Hypergraph
@@ -53,178 +55,7 @@ cdef inline double now() noexcept nogil:
     clock_gettime(CLOCK_MONOTONIC, &t)
     return t.tv_sec + 1e-9 * t.tv_nsec
 
-
-# ---------------------------------------------------------------------------
 # Thresholds (the only implementation: training, calibration and prediction all call these)
-
-cdef double threshold_of(double best, const double* values, Py_ssize_t count, const double* more,
-                         Py_ssize_t more_count, double alpha) noexcept nogil:
-    """t_a over the finite entries of values[0:count] and more[0:more_count] (mean := best if none), at most
-    best."""
-    cdef double total = 0.0
-    cdef Py_ssize_t i, finite = 0
-    for i in range(count):
-        if values[i] > -INFINITY:
-            total += values[i]
-            finite += 1
-    for i in range(more_count):
-        if more[i] > -INFINITY:
-            total += more[i]
-            finite += 1
-    cdef double t = alpha * best + (1.0 - alpha) * (total / finite if finite else best)
-    return t if t < best else best      # mean <= best, but rounding must never prune the best structure
-
-
-cdef double kth_largest(double* values, Py_ssize_t count, Py_ssize_t k) noexcept nogil:
-    """The k-th largest of values[0:count] (1 <= k <= count), by quickselect (reorders `values`)."""
-    cdef Py_ssize_t lo = 0, hi = count - 1, i, j, target = k - 1
-    cdef double pivot, tmp
-    while lo < hi:
-        pivot = values[(lo + hi) // 2]
-        i, j = lo, hi
-        while i <= j:
-            while values[i] > pivot:
-                i += 1
-            while values[j] < pivot:
-                j -= 1
-            if i <= j:
-                tmp = values[i]; values[i] = values[j]; values[j] = tmp
-                i += 1
-                j -= 1
-        if target <= j:
-            hi = j
-        elif target >= i:
-            lo = i
-        else:
-            break
-    return values[target]
-
-
-cdef void cap_heads(Py_ssize_t N, const double* mm, int cap, double* column, uint8_t* mask) noexcept nogil:
-    """Keep in each column m of `mask` only the allowed heads whose max-marginal reaches the cap-th largest
-    allowed one (all of them when fewer than `cap` are allowed)."""
-    cdef Py_ssize_t h, m, count
-    cdef double kth
-    for m in range(1, N):
-        count = 0
-        for h in range(N):
-            if mask[h * N + m]:
-                column[count] = mm[h * N + m]
-                count += 1
-        if count <= cap:
-            continue
-        kth = kth_largest(column, count, cap)
-        for h in range(N):
-            if mask[h * N + m] and mm[h * N + m] < kth:
-                mask[h * N + m] = 0
-
-
-cdef void eisner_prune(Py_ssize_t N, double best, const double* mm, double alpha, int cap, double* column,
-                       uint8_t* out) noexcept nogil:
-    """The arcs an Eisner-order (or local) level passes on: mm >= t_a, at most `cap` heads a word (cap <= 0:
-    no cap)."""
-    cdef double t = threshold_of(best, mm, N * N, NULL, 0, alpha)
-    cdef Py_ssize_t i
-    for i in range(N * N):
-        out[i] = <uint8_t>(mm[i] >= t and mm[i] > -INFINITY)
-    if cap > 0:
-        cap_heads(N, mm, cap, column, out)
-
-
-cdef void vine_prune(Py_ssize_t N, double best, const double* arc_mm, const double* outer_mm, double alpha,
-                     Py_ssize_t band, uint8_t* out) noexcept nogil:
-    """The first-order arcs a vine pass passes on: short arcs and root arcs on their own max-marginals, and
-    every head more than `band` words left (right) of m when m's outer-left (outer-right) arc survives."""
-    cdef double t = threshold_of(best, arc_mm, N * N, outer_mm + 2, 2 * (N - 1), alpha)
-    cdef Py_ssize_t h, m, i
-    cdef bint left, right
-    for i in range(N * N):
-        out[i] = <uint8_t>(arc_mm[i] >= t and arc_mm[i] > -INFINITY)
-    for m in range(1, N):
-        left = outer_mm[2 * m] >= t and outer_mm[2 * m] > -INFINITY
-        right = outer_mm[2 * m + 1] >= t and outer_mm[2 * m + 1] > -INFINITY
-        if left:
-            for h in range(1, m - band):
-                out[h * N + m] = 1
-        if right:
-            for h in range(m + band + 1, N):
-                out[h * N + m] = 1
-
-
-cdef const double[:, ::1] _square(arc_mm) except *:
-    cdef const double[:, ::1] values = np.ascontiguousarray(arc_mm, dtype=np.float64)
-    if values.shape[0] != values.shape[1] or values.shape[0] < 1:
-        raise ValueError(f"arc max-marginals must have shape (n + 1, n + 1), got {np.shape(arc_mm)}")
-    return values
-
-
-cdef const double[:, ::1] _outer(outer_mm, Py_ssize_t N) except *:
-    cdef const double[:, ::1] values = np.ascontiguousarray(outer_mm, dtype=np.float64)
-    if values.shape[0] != N or values.shape[1] != 2:
-        raise ValueError(f"outer max-marginals must have shape ({N}, 2), got {np.shape(outer_mm)}")
-    return values
-
-
-def threshold(double best, arc_mm, outer_mm=None, double alpha=0.5):
-    """t_a over the finite arc max-marginals (and, for a vine, the outer ones of words 1..n)."""
-    cdef const double[:, ::1] arcs = _square(arc_mm)
-    cdef const double[:, ::1] outer
-    cdef Py_ssize_t N = arcs.shape[0]
-    if outer_mm is None:
-        return threshold_of(best, &arcs[0, 0], N * N, NULL, 0, alpha)
-    outer = _outer(outer_mm, N)
-    return threshold_of(best, &arcs[0, 0], N * N, &outer[0, 0] + 2, 2 * (N - 1), alpha)
-
-
-def prune_mask(double best, arc_mm, outer_mm=None, double alpha=0.5, int cap=0, Py_ssize_t band=0):
-    """The arc mask a pruning level leaves: the C thresholds every caller of the cascade uses.
-
-    arc_mm (float (n + 1, n + 1)): arc max-marginals, -inf for arcs no structure uses.
-    outer_mm (float (n + 1, 2) or None): a vine's outer-arc max-marginals (then `band` is its band);
-        None for an Eisner-order or local level (then `cap` > 0 keeps at most that many heads per word).
-    RETURNS (np.ndarray): bool (n + 1, n + 1).
-    """
-    cdef const double[:, ::1] arcs = _square(arc_mm)
-    cdef const double[:, ::1] outer
-    cdef Py_ssize_t N = arcs.shape[0]
-    mask = np.zeros((N, N), dtype=np.bool_)
-    cdef uint8_t[:, ::1] out = mask.view(np.uint8)
-    cdef double* column
-    if outer_mm is not None:
-        outer = _outer(outer_mm, N)
-        if band < 1:
-            raise ValueError(f"a vine level needs band >= 1, got {band}")
-        with nogil:
-            vine_prune(N, best, &arcs[0, 0], &outer[0, 0], alpha, band, &out[0, 0])
-        return mask
-    column = <double*>malloc(N * sizeof(double))
-    if column == NULL:
-        raise MemoryError()
-    with nogil:
-        eisner_prune(N, best, &arcs[0, 0], alpha, cap, column, &out[0, 0])
-    free(column)
-    return mask
-
-
-def cap_mask(mask, arc_mm, int cap):
-    """`mask` (bool (n + 1, n + 1)) with each word m >= 1 keeping at most `cap` allowed heads, those of highest
-    max-marginal (ties at the cap-th value kept, so the best structure's arcs survive)."""
-    cdef const double[:, ::1] arcs = _square(arc_mm)
-    cdef Py_ssize_t N = arcs.shape[0]
-    out_array = np.array(mask, dtype=np.bool_, order="C", copy=True)
-    if out_array.shape != (N, N):
-        raise ValueError(f"mask has shape {out_array.shape}, the max-marginals {(N, N)}")
-    if cap < 1:
-        raise ValueError(f"cap must be >= 1, got {cap}")
-    cdef uint8_t[:, ::1] out = out_array.view(np.uint8)
-    cdef double* column = <double*>malloc(N * sizeof(double))
-    if column == NULL:
-        raise MemoryError()
-    with nogil:
-        cap_heads(N, &arcs[0, 0], cap, column, &out[0, 0])
-    free(column)
-    return out_array
-
 
 # ---------------------------------------------------------------------------
 # Workspace and scorers
@@ -377,223 +208,6 @@ cdef class Scorer:
         return -1
 
 
-cdef extern from *:
-    void __builtin_prefetch(const void* address) noexcept nogil
-
-
-cdef enum:
-    BLOCK = 32              # arcs scored per call of score_block; parts per prefetched batch
-    AHEAD = 2               # arcs hashed (and their weights prefetched) ahead of the one being summed
-
-
-ctypedef fused table_t:
-    int8_t
-    int16_t
-    float
-
-
-cdef inline void sum_rows(const table_t* weights, const uint64_t* offsets, Py_ssize_t k, Py_ssize_t L,
-                          const double* scale, double* out) noexcept nogil:
-    """out[level] = scale[level] * sum_j weights[offsets[j] + level], level < L (integers summed exactly)."""
-    cdef Py_ssize_t j, level
-    cdef int64_t whole[MAX_LEVELS]
-    cdef double total[MAX_LEVELS]
-    cdef const table_t* row
-    if table_t is float:
-        for level in range(L):
-            total[level] = 0.0
-        for j in range(k):
-            row = &weights[offsets[j]]
-            for level in range(L):
-                total[level] += row[level]
-        for level in range(L):
-            out[level] = total[level] * scale[level]
-    else:
-        for level in range(L):
-            whole[level] = 0
-        for j in range(k):
-            row = &weights[offsets[j]]
-            for level in range(L):
-                whole[level] += row[level]
-        for level in range(L):
-            out[level] = whole[level] * scale[level]
-
-
-cdef enum:
-    TABLE_INT8 = 0
-    TABLE_INT16 = 1
-    TABLE_FLOAT32 = 2
-
-
-cdef class SparseScorer(Scorer):
-    """Hashed sparse features (features.pyx) under an interleaved weight table.
-
-    sentences (Sequence[np.ndarray]): uint64 (n + 1, 4) token hashes each (`cascade.encoding`).
-    table (np.ndarray): int8, int16 or float32 (size, levels), column k the weights of level k in units of
-        scales[k]; size a power of two <= 2^32.
-    scales (Sequence[float]): one per level (1.0 for float32 tables).
-
-    The first level that needs an arc computes its feature indices and sums every level's column at
-    once (each index is one read of `levels` adjacent weights, so int8 weights of four levels share four
-    bytes); later levels read the cached sums, so an arc is hashed and fetched from memory once per
-    sentence. Integer weights are summed exactly and scaled once.
-    """
-    cdef object _tokens, _table
-    cdef const uint64_t** token_ptr
-    cdef Py_ssize_t* lengths
-    cdef const void* weights
-    cdef int table_type
-    cdef Py_ssize_t itemsize
-    cdef double scale[MAX_LEVELS]
-    cdef uint64_t size_mask
-    cdef Py_ssize_t n_levels
-
-    def __cinit__(self):
-        self.token_ptr = NULL
-        self.lengths = NULL
-
-    def __init__(self, sentences, table, scales=None):
-        cdef Py_ssize_t i
-        cdef const uint64_t[:, ::1] tokens
-        table = np.asarray(table)
-        types = {np.dtype(np.int8): TABLE_INT8, np.dtype(np.int16): TABLE_INT16, np.dtype(np.float32): TABLE_FLOAT32}
-        if table.ndim != 2 or table.dtype not in types or not table.flags.c_contiguous:
-            raise ValueError(f"the weight table must be a C-contiguous int8, int16 or float32 array (2^k, levels), "
-                             f"got {table.dtype} {table.shape}")
-        size = table.shape[0]
-        if size < 1 or size & (size - 1) or size > 1 << 32 or not 1 <= table.shape[1] <= MAX_LEVELS:
-            raise ValueError(f"the weight table must have shape (2^k, levels) with 2^k <= 2^32 and 1..{MAX_LEVELS} "
-                             f"levels, got {table.shape}")
-        scales = np.ones(table.shape[1]) if scales is None else np.asarray(scales, dtype=np.float64)
-        if scales.shape != (table.shape[1],) or not np.isfinite(scales).all():
-            raise ValueError(f"scales must be {table.shape[1]} finite numbers, got {scales}")
-        self._table = table
-        self.table_type = types[table.dtype]
-        self.itemsize = table.dtype.itemsize
-        self.weights = <const void*><size_t>table.ctypes.data
-        self.n_levels = table.shape[1]
-        for i in range(self.n_levels):
-            self.scale[i] = scales[i]
-        self.size_mask = size - 1
-        self._tokens = [np.ascontiguousarray(x, dtype=np.uint64) for x in sentences]
-        self.n_sentences = len(self._tokens)
-        self.token_ptr = <const uint64_t**>malloc(max(self.n_sentences, 1) * sizeof(uint64_t*))
-        self.lengths = <Py_ssize_t*>malloc(max(self.n_sentences, 1) * sizeof(Py_ssize_t))
-        if self.token_ptr == NULL or self.lengths == NULL:
-            raise MemoryError()
-        for i in range(self.n_sentences):
-            tokens = self._tokens[i]
-            if tokens.shape[0] < 1 or tokens.shape[1] != COLUMNS:
-                raise ValueError(f"sentence {i}: tokens must have shape (n + 1, {COLUMNS}), got "
-                                 f"{(tokens.shape[0], tokens.shape[1])}")
-            self.token_ptr[i] = &tokens[0, 0]
-            self.lengths[i] = tokens.shape[0] - 1
-
-    def __dealloc__(self):
-        free(self.token_ptr)
-        free(self.lengths)
-
-    cpdef Py_ssize_t length(self, Py_ssize_t i):
-        return self.lengths[i]
-
-    cdef Py_ssize_t begin(self, Workspace ws, Py_ssize_t i) noexcept nogil:
-        cdef Py_ssize_t n = self.lengths[i], N = n + 1
-        if (ws.reserve(n) < 0 or ws.reserve_cache(N * N * self.n_levels) < 0
-                or sentence_set(&ws.features, self.token_ptr[i], n) < 0):
-            return -1
-        ws.n = n
-        memset(ws.arc_known, 0, N * N)
-        return n
-
-    cdef inline void prefetch(self, uint64_t offset) noexcept nogil:
-        __builtin_prefetch(<const char*>self.weights + offset * self.itemsize)
-
-    cdef inline void sum(self, const uint64_t* offsets, Py_ssize_t k, Py_ssize_t first, Py_ssize_t levels,
-                         double* out) noexcept nogil:
-        """out[i] = level (first + i)'s score of the features at `offsets` (element offsets of their rows)."""
-        if self.table_type == TABLE_INT8:
-            sum_rows(<const int8_t*>self.weights + first, offsets, k, levels, &self.scale[first], out)
-        elif self.table_type == TABLE_INT16:
-            sum_rows(<const int16_t*>self.weights + first, offsets, k, levels, &self.scale[first], out)
-        else:
-            sum_rows(<const float*>self.weights + first, offsets, k, levels, &self.scale[first], out)
-
-    cdef void score_block(self, Workspace ws, const Py_ssize_t* arcs, Py_ssize_t count) noexcept nogil:
-        """Hash the arcs (cells h * N + m) and sum every level's weights, software-pipelined: the weights
-        of arc a are prefetched while arc a - AHEAD is summed."""
-        cdef Py_ssize_t N = ws.n + 1, L = self.n_levels, a, j, k, slot
-        cdef uint64_t raw[AHEAD][MAX_FEATURES]
-        cdef int counts[AHEAD]
-        for a in range(count + AHEAD):
-            slot = a % AHEAD
-            if a >= AHEAD:                           # sum the arc hashed AHEAD steps ago
-                self.sum(raw[slot], counts[slot], 0, L, &ws.arc_cache[arcs[a - AHEAD] * L])
-                ws.arc_known[arcs[a - AHEAD]] = 1
-            if a < count:
-                k = arc_features(&ws.features, arcs[a] // N, arcs[a] % N, raw[slot])
-                for j in range(k):
-                    raw[slot][j] = (raw[slot][j] & self.size_mask) * L
-                    self.prefetch(raw[slot][j])
-                counts[slot] = <int>k
-
-    cdef int arcs(self, Workspace ws, int level, const uint8_t* mask, double* out) noexcept nogil:
-        cdef Py_ssize_t N = ws.n + 1, L = self.n_levels, i, pending = 0
-        cdef Py_ssize_t block[BLOCK]
-        if level >= L:
-            return -1
-        for i in range(N * N):
-            if mask[i] and not ws.arc_known[i]:
-                block[pending] = i
-                pending += 1
-                if pending == BLOCK:
-                    self.score_block(ws, block, pending)
-                    pending = 0
-        if pending:
-            self.score_block(ws, block, pending)
-        for i in range(N * N):
-            out[i] = ws.arc_cache[i * L + level] if mask[i] else -INFINITY
-        return 0
-
-    cdef int outer_arcs(self, Workspace ws, int level, double* out) noexcept nogil:
-        cdef int64_t part[2]
-        cdef Py_ssize_t m, side, N = ws.n + 1
-        cdef int i
-        for m in range(N):
-            for side in range(2):
-                part[0] = m
-                part[1] = side
-                if self.parts(ws, level, OUTER, part, 1, &out[2 * m + side]) < 0:
-                    return -1
-        return 0
-
-    cdef int parts(self, Workspace ws, int level, int kind, const int64_t* rows, Py_ssize_t count,
-                   double* out) noexcept nogil:
-        cdef Py_ssize_t L = self.n_levels, width = part_width(kind), p, q, j, k, used, start
-        cdef uint64_t raw[BLOCK * 16]
-        cdef int counts[BLOCK]
-        if width < 0 or kind == ARC or level >= L:     # arcs go through `arcs` (they have many more features)
-            return -1
-        start = 0
-        while start < count:
-            # indices of up to BLOCK parts (higher-order parts have at most 16 features), prefetched
-            used = 0
-            q = 0
-            while q < BLOCK and start + q < count:
-                k = part_features(&ws.features, kind, &rows[(start + q) * width], &raw[used])
-                for j in range(used, used + k):
-                    raw[j] = (raw[j] & self.size_mask) * L
-                    self.prefetch(raw[j] + level)
-                counts[q] = <int>k
-                used += k
-                q += 1
-            used = 0
-            for p in range(q):
-                self.sum(&raw[used], counts[p], level, 1, &out[start + p])
-                used += counts[p]
-            start += q
-        return 0
-
-
 # ---------------------------------------------------------------------------
 # The dynamic programs of the levels, on the workspace's grammar objects (no GIL). Each returns a
 # STATUS_* code of memory.pxd (STATUS_NO_STRUCTURE: the mask admits no structure).
@@ -665,40 +279,6 @@ cdef int tree_exists(Workspace ws, const uint8_t* mask) noexcept nogil:
     if status != STATUS_OK:
         return status
     return ws.first.run_best(&score)
-
-
-cdef void local_max_marginals(Py_ssize_t N, const double* scores, double* column, double* best,
-                              double* mm) noexcept nogil:
-    """Max-marginals of the unstructured arc classifier: mm(h, m) = best - max_h' s(h', m) + s(h, m)."""
-    cdef Py_ssize_t h, m
-    cdef double top, total = 0.0
-    for m in range(1, N):
-        top = -INFINITY
-        for h in range(N):
-            if scores[h * N + m] > top:
-                top = scores[h * N + m]
-        column[m] = top
-        total += top
-    best[0] = total
-    for h in range(N):
-        mm[h * N] = -INFINITY
-        for m in range(1, N):
-            mm[h * N + m] = total - column[m] + scores[h * N + m]
-
-
-def local_marginals(scores):
-    """Best score and max-marginals of the unstructured arc classifier (every word picks its best head):
-    mm(h, m) = best - max_h' s(h', m) + s(h, m). scores: float (n + 1, n + 1), -inf for arcs not allowed.
-    RETURNS (float, np.ndarray): best, float64 (n + 1, n + 1) (column 0: -inf)."""
-    cdef const double[:, ::1] s = _square(scores)
-    cdef Py_ssize_t N = s.shape[0]
-    out = np.empty((N, N))
-    cdef double[:, ::1] mm = out
-    cdef double[::1] column = np.empty(N)
-    cdef double best
-    with nogil:
-        local_max_marginals(N, &s[0, 0], &column[0], &best, &mm[0, 0])
-    return best, out
 
 
 # ---------------------------------------------------------------------------

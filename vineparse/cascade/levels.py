@@ -21,7 +21,7 @@ from .._kernels.features import PartKind, score_parts, update_parts
 from ..kernels.second_order import eisner2, eisner2_max_marginals, second_order_parts
 from ..kernels.third_order import eisner3, eisner3_max_marginals, third_order_parts
 from .encoding import Encoded
-from .._kernels.cascade_runtime import local_marginals
+from .._kernels.thresholds import local_marginals
 from .thresholds import prune_mask
 
 Parts = List[Tuple[int, np.ndarray]]   # (part kind, int64 rows) pairs

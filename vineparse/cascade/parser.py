@@ -23,7 +23,8 @@ from typing import Dict, List, Optional, Sequence, Union
 import numpy as np
 import srsly
 
-from .._kernels.cascade_runtime import CascadeRuntime, SparseScorer, Stats
+from .._kernels.cascade_runtime import CascadeRuntime, Stats
+from .._kernels.sparse_scorer import SparseScorer
 from .cascade import Cascade, CascadeStats
 from .encoding import Encoded, encode
 from .levels import LEVELS, Level, LocalLevel, VineLevel

@@ -17,7 +17,7 @@ statistics calibration needs.
 """
 import numpy as np
 
-from .._kernels.cascade_runtime import cap_mask, prune_mask, threshold
+from .._kernels.thresholds import cap_mask, prune_mask, threshold
 
 __all__ = ["threshold", "prune_mask", "arc_mask", "vine_mask", "cap_heads", "kept_share", "gold_recall",
            "gold_ranks"]
