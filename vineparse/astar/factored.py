@@ -21,7 +21,7 @@ import numpy as np
 
 from .grammar import Grammar
 from .lexicon import WordClasses
-from .model import LEFT, RIGHT, LexicalizedModel, SentenceCosts, register_model
+from .model import LEFT, RIGHT, LexicalizedModel, SentenceCosts, outcome_costs, register_model
 from .smoothing import WittenBell
 
 __all__ = ["FactoredModel"]
@@ -90,12 +90,11 @@ class FactoredModel(LexicalizedModel):
     def costs(self, words: Sequence[str], tags: Sequence[str]) -> SentenceCosts:
         """The sentence's cost arrays (see ``model.SentenceCosts``); O(R n + n^2) time."""
         n = len(words)
-        self.grammar.tag_ids(tags)
+        tag_ids = self.tag_indices(tags)
         classes = self.words.classes(words)
         binary, unary = self.pcfg_costs()
         word_pair, word_root = self.arg_word_costs(classes, tags)
         T = self.n_tags
-        tag_ids = np.array([self.tag_index[t] for t in tags])
         arc = np.zeros((1, n, n, 2))
         stop = np.zeros((n, 2, 2))
         for h in range(n):
@@ -106,13 +105,17 @@ class FactoredModel(LexicalizedModel):
                     g = side * 2 + adj
                     stop[h, side, adj] = -np.log(stop_p[g, STOP])
                     args = np.arange(h + 1, n) if side == RIGHT else np.arange(0, h)
-                    arc[0, h, args, adj] = (-np.log(stop_p[g, GO]) - np.log(tag_p[g, tag_ids[args]])
+                    arc[0, h, args, adj] = (-np.log(stop_p[g, GO]) + outcome_costs(tag_p[g], tag_ids[args])
                                             + word_pair[h, args])
-        root = -np.log(self.root_tags.table(())[tag_ids]) + word_root
+        root = outcome_costs(self.root_tags.table(()), tag_ids) + word_root
         return SentenceCosts(
             rule_cost=np.repeat(binary[:, None], n, axis=1), unary_cost=np.repeat(unary[:, None], n, axis=1),
             arc_cost=arc, stop_cost=stop, root_cost=root, rule_key=np.zeros(self.grammar.n_binary, dtype=np.int32),
             cfg_binary=binary, cfg_unary=unary)
+
+    def arc_key(self, symbol, head_side: int) -> int:
+        """Every rule reads the same arc costs (one key)."""
+        return 0
 
     # -- serialisation -------------------------------------------------------------------------------
     def _state(self) -> dict:

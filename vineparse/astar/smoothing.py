@@ -134,6 +134,10 @@ class WittenBell:
             self._cache[key] = vec
         return vec
 
+    def group_totals(self) -> Dict[Hashable, float]:
+        """The total count of each group's events (over all contexts)."""
+        return {group: sum(outcomes.values()) for (_, group), outcomes in self._counts[self.levels - 1].items()}
+
     # ------------------------------------------------------------------------------------------------
     def to_list(self) -> List[list]:
         """The raw counts as ``[[context..., group, outcome, count], ...]`` (msgpack/JSON friendly)."""
