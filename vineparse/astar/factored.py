@@ -128,12 +128,20 @@ class FactoredModel(LexicalizedModel):
         self.unary_counts = np.asarray(data["unary_counts"], dtype=np.float64)
         if self.binary_counts.shape != (self.grammar.n_binary,) or self.unary_counts.shape != (self.grammar.n_unary,):
             raise ValueError("rule counts do not match the grammar")
+        for counts in (self.binary_counts, self.unary_counts):
+            if not (np.isfinite(counts).all() and (counts > 0).all()):
+                raise ValueError("rule counts must be positive and finite (every rule of the grammar was seen)")
+        self.pcfg_costs()                   # raises if the counts give no finite rule cost
         self.stops.load_list(data["stops"])
         self.dep_tags.load_list(data["dep_tags"])
         self.root_tags.load_list(data["root_tags"])
 
 
 def _group_totals(counts: np.ndarray, ptr: np.ndarray) -> np.ndarray:
-    """Sum of counts over each group ptr[g] .. ptr[g+1] (0 for empty groups)."""
-    cumulative = np.concatenate([[0.0], np.cumsum(counts)])
-    return cumulative[ptr[1:]] - cumulative[ptr[:-1]]
+    """Sum of counts over each group ptr[g] .. ptr[g+1] (0 for empty groups), summed within the group (a
+    difference of running sums can come out below one of the group's own counts, and a rule then costs < 0)."""
+    totals = np.zeros(len(ptr) - 1)
+    nonempty = np.flatnonzero(np.diff(ptr) > 0)
+    if nonempty.size:
+        totals[nonempty] = np.add.reduceat(counts, ptr[nonempty])
+    return totals

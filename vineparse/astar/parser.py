@@ -449,10 +449,15 @@ class AStarParser:
         if not isinstance(data, dict) or data.get("format") != PARSER_FORMAT:
             found = data.get("format") if isinstance(data, dict) else type(data).__name__
             raise ModelError(f"not a saved A* parser of format {PARSER_FORMAT} (found {found!r}); retrain it")
-        parser = cls(**data["settings"])
-        parser.model = model_from_dict(data["model"])
-        if data.get("approximation") is not None:
-            parser.approximation = ApproximateProjection.from_dict(data["approximation"], parser.model.grammar)
+        try:
+            parser = cls(**data["settings"])
+            parser.model = model_from_dict(data["model"])
+            if data.get("approximation") is not None:
+                parser.approximation = ApproximateProjection.from_dict(data["approximation"], parser.model.grammar)
+        except ModelError:
+            raise
+        except (KeyError, TypeError, IndexError, AttributeError, ValueError, OverflowError) as error:
+            raise ModelError(f"malformed saved A* parser: {error!r}") from None
         return parser
 
     def save(self, path: Union[str, Path]) -> None:
@@ -463,12 +468,21 @@ class AStarParser:
 
     @classmethod
     def load(cls, path: Union[str, Path]) -> "AStarParser":
-        """Read a parser written by ``save``. RAISES (ModelError): for a file of another format or version."""
+        """Read a parser written by ``save``.
+
+        RAISES (ModelError): "FILE: reason" for a missing, truncated or foreign file, another format or
+            version, or malformed data.
+        """
         try:
             data = srsly.read_msgpack(path)
-        except (ValueError, TypeError) as error:
-            raise ModelError(f"{path} is not a saved A* parser: {error}") from None
-        return cls.from_dict(data)
+        except OSError as error:
+            raise ModelError(f"{path}: cannot read the A* parser ({error.strerror or error})") from None
+        except (ValueError, TypeError, KeyError, IndexError) as error:    # corrupt msgpack
+            raise ModelError(f"{path}: not a saved A* parser ({error})") from None
+        try:
+            return cls.from_dict(data)
+        except ModelError as error:
+            raise ModelError(f"{path}: {error}") from None
 
 
 def rule_index(grammar: Grammar) -> RuleIndex:

@@ -7,8 +7,6 @@ import argparse
 import time
 from typing import List
 
-import numpy as np
-
 from ..cli import CLIError, command, read_treebank
 from ..corpus import read_conllu, read_ptb_dependencies, write_conllu
 
@@ -93,8 +91,8 @@ def _load(path: str):
 
     try:
         return CascadeParser.load(path)
-    except ValueError as err:
-        raise CLIError(f"{path}: {err}") from err
+    except ValueError as err:           # ModelFileError: the message names the file
+        raise CLIError(str(err)) from err
 
 
 def _evaluate_arguments(parser: argparse.ArgumentParser) -> None:
@@ -103,7 +101,7 @@ def _evaluate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", default=None, help="also write the scores to this file")
 
 
-@command("evaluate", "Parse a gold treebank with a cascade and report UAS, speed and pruning.",
+@command("evaluate", "Parse a gold treebank with a cascade and report UAS, LAS, speed and pruning.",
          _evaluate_arguments)
 def evaluate_command(args: argparse.Namespace) -> int:
     from .evaluation import evaluate, format_evaluation
@@ -125,21 +123,25 @@ def _parse_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default="-", help="CoNLL-U output (default: standard output)")
 
 
-@command("parse", "Parse CoNLL-U with a cascade; write CoNLL-U with predicted heads.", _parse_arguments)
+@command("parse", "Parse CoNLL-U with a cascade; write CoNLL-U with predicted heads and labels (the input's "
+                  "enhanced graph, DEPS and empty nodes, is cleared: it no longer matches).", _parse_arguments)
 def parse_command(args: argparse.Namespace) -> int:
     import sys
 
     from ..corpus import parse_conllu
 
     parser = _load(args.model)
+    if parser.labeler is None:
+        raise CLIError(f"{args.model}: this cascade has no labeller (trained without labels); retrain it")
     if args.input == "-":
         sentences = parse_conllu(sys.stdin.read(), source="<stdin>", require_heads=False)
     else:
         sentences = read_conllu(args.input, require_heads=False)
     start = time.perf_counter()
     for sentence in sentences:
-        sentence.heads = parser.parse(sentence.words, list(getattr(sentence, parser.tag)), list(sentence.upos))
-        sentence.labels = np.where(sentence.heads[1:] == 0, "root", "dep").astype(object)
+        heads, labels = parser.parse_labelled(sentence.words, list(getattr(sentence, parser.tag)),
+                                              list(sentence.upos))
+        sentence.set_tree(heads, labels)
     write_conllu(sentences, sys.stdout if args.out == "-" else args.out)
     words = sum(len(s.words) for s in sentences)
     print(f"Parsed {len(sentences):,} sentences ({words:,} words) in {time.perf_counter() - start:.1f}s",

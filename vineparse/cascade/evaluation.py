@@ -17,36 +17,49 @@ def evaluate(parser: Cascade, sentences: Sequence, report: Optional[Callable[[st
 
     parser (Cascade): a CascadeParser, or any Cascade of sparse-feature levels (then give `tag`).
     Timing covers encoding and the whole cascade (features included), one sentence at a time;
-    the time spent filling the pruning statistics is not counted.
-    RETURNS (dict): uas (punctuation excluded), uas_all (every word), sentences, words, seconds,
-        words_per_second, sentences_per_second, per pruning level its kept share, gold-arc recall
-        (against the projectivized gold tree) and seconds, and `times`: [n, seconds] per sentence.
+    the time spent filling the pruning statistics is not counted. When the parser has a labeller, its
+    labels of the predicted trees are scored too (LAS), and their time is `label_seconds`.
+    RETURNS (dict): uas and las (punctuation excluded; las None without a labeller), uas_all and las_all
+        (every word), sentences, words, seconds, label_seconds, words_per_second, sentences_per_second,
+        per pruning level its kept share, gold-arc recall (against the projectivized gold tree) and
+        seconds, and `times`: [n, seconds] per sentence.
     """
     tag = tag or parser.tag
+    labeler = getattr(parser, "labeler", None)
     stats = parser.new_stats()
     without_punct, every_word = AttachmentScore(), AttachmentScore()
-    seconds = 0.0
+    seconds = label_seconds = 0.0
     times = []
     for i, sentence in enumerate(sentences, 1):
         gold = projectivize(sentence.heads)
         bookkeeping = stats.bookkeeping_seconds
         start = time.perf_counter()
-        heads = parser.run(encode_sentence(sentence, tag), gold, stats)
+        sent = encode_sentence(sentence, tag)
+        heads = parser.run(sent, gold, stats)
         elapsed = time.perf_counter() - start - (stats.bookkeeping_seconds - bookkeeping)
         seconds += elapsed
         times.append([len(sentence.words), elapsed])
-        every_word.add(sentence.heads, heads)
-        without_punct.add(sentence.heads, heads, exclude=punctuation_mask(sentence, PUNCT_TAGS))
+        labels = {}
+        if labeler is not None:
+            start = time.perf_counter()
+            labels = {"gold_labels": list(sentence.labels), "pred_labels": list(labeler.predict(sent, heads))}
+            label_seconds += time.perf_counter() - start
+        every_word.add(sentence.heads, heads, **labels)
+        without_punct.add(sentence.heads, heads, exclude=punctuation_mask(sentence, PUNCT_TAGS), **labels)
         if report and i % every == 0:
             report(f"  {i:,}/{len(sentences):,} sentences, UAS {without_punct.uas:.2f} so far")
     words = sum(len(s.words) for s in sentences)
-    return {"uas": without_punct.uas, "uas_all": every_word.uas, "sentences": len(sentences), "words": words,
-            "seconds": seconds, "words_per_second": words / max(seconds, 1e-9),
+    return {"uas": without_punct.uas, "uas_all": every_word.uas, "las": without_punct.las, "las_all": every_word.las,
+            "sentences": len(sentences), "words": words, "seconds": seconds, "label_seconds": label_seconds,
+            "words_per_second": words / max(seconds, 1e-9),
             "sentences_per_second": len(sentences) / max(seconds, 1e-9), "levels": stats.rows(), "times": times}
 
 
 def format_evaluation(result: Dict) -> str:
-    lines = [f"UAS {result['uas']:.2f} (punctuation excluded), {result['uas_all']:.2f} (all words); "
+    labelled = "" if result.get("las") is None else (
+        f"LAS {result['las']:.2f} (punctuation excluded), {result['las_all']:.2f} (all words; labels took "
+        f"{result['label_seconds']:.1f}s); ")
+    lines = [f"UAS {result['uas']:.2f} (punctuation excluded), {result['uas_all']:.2f} (all words); {labelled}"
              f"{result['sentences']:,} sentences, {result['words']:,} words in {result['seconds']:.1f}s "
              f"= {result['words_per_second']:,.0f} words/s"]
     for row in result["levels"]:

@@ -58,7 +58,8 @@ class Sentence:
         A sentence built without heads gets -1 everywhere ("not parsed"), written as ``_``.
     labels (np.ndarray): DEPREL, dtype object, shape (n,).
     comments (List[str]): the ``# ...`` lines before the words, verbatim (without line ending).
-    deps (List[str]): DEPS (enhanced graph), verbatim. Not updated when ``heads`` change.
+    deps (List[str]): DEPS (enhanced graph), verbatim. Not updated when ``heads`` change; ``set_tree``
+        replaces the basic tree and clears the enhanced graph.
     misc (List[str]): MISC, verbatim.
 
     Fields left as None are filled with ``"_"``. Lines that are not syntactic words (multiword-token
@@ -113,6 +114,25 @@ class Sentence:
         """The ``# text = ...`` comment; without one, the text rebuilt from the tokens and ``SpaceAfter=No``."""
         text = self._comment_value("text")
         return text if text is not None else self._rebuild_text()
+
+    def set_tree(self, heads: np.ndarray, labels: Sequence[str]) -> None:
+        """Replace the basic tree (HEAD, DEPREL), e.g. with a parser's, and clear the enhanced graph.
+
+        The enhanced graph (DEPS and the empty nodes, which only it uses) was annotated over the old tree and
+        would contradict the new one, so DEPS become ``_`` and empty-node lines are dropped; multiword-token
+        lines stay (they are tokenization).
+        heads (np.ndarray): int, shape (n + 1,), a tree (``trees.validate_heads``).
+        labels (Sequence[str]): n labels.
+        RAISES (ValueError): for a head array that is not a tree of n words, or n labels missing.
+        """
+        heads = np.asarray(heads, dtype=np.int64)
+        if heads.shape != (self.n + 1,):
+            raise ValueError(f"heads must have shape ({self.n + 1},) for {self.n} words, got {heads.shape}")
+        validate_heads(heads)
+        self.labels = _object_array(labels, self.n, "labels")
+        self.heads = heads.copy()
+        self.deps = ["_"] * self.n
+        self._extra = [(k, line) for k, line in self._extra if "." not in line.split("\t", 1)[0]]
 
     def copy(self) -> "Sentence":
         """A deep copy (arrays and lists are copied; the private record of extra lines too)."""
