@@ -182,3 +182,22 @@ def test_parse_command_writes_labels_and_clears_the_enhanced_graph(trained, tmp_
     assert "LAS" in capsys.readouterr().out
     data = srsly.read_json(scores)
     assert 0 < data["las"] < data["uas"] and 0 < data["las_all"] <= data["uas_all"]
+
+
+def test_parse_command_streams_and_leaves_no_partial_output(trained, tmp_path, capsys, monkeypatch):
+    import io
+    import sys
+
+    model = tmp_path / "m.msgpack"
+    trained.save(model)
+    good = "1\tHi\thi\tINTJ\tUH\t_\t_\t_\t_\t_\n2\tthere\tthere\tADV\tRB\t_\t_\t_\t_\t_\n\n"
+    bad = tmp_path / "bad.conllu"
+    bad.write_text(good + "1\tBroken\n\n", encoding="utf-8")
+    out = tmp_path / "out.conllu"
+    assert main(["parse", str(model), str(bad), "--out", str(out)]) == 2
+    assert f"{bad}:4: expected 10 tab-separated columns" in capsys.readouterr().err
+    assert not out.exists() and not list(tmp_path.glob("*.partial"))
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO((good * 3).encode("utf-8"))))
+    assert main(["parse", str(model), "-"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.count("\n\n") == 3 and "Parsed 3 sentences (6 words)" in captured.err

@@ -395,20 +395,26 @@ def _sentences(
     report_skipped(skipped, total, source)
 
 
-def iter_conllu(path: PathLike, *, lenient: bool = False, require_heads: bool = True) -> Iterator[Sentence]:
-    """Stream the sentences of a CoNLL-U file.
+def iter_conllu(path: Union[PathLike, IO[bytes]], *, lenient: bool = False, require_heads: bool = True,
+                source: Optional[str] = None) -> Iterator[Sentence]:
+    """Stream the sentences of a CoNLL-U file, holding one sentence in memory at a time.
 
-    path (str | PathLike): a UTF-8 file; ``\\r\\n`` line endings and a leading BOM are accepted.
+    path (str | PathLike | IO[bytes]): a UTF-8 file, or an open binary stream (e.g. ``sys.stdin.buffer``);
+        ``\\r\\n`` line endings and a leading BOM are accepted.
     lenient (bool): skip malformed sentences instead of raising; when the file is exhausted one warning
         (``warnings.warn`` and the ``vineparse`` logger) reports "skipped K of N sentences in FILE".
     require_heads (bool): False accepts sentences whose HEAD column is ``_`` throughout (parser input);
         their heads are -1.
+    source (Optional[str]): the name in error messages (default: the path, or ``"<stream>"``).
     YIELDS (Sentence): in file order.
     RAISES (CorpusError): on the first malformed sentence, unless lenient.
     """
+    parse = partial(_parse_block, require_heads=require_heads)
+    if hasattr(path, "read"):
+        yield from _sentences(file_lines(path), source or "<stream>", lenient, [], parse)
+        return
     with open(path, "rb") as file:
-        yield from _sentences(file_lines(file), str(path), lenient, [],
-                              partial(_parse_block, require_heads=require_heads))
+        yield from _sentences(file_lines(file), source or str(path), lenient, [], parse)
 
 
 def read_conllu(path: PathLike, *, lenient: bool = False, require_heads: bool = True) -> Corpus:
