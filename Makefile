@@ -92,3 +92,19 @@ ewt-compare: $(VINE_OUT)/model-calibrated $(SPACY_OUT)/model-best
 	$(ONE_CORE) $(BIN)/python bench/spacy_compare.py --vine $(VINE_OUT)/model-calibrated --spacy $(SPACY_OUT)/model-best \
 	    --dev $(SPACY_DATA)/en_ewt-ud-dev.spacy --test $(SPACY_DATA)/en_ewt-ud-test.spacy \
 	    --out bench/out/spacy_compare.json --markdown bench/out/spacy_compare.md
+
+# ---- hardening (issue 15) ----
+# bench-astar-backoff: A* with the back-off grammar on EWT test (8-26 words) and the PTB test range, both models
+# (about 10 minutes here). bench-labels: a full EWT cascade with its labeller, UAS and LAS on test (5-10 minutes).
+# soak: RSS over 200,000 sentences through nlp.pipe, CascadeParser and the parse CLI, one after the other on one
+# core (30-45 minutes here).
+.PHONY: bench-astar-backoff bench-labels soak
+
+bench-astar-backoff: $(STAMP)
+	$(ONE_CORE) $(BIN)/python bench/astar_backoff.py --out bench/results/astar_backoff.json
+
+bench-labels: $(STAMP)
+	$(ONE_CORE) $(BIN)/python bench/labels.py --out bench/results/labels.json
+
+soak: $(STAMP)
+	$(ONE_CORE) $(BIN)/python bench/soak.py --out bench/results/soak.json --plot bench/results/soak.png

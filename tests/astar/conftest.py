@@ -54,3 +54,27 @@ def short_test_sentences(ptb_test, factored_parser):
                     out.append((words, tags))
     assert len(out) >= 4
     return out
+
+
+@pytest.fixture(scope="session")
+def ewt_backoff_sentences(factored_parser):
+    """EWT test sentences of 3-7 words (XPOS tags) that the training slice's grammar cannot parse: some with
+    tags outside its training set, some without a derivation."""
+    from vineparse.astar import ParseError
+    from vineparse.corpus import corpus_path, read_conllu
+    unknown, underivable = [], []
+    for s in read_conllu(corpus_path("ud-english-ewt", "en_ewt-ud-test.conllu")):
+        if not 3 <= len(s.words) <= 7:
+            continue
+        words, tags = list(s.words), list(s.xpos)
+        if any(t not in factored_parser.grammar.tags for t in tags):
+            unknown.append((words, tags))
+        elif len(underivable) < 4:
+            try:
+                factored_parser.parse(words, tags, heuristic="cfg", backoff=False)
+            except ParseError:
+                underivable.append((words, tags))
+        if len(unknown) >= 4 and len(underivable) >= 4:
+            break
+    assert len(unknown) >= 2 and len(underivable) >= 2
+    return unknown[:4] + underivable

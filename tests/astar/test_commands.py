@@ -52,7 +52,11 @@ def test_parse_errors(model_file, tmp_path, capsys):
     assert main(["astar", "parse", str(model_file), str(bad)]) == 2
     assert "line 1: token 'dog' is not word/TAG" in capsys.readouterr().err
     bad.write_text("The/DT dog/XX\n", encoding="utf-8")
-    assert main(["astar", "parse", str(model_file), str(bad)]) == 2
+    assert main(["astar", "parse", str(model_file), str(bad), "--stats"]) == 0     # the back-off parses it
+    captured = capsys.readouterr()
+    assert "(XX dog)" in captured.out and "back-off (unknown tag)" in captured.out
+    assert "1 sentence(s) parsed with the back-off grammar" in captured.err
+    assert main(["astar", "parse", str(model_file), str(bad), "--no-backoff"]) == 2
     assert "tag 'XX' of word 2 is not in the grammar" in capsys.readouterr().err
     assert main(["astar", "parse", str(model_file), str(bad), "--heuristic", "factored"]) == 2
     assert "'factored' is not available" in capsys.readouterr().err

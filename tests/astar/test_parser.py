@@ -93,7 +93,7 @@ def test_unparseable_sentence(factored_parser):
     # A sentence of only closing quotes and periods: no rule of the slice's grammar builds anything above them.
     words, tags = ["''", "."], ["''", "."]
     with pytest.raises(ParseError, match="no parse") as error:
-        factored_parser.parse(words, tags)
+        factored_parser.parse(words, tags, backoff=False)
     assert error.value.reason == "no parse"
 
 
@@ -105,7 +105,7 @@ def test_unparseable_sentence(factored_parser):
 ])
 def test_bad_sentences(factored_parser, words, tags, message):
     with pytest.raises(ValueError, match=message):
-        factored_parser.parse(words, tags)
+        factored_parser.parse(words, tags, backoff=False)
 
 
 def test_bad_heuristics(factored_parser, nonfactored_parser):

@@ -344,3 +344,25 @@ def test_unparsed_input_is_read_when_heads_are_not_required(tmp_path):
     mixed.write_text(text.replace("VBP\t_\t_", "VBP\t_\t0"))
     with pytest.raises(CorpusError, match=r"mixed.conllu:1: empty HEAD '_' on word 1 while other words"):
         read_conllu(mixed, require_heads=False)
+
+
+def test_set_tree_replaces_the_basic_tree_and_clears_the_enhanced_graph():
+    text = "\n".join([
+        "# sent_id = e1",
+        "1\tI\tI\tPRON\tPRP\t_\t2\tnsubj\t2:nsubj\t_",
+        "2-3\tdon't\t_\t_\t_\t_\t_\t_\t_\t_",
+        "2\tdo\tdo\tAUX\tVBP\t_\t0\troot\t0:root\t_",
+        "3\tn't\tnot\tPART\tRB\t_\t2\tadvmod\t2:advmod\t_",
+        "3.1\tdo\tdo\tAUX\tVBP\t_\t_\t_\t2:conj\t_",
+    ]) + "\n\n"
+    sentence = parse_conllu(text)[0]
+    sentence.set_tree(np.array([-1, 0, 1, 1]), ["root", "aux", "advmod"])
+    out = format_sentence(sentence)
+    assert "2-3\tdon't" in out and "3.1\t" not in out
+    again = parse_conllu(out)[0]
+    assert again.heads.tolist() == [-1, 0, 1, 1] and list(again.labels) == ["root", "aux", "advmod"]
+    assert again.deps == ["_"] * 3
+    with pytest.raises(ValueError, match="cycle"):
+        sentence.set_tree(np.array([-1, 2, 1, 0]), ["a", "b", "c"])
+    with pytest.raises(ValueError, match="labels must have one entry per word"):
+        sentence.set_tree(np.array([-1, 0, 1, 1]), ["root"])

@@ -102,6 +102,9 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parse.add_argument("input", nargs="?", default="-", help="input file, '-' for stdin (default)")
     parse.add_argument("--heuristic", default=None, help="default: factored, else split")
     parse.add_argument("--stats", action="store_true", help="print search statistics after each tree")
+    parse.add_argument("--no-backoff", dest="backoff", action="store_false",
+                       help="report sentences the treebank grammar cannot parse (unknown tags, no derivation) "
+                            "as errors instead of parsing them with the back-off grammar")
 
 
 @command("astar", "Lexicalized A* parsing: train, evaluate and parse.", _arguments)
@@ -154,15 +157,16 @@ def _evaluate(args: argparse.Namespace) -> int:
 def format_table(heuristics: dict) -> str:
     """A markdown table of per-heuristic summaries (``HeuristicReport.to_dict`` values)."""
     lines = ["| heuristic | sentences | popped | pushed | ms / sentence | search errors (largest) | "
-             "violating configs | F1 <= 40 | dep. acc. | failures |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "violating configs | F1 <= 40 | dep. acc. | failures | back-off |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for name, h in heuristics.items():
         ms = "" if h["seconds_per_sentence"] is None else f"{1e3 * h['seconds_per_sentence']:.1f}"
         failures = ", ".join(f"{k}: {v}" for k, v in h["failures"].items()) or "0"
+        backoff = ", ".join(f"{k}: {v}" for k, v in h.get("backoff", {}).items()) or "0"
         lines.append(f"| {name} | {h['parsed']} | {h['popped']:,} | {h['pushed']:,} | {ms} | "
                      f"{h['search_errors']} ({100 * h['largest_search_error']:.3f}%) | "
                      f"{100 * h['violation_share']:.3f}% | {h['bracket_f1']:.2f} | {h['dependency_accuracy']:.2f} | "
-                     f"{failures} |")
+                     f"{failures} | {backoff} |")
     return "\n".join(lines)
 
 
@@ -174,7 +178,7 @@ def _parse(args: argparse.Namespace) -> int:
         raise CLIError(f"heuristic {args.heuristic!r} is not available for this model "
                        f"(available: {', '.join(parser.heuristics)})")
     stream = sys.stdin if args.input == "-" else _open(args.input)
-    failures = 0
+    failures = backed_off = 0
     with stream:
         for number, line in enumerate(stream, 1):
             tokens = line.split()
@@ -188,7 +192,7 @@ def _parse(args: argparse.Namespace) -> int:
                 words.append(word)
                 tags.append(tag)
             try:
-                result = parser.parse(words, tags, heuristic=args.heuristic)
+                result = parser.parse(words, tags, heuristic=args.heuristic, backoff=args.backoff)
             except ParseError as error:
                 failures += 1
                 print(f"# line {number}: no parse ({error})", flush=True)
@@ -196,10 +200,13 @@ def _parse(args: argparse.Namespace) -> int:
             except ValueError as error:
                 raise CLIError(f"line {number}: {error}") from None
             print(result.tree, flush=True)
+            backed_off += result.backoff is not None
             if args.stats:
                 s = result.stats
                 print(f"# cost {result.cost:.4f}, {s.heuristic}: popped {s.popped:,}, pushed {s.pushed:,}, "
-                      f"{1e3 * s.seconds:.1f} ms", flush=True)
+                      f"{1e3 * s.seconds:.1f} ms" + (f", back-off ({s.backoff})" if s.backoff else ""), flush=True)
+    if backed_off:
+        print(f"# {backed_off} sentence(s) parsed with the back-off grammar", file=sys.stderr)
     if failures:
         print(f"# {failures} sentence(s) without a parse", file=sys.stderr)
     return 0

@@ -4,9 +4,11 @@ For every test tree, the model optimum is the exhaustive CKY cost for sentences 
 ``exhaustive_max_length`` words and otherwise the cost found by an admissible heuristic (``reference``:
 factored for a factored model, else split); where both exist they must agree, and disagreements are
 counted (``reference_mismatches``, expected 0). Every heuristic then parses the sentence, and a parse is a
-*search error* when its cost exceeds the optimum by more than 1e-9 relative. A sentence without a parse
-(ParseError: no parse, or a search limit) is counted by reason, scored with a flat tree and all heads on
-the root, and left out of the search-error and effort statistics, never dropped silently.
+*search error* when its cost exceeds the optimum by more than 1e-9 relative. Sentences the treebank grammar
+cannot parse (unknown tags, no derivation) are parsed with the back-off grammar (``backoff.py``; their
+optimum is the back-off grammar's) and counted by reason in ``backoff``. A sentence without a parse
+(ParseError: a search limit) is counted by reason, scored with a flat tree and all heads on the root, and
+left out of the search-error and effort statistics, never dropped silently.
 
 Accuracy: labelled bracket F1 (EVALB, COLLINS.prm, sentences of at most ``max_length`` words) against the
 gold tree, and head-dependency accuracy: the share of words whose head word (Collins' head rules applied to
@@ -46,6 +48,7 @@ class SentenceRecord:
     heuristic_seconds: float
     search_seconds: float
     scoring_seconds: float
+    backoff: Optional[str] = None  # why the back-off grammar was needed, if it was
 
 
 @dataclass
@@ -67,6 +70,7 @@ class HeuristicReport:
     brackets: BracketScore = field(default_factory=lambda: BracketScore(max_length=40))
     heads_right: int = 0
     heads_total: int = 0
+    backoff: Dict[str, int] = field(default_factory=dict)        # sentences parsed by the back-off, by reason
 
     @property
     def parsed(self) -> int:
@@ -94,6 +98,7 @@ class HeuristicReport:
             "mean_search_error": float(np.mean(self.error_sizes)) if self.error_sizes else 0.0,
             "bracket_f1": self.brackets.f1, "bracket_sentences": self.brackets.sentences,
             "dependency_accuracy": self.dependency_accuracy,
+            "backoff": dict(self.backoff), "backoff_share": sum(self.backoff.values()) / self.parsed if self.parsed else 0.0,
         }
 
 
@@ -218,6 +223,8 @@ def _account(report: HeuristicReport, records, k, words, tags, gold: Tree, gold_
         report.heads_right += int((result.heads[1:] == gold_heads[1:]).sum())
         report.heads_total += n
         cost, status = result.cost, "ok"
+        if result.backoff is not None:
+            report.backoff[result.backoff] = report.backoff.get(result.backoff, 0) + 1
         if np.isfinite(optimum) and cost > optimum + RELATIVE_TOLERANCE * max(1.0, abs(optimum)) + 1e-9:
             report.search_errors += 1
             report.error_sizes.append((cost - optimum) / optimum)
@@ -227,4 +234,5 @@ def _account(report: HeuristicReport, records, k, words, tags, gold: Tree, gold_
         k, n, name, status, float(cost), float(optimum),
         *(int(getattr(stats, key, 0)) if stats else 0 for key in ("popped", "pushed", "scored", "violations")),
         *(float(getattr(stats, key, 0.0)) if stats else 0.0
-          for key in ("heuristic_seconds", "search_seconds", "scoring_seconds"))))
+          for key in ("heuristic_seconds", "search_seconds", "scoring_seconds")),
+        stats.backoff if stats else None))

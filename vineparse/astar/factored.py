@@ -21,7 +21,7 @@ import numpy as np
 
 from .grammar import Grammar
 from .lexicon import WordClasses
-from .model import LEFT, RIGHT, LexicalizedModel, SentenceCosts, register_model
+from .model import LEFT, RIGHT, LexicalizedModel, SentenceCosts, outcome_costs, register_model
 from .smoothing import WittenBell
 
 __all__ = ["FactoredModel"]
@@ -90,12 +90,11 @@ class FactoredModel(LexicalizedModel):
     def costs(self, words: Sequence[str], tags: Sequence[str]) -> SentenceCosts:
         """The sentence's cost arrays (see ``model.SentenceCosts``); O(R n + n^2) time."""
         n = len(words)
-        self.grammar.tag_ids(tags)
+        tag_ids = self.tag_indices(tags)
         classes = self.words.classes(words)
         binary, unary = self.pcfg_costs()
         word_pair, word_root = self.arg_word_costs(classes, tags)
         T = self.n_tags
-        tag_ids = np.array([self.tag_index[t] for t in tags])
         arc = np.zeros((1, n, n, 2))
         stop = np.zeros((n, 2, 2))
         for h in range(n):
@@ -106,13 +105,17 @@ class FactoredModel(LexicalizedModel):
                     g = side * 2 + adj
                     stop[h, side, adj] = -np.log(stop_p[g, STOP])
                     args = np.arange(h + 1, n) if side == RIGHT else np.arange(0, h)
-                    arc[0, h, args, adj] = (-np.log(stop_p[g, GO]) - np.log(tag_p[g, tag_ids[args]])
+                    arc[0, h, args, adj] = (-np.log(stop_p[g, GO]) + outcome_costs(tag_p[g], tag_ids[args])
                                             + word_pair[h, args])
-        root = -np.log(self.root_tags.table(())[tag_ids]) + word_root
+        root = outcome_costs(self.root_tags.table(()), tag_ids) + word_root
         return SentenceCosts(
             rule_cost=np.repeat(binary[:, None], n, axis=1), unary_cost=np.repeat(unary[:, None], n, axis=1),
             arc_cost=arc, stop_cost=stop, root_cost=root, rule_key=np.zeros(self.grammar.n_binary, dtype=np.int32),
             cfg_binary=binary, cfg_unary=unary)
+
+    def arc_key(self, symbol, head_side: int) -> int:
+        """Every rule reads the same arc costs (one key)."""
+        return 0
 
     # -- serialisation -------------------------------------------------------------------------------
     def _state(self) -> dict:
@@ -125,12 +128,20 @@ class FactoredModel(LexicalizedModel):
         self.unary_counts = np.asarray(data["unary_counts"], dtype=np.float64)
         if self.binary_counts.shape != (self.grammar.n_binary,) or self.unary_counts.shape != (self.grammar.n_unary,):
             raise ValueError("rule counts do not match the grammar")
+        for counts in (self.binary_counts, self.unary_counts):
+            if not (np.isfinite(counts).all() and (counts > 0).all()):
+                raise ValueError("rule counts must be positive and finite (every rule of the grammar was seen)")
+        self.pcfg_costs()                   # raises if the counts give no finite rule cost
         self.stops.load_list(data["stops"])
         self.dep_tags.load_list(data["dep_tags"])
         self.root_tags.load_list(data["root_tags"])
 
 
 def _group_totals(counts: np.ndarray, ptr: np.ndarray) -> np.ndarray:
-    """Sum of counts over each group ptr[g] .. ptr[g+1] (0 for empty groups)."""
-    cumulative = np.concatenate([[0.0], np.cumsum(counts)])
-    return cumulative[ptr[1:]] - cumulative[ptr[:-1]]
+    """Sum of counts over each group ptr[g] .. ptr[g+1] (0 for empty groups), summed within the group (a
+    difference of running sums can come out below one of the group's own counts, and a rule then costs < 0)."""
+    totals = np.zeros(len(ptr) - 1)
+    nonempty = np.flatnonzero(np.diff(ptr) > 0)
+    if nonempty.size:
+        totals[nonempty] = np.add.reduceat(counts, ptr[nonempty])
+    return totals

@@ -205,5 +205,5 @@ class Grammar:
             symbols = [(s[0], s[1], s[2], tuple(s[3])) for s in data["symbols"]]
             return cls(symbols, [tuple(r) for r in data["binary"]],
                        [(t, b, None if c is None else tuple(c)) for t, b, c in data["unary"]])
-        except (KeyError, TypeError, IndexError, ValueError) as error:
+        except (KeyError, TypeError, IndexError, ValueError, OverflowError) as error:
             raise GrammarError(f"malformed grammar description: {error}") from None

@@ -18,23 +18,41 @@ costs; the non-factored one keys arcs by the argument's category and direction a
 The base class ``LexicalizedModel`` holds the grammar and the word classes, serialises through
 ``to_dict``/``from_dict`` (with a version checked on load), and provides the argument-word distribution both
 models share: P(word | tag, direction, head word, head tag), Witten-Bell smoothed.
+
+Unknown tags. A model also scores sentences in which some words carry ``UNKNOWN_TAG`` (the class the
+parser's back-off gives tags outside the training set, ``backoff.py``): contexts with that tag back off like
+any unseen context, and generating it as an outcome costs as much as the least likely known tag in the same
+distribution (``outcome_costs``). ``arc_key`` tells the back-off grammar which arc costs a new rule reads.
 """
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple, Type
 
 import numpy as np
 
-from .grammar import Grammar
+from .grammar import Grammar, GrammarError
 from .lexicon import WordClasses
 from .smoothing import WittenBell
-from .treebank import HEAD_LEFT, Node
+from .treebank import HEAD_LEFT, Node, Symbol
 
 __all__ = ["SentenceCosts", "LexicalizedModel", "derivation_cost", "ModelError", "MODEL_VERSION",
-           "register_model", "model_from_dict"]
+           "register_model", "model_from_dict", "UNKNOWN_TAG", "outcome_costs"]
 
 MODEL_VERSION = 1
 ROOT_WORD = "<root>"      # the pseudo-head that generates the head of the sentence
+UNKNOWN_TAG = "<unk-tag>"  # the class of every tag outside the training set (back-off parsing only)
 LEFT, RIGHT = 0, 1
+
+
+def outcome_costs(probs: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """-log probs[..., ids] for outcome indices into the last axis; an index of -1 (the unknown tag) costs
+    as much as the least likely known outcome of its row. RETURNS (np.ndarray): shape probs.shape[:-1] +
+    ids.shape."""
+    ids = np.asarray(ids)
+    known = ids >= 0
+    picked = probs[..., np.where(known, ids, 0)]
+    if not known.all():
+        picked[..., ~known] = probs.min(axis=-1, keepdims=True)
+    return -np.log(picked)
 
 
 class ModelError(ValueError):
@@ -163,6 +181,25 @@ class LexicalizedModel:
     @property
     def n_tags(self) -> int:
         return len(self.tag_list)
+
+    def tag_indices(self, tags: Sequence[str]) -> np.ndarray:
+        """The index of each tag in ``tag_list``, -1 for ``UNKNOWN_TAG``.
+
+        RAISES (GrammarError): for any other tag outside the grammar, naming it and its position.
+        """
+        out = np.empty(len(tags), dtype=np.int64)
+        for i, tag in enumerate(tags):
+            k = self.tag_index.get(tag, -1)
+            if k < 0 and tag != UNKNOWN_TAG:
+                raise GrammarError(f"tag {tag!r} of word {i + 1} is not in the grammar (known tags: "
+                                   f"{', '.join(self.tag_list)})")
+            out[i] = k
+        return out
+
+    def arc_key(self, symbol: Symbol, head_side: int) -> int:
+        """The arc-cost key (``SentenceCosts.rule_key``) of a binary rule whose non-head child is `symbol`
+        and whose head child is on `head_side`; rules the grammar lacks (the back-off's glue) need it."""
+        raise NotImplementedError
 
     def fit(self, derivations: Sequence[Node], sentences: Sequence[Tuple[Sequence[str], Sequence[str]]]) -> "LexicalizedModel":
         """Count events in training derivations.

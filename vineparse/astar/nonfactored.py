@@ -21,7 +21,7 @@ import numpy as np
 
 from .grammar import Grammar
 from .lexicon import WordClasses
-from .model import LEFT, RIGHT, ROOT_WORD, LexicalizedModel, SentenceCosts, register_model
+from .model import LEFT, RIGHT, ROOT_WORD, LexicalizedModel, SentenceCosts, outcome_costs, register_model
 from .smoothing import WittenBell
 from .treebank import HEAD_LEFT
 
@@ -70,9 +70,8 @@ class NonFactoredModel(LexicalizedModel):
     def costs(self, words: Sequence[str], tags: Sequence[str]) -> SentenceCosts:
         """The sentence's cost arrays (see ``model.SentenceCosts``); O((R + U + K T) n + K n^2) time."""
         n = len(words)
-        self.grammar.tag_ids(tags)
+        tag_ids = self.tag_indices(tags)
         classes = self.words.classes(words)
-        tag_ids = np.array([self.tag_index[t] for t in tags])
         word_pair, word_root = self.arg_word_costs(classes, tags)
         K, T = self.n_keys, self.n_tags
         rule = np.empty((self.grammar.n_binary, n))
@@ -82,13 +81,24 @@ class NonFactoredModel(LexicalizedModel):
             context = self._contexts(classes, tags, h)
             rule[:, h] = -np.log(self.rules.table(context))
             unary[:, h] = -np.log(self.unaries.table(context))
-            tag_cost = -np.log(self.arg_tags.table(context).reshape(K, T)[:, tag_ids])
+            tag_cost = outcome_costs(self.arg_tags.table(context).reshape(K, T), tag_ids)
             arc[:, h, :, 0] = tag_cost + word_pair[h][None, :]
         arc[..., 1] = arc[..., 0]
         root_tags = self.arg_tags.table(((ROOT_WORD, ROOT_WORD), (ROOT_WORD,))).reshape(K, T)[self.root_key]
-        root = -np.log(root_tags[tag_ids]) + word_root
+        root = outcome_costs(root_tags, tag_ids) + word_root
         return SentenceCosts(rule_cost=rule, unary_cost=unary, arc_cost=arc, stop_cost=np.zeros((n, 2, 2)),
                              root_cost=root, rule_key=self.rule_key.copy())
+
+    def arc_key(self, symbol, head_side: int) -> int:
+        """2 * category + direction; a symbol whose base category the model never saw (the unknown tag)
+        takes the category that was generated as an argument most often in training."""
+        direction = RIGHT if head_side == HEAD_LEFT else LEFT
+        categories = self.grammar.categories
+        if symbol[1] in categories:
+            return 2 * categories.index(symbol[1]) + direction
+        totals = self.arg_tags.group_totals()
+        commonest = max(((count, key) for key, count in totals.items() if key != self.root_key), default=(0, 0))[1]
+        return 2 * (commonest // 2) + direction
 
     def config_cost(self, kind: str, rule: int, head: tuple, arg: tuple = None) -> float:
         """The cost of one rule application given word classes and tags, outside any sentence.

@@ -134,6 +134,10 @@ class WittenBell:
             self._cache[key] = vec
         return vec
 
+    def group_totals(self) -> Dict[Hashable, float]:
+        """The total count of each group's events (over all contexts)."""
+        return {group: sum(outcomes.values()) for (_, group), outcomes in self._counts[self.levels - 1].items()}
+
     # ------------------------------------------------------------------------------------------------
     def to_list(self) -> List[list]:
         """The raw counts as ``[[context..., group, outcome, count], ...]`` (msgpack/JSON friendly)."""
@@ -143,6 +147,10 @@ class WittenBell:
         """Add the counts of ``to_list`` (contexts given back as tuples). RETURNS (WittenBell): self."""
         for row in rows:
             *key, count = row
+            if not (isinstance(count, (int, float)) and np.isfinite(count) and count > 0):
+                raise ValueError(f"event counts must be positive and finite, got {count!r}")
+            if len(key) != self.levels + 1:
+                raise ValueError(f"expected {self.levels - 1} contexts, a group and an outcome per row, got {key!r}")
             key = [_tupled(x) for x in key]
             self.add(key[: self.levels - 1], key[-2], key[-1], count)
         return self

@@ -23,7 +23,8 @@ Transforms, in this order (Klein & Manning 2003 style):
 
 ``debinarize`` inverts all of it: intermediate nodes are spliced into their parents, chains expanded,
 annotations removed, and the ROOT wrapper dropped; ``debinarize(binarize(t)) == t`` for every tree of the
-sample (tested). Symbols are tuples, never parsed back from strings, so labels may contain any character.
+sample (tested). Glue symbols (kind ``GLUE``, used only by the back-off grammar of ``backoff.py``) are
+spliced the same way, so a glued parse reads back as one flat constituent over its chunks. Symbols are tuples, never parsed back from strings, so labels may contain any character.
 Time O(size of the tree) both ways.
 """
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ from typing import Iterator, List, Optional, Sequence, Tuple
 from ..corpus import Tree
 from .heads import head_child
 
-__all__ = ["Symbol", "TAG", "PHRASE", "BAR", "ROOT", "ROOT_SYMBOL", "symbol_name", "Node", "binarize",
+__all__ = ["Symbol", "TAG", "PHRASE", "BAR", "GLUE", "ROOT", "ROOT_SYMBOL", "symbol_name", "Node", "binarize",
            "debinarize", "derivation_dependencies", "flat_tree"]
 
 # Symbol kinds.
@@ -40,6 +41,7 @@ TAG = "tag"          # a part-of-speech tag: (TAG, tag, "", ())
 PHRASE = "phrase"    # a constituent label, parent-annotated: (PHRASE, base, parent base, ())
 BAR = "bar"          # an intermediate binarization symbol: (BAR, base, parent base, context)
 ROOT = "root"        # the wrapper over the whole sentence: (ROOT, "ROOT", "", ())
+GLUE = "glue"        # a back-off glue constituent (backoff.py): (GLUE, label, "", (direction,))
 
 Symbol = Tuple[str, str, str, Tuple[str, ...]]
 ROOT_SYMBOL: Symbol = (ROOT, "ROOT", "", ())
@@ -57,6 +59,8 @@ def symbol_name(symbol: Symbol) -> str:
     if kind == BAR:
         annotated = f"{base}^{parent}" if parent else base
         return f"@{annotated}|{','.join(context)}"
+    if kind == GLUE:
+        return f"@{base}|glue{''.join(context)}"
     return base
 
 
@@ -214,14 +218,17 @@ def _tree_of_bottom(node: Node, words: Sequence[str]) -> Tree:
 
 
 def _spliced_children(node: Node, words: Sequence[str]) -> List[Tree]:
-    """The children of a binary bottom node, with intermediate (BAR) children replaced by theirs."""
+    """The children of a binary bottom node, with intermediate (BAR) children replaced by theirs, and glue
+    children by their chunks (a glue top over a chunk's bottom node stands for that chunk)."""
     out: List[Tree] = []
     stack = list(reversed(node.children))
     while stack:
         top = stack.pop()
         bottom = top.children[0]
-        if top.chain is None and bottom.symbol[0] == BAR:
+        if top.chain is None and bottom.symbol[0] in (BAR, GLUE):
             stack.extend(reversed(bottom.children))
+        elif top.symbol[0] == GLUE:
+            out.append(_tree_of_bottom(bottom, words))
         else:
             out.append(_tree_of_top(top, words))
     return out

@@ -121,4 +121,15 @@ class BitextModel:
 
     @classmethod
     def from_disk(cls, path: Union[str, Path]) -> "BitextModel":
-        return cls.from_bytes(Path(path).read_bytes())
+        """RAISES (ModelVersionError, ValueError): "FILE: reason" for a missing, truncated, foreign, old or
+        malformed file."""
+        try:
+            data = Path(path).read_bytes()
+        except OSError as error:
+            raise ValueError(f"{path}: cannot read the bitext model ({error.strerror or error})") from None
+        try:
+            return cls.from_bytes(data)
+        except ModelVersionError as error:
+            raise ModelVersionError(f"{path}: {error}") from None
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError) as error:  # corrupt
+            raise ValueError(f"{path}: not a readable vineparse bitext model ({error!r})") from None

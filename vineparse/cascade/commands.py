@@ -7,10 +7,8 @@ import argparse
 import time
 from typing import List
 
-import numpy as np
-
 from ..cli import CLIError, command, read_treebank
-from ..corpus import read_conllu, read_ptb_dependencies, write_conllu
+from ..corpus import read_ptb_dependencies
 
 NAMED = {
     "ewt-train": "ud-english-ewt/en_ewt-ud-train.conllu",
@@ -93,8 +91,8 @@ def _load(path: str):
 
     try:
         return CascadeParser.load(path)
-    except ValueError as err:
-        raise CLIError(f"{path}: {err}") from err
+    except ValueError as err:           # ModelFileError: the message names the file
+        raise CLIError(str(err)) from err
 
 
 def _evaluate_arguments(parser: argparse.ArgumentParser) -> None:
@@ -103,7 +101,7 @@ def _evaluate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", default=None, help="also write the scores to this file")
 
 
-@command("evaluate", "Parse a gold treebank with a cascade and report UAS, speed and pruning.",
+@command("evaluate", "Parse a gold treebank with a cascade and report UAS, LAS, speed and pruning.",
          _evaluate_arguments)
 def evaluate_command(args: argparse.Namespace) -> int:
     from .evaluation import evaluate, format_evaluation
@@ -122,26 +120,49 @@ def evaluate_command(args: argparse.Namespace) -> int:
 def _parse_arguments(parser: argparse.ArgumentParser) -> None:
     _model_arguments(parser)
     parser.add_argument("input", help="CoNLL-U to parse (HEAD may be _); '-' for standard input")
-    parser.add_argument("--out", default="-", help="CoNLL-U output (default: standard output)")
+    parser.add_argument("--out", default="-", help="CoNLL-U output (default: standard output); written only "
+                                                   "when the whole input parsed")
 
 
-@command("parse", "Parse CoNLL-U with a cascade; write CoNLL-U with predicted heads.", _parse_arguments)
+@command("parse", "Parse CoNLL-U with a cascade; write CoNLL-U with predicted heads and labels (the input's "
+                  "enhanced graph, DEPS and empty nodes, is cleared: it no longer matches).", _parse_arguments)
 def parse_command(args: argparse.Namespace) -> int:
+    """Stream the input: one sentence in memory at a time, so memory stays flat on any input size. An --out
+    file is written beside its target and renamed at the end, so an input error leaves no partial output."""
+    import os
     import sys
+    from pathlib import Path
 
-    from ..corpus import parse_conllu
+    from ..corpus import format_sentence, iter_conllu
 
     parser = _load(args.model)
+    if parser.labeler is None:
+        raise CLIError(f"{args.model}: this cascade has no labeller (trained without labels); retrain it")
     if args.input == "-":
-        sentences = parse_conllu(sys.stdin.read(), source="<stdin>", require_heads=False)
+        sentences = iter_conllu(sys.stdin.buffer, source="<stdin>", require_heads=False)
     else:
-        sentences = read_conllu(args.input, require_heads=False)
+        if not Path(args.input).is_file():
+            raise CLIError(f"input file not found: {args.input}")
+        sentences = iter_conllu(args.input, require_heads=False)
+    partial = None if args.out == "-" else Path(args.out).with_name(Path(args.out).name + ".partial")
     start = time.perf_counter()
-    for sentence in sentences:
-        sentence.heads = parser.parse(sentence.words, list(getattr(sentence, parser.tag)), list(sentence.upos))
-        sentence.labels = np.where(sentence.heads[1:] == 0, "root", "dep").astype(object)
-    write_conllu(sentences, sys.stdout if args.out == "-" else args.out)
-    words = sum(len(s.words) for s in sentences)
-    print(f"Parsed {len(sentences):,} sentences ({words:,} words) in {time.perf_counter() - start:.1f}s",
-          file=sys.stderr)
+    count = words = 0
+    out = sys.stdout if partial is None else open(partial, "w", encoding="utf-8", newline="\n")
+    try:
+        for sentence in sentences:
+            heads, labels = parser.parse_labelled(sentence.words, list(getattr(sentence, parser.tag)),
+                                                  list(sentence.upos))
+            sentence.set_tree(heads, labels)
+            out.write(format_sentence(sentence))
+            count += 1
+            words += sentence.n
+    except BaseException:
+        if partial is not None:
+            out.close()
+            partial.unlink()
+        raise
+    if partial is not None:
+        out.close()
+        os.replace(partial, args.out)
+    print(f"Parsed {count:,} sentences ({words:,} words) in {time.perf_counter() - start:.1f}s", file=sys.stderr)
     return 0

@@ -18,12 +18,16 @@ def evaluate(parser, sentences: Sequence, report: Optional[Callable[[str], None]
 
     parser (CascadeParser): the cascade (any object with `run_batch` and `new_stats`; then give `tag`).
     Timing covers encoding and the whole cascade (features included), in batches of `every`
-    sentences on one thread; filling the pruning statistics is included (a few array passes).
-    RETURNS (dict): uas (punctuation excluded), uas_all (every word), sentences, words, seconds,
-        words_per_second, sentences_per_second, per pruning level its kept share, gold-arc recall
-        (against the projectivized gold tree) and seconds, and `times`: [n, seconds] per sentence.
+    sentences on one thread; filling the pruning statistics is included (a few array passes). When the
+    parser has a labeller, its labels of the predicted trees are scored too (LAS), and their time is
+    `label_seconds` (not in `seconds`).
+    RETURNS (dict): uas and las (punctuation excluded; las None without a labeller), uas_all and las_all
+        (every word), sentences, words, seconds, label_seconds, words_per_second, sentences_per_second,
+        per pruning level its kept share, gold-arc recall (against the projectivized gold tree) and
+        seconds, and `times`: [n, seconds] per sentence.
     """
     tag = tag or parser.tag
+    labeler = getattr(parser, "labeler", None)
     stats = parser.new_stats()
     without_punct, every_word = AttachmentScore(), AttachmentScore()
     golds = [projectivize(sentence.heads) for sentence in sentences]
@@ -41,20 +45,30 @@ def evaluate(parser, sentences: Sequence, report: Optional[Callable[[str], None]
                                         seconds=parse_seconds[start:stop])
         if report:
             report(f"  {stop:,}/{len(sentences):,} sentences")
-    for sentence, heads in zip(sentences, predictions):
-        every_word.add(sentence.heads, heads)
-        without_punct.add(sentence.heads, heads, exclude=punctuation_mask(sentence, PUNCT_TAGS))
+    label_seconds = 0.0
+    for sentence, sent, heads in zip(sentences, encoded, predictions):
+        labels = {}
+        if labeler is not None:
+            start = time.perf_counter()
+            labels = {"gold_labels": list(sentence.labels), "pred_labels": list(labeler.predict(sent, heads))}
+            label_seconds += time.perf_counter() - start
+        every_word.add(sentence.heads, heads, **labels)
+        without_punct.add(sentence.heads, heads, exclude=punctuation_mask(sentence, PUNCT_TAGS), **labels)
     per_sentence = encode_seconds + parse_seconds
     seconds = float(per_sentence.sum())
     times = [[len(sentence.words), float(t)] for sentence, t in zip(sentences, per_sentence)]
     words = sum(len(s.words) for s in sentences)
-    return {"uas": without_punct.uas, "uas_all": every_word.uas, "sentences": len(sentences), "words": words,
-            "seconds": seconds, "words_per_second": words / max(seconds, 1e-9),
+    return {"uas": without_punct.uas, "uas_all": every_word.uas, "las": without_punct.las, "las_all": every_word.las,
+            "sentences": len(sentences), "words": words, "seconds": seconds, "label_seconds": label_seconds,
+            "words_per_second": words / max(seconds, 1e-9),
             "sentences_per_second": len(sentences) / max(seconds, 1e-9), "levels": stats.rows(), "times": times}
 
 
 def format_evaluation(result: Dict) -> str:
-    lines = [f"UAS {result['uas']:.2f} (punctuation excluded), {result['uas_all']:.2f} (all words); "
+    labelled = "" if result.get("las") is None else (
+        f"LAS {result['las']:.2f} (punctuation excluded), {result['las_all']:.2f} (all words; labels took "
+        f"{result['label_seconds']:.1f}s); ")
+    lines = [f"UAS {result['uas']:.2f} (punctuation excluded), {result['uas_all']:.2f} (all words); {labelled}"
              f"{result['sentences']:,} sentences, {result['words']:,} words in {result['seconds']:.1f}s "
              f"= {result['words_per_second']:,.0f} words/s"]
     for row in result["levels"]:

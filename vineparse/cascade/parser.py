@@ -12,13 +12,19 @@ order (Rush & Petrov 2012). Other lists give the baselines of the paper:
     heads = parser.parse(["The", "cat", "sat"], ["DT", "NN", "VBD"])
     parser.save("model.msgpack"); CascadeParser.load("model.msgpack")
 
+A trained parser also labels its trees (`labeler.py`, trained after the
+levels on the gold trees): `parse_labelled` gives heads and labels.
+
 Models are saved with srsly (msgpack): the configuration, the pruning
-thresholds, each pruning level's head cap and each level's non-zero weights as
-float32; a file written by an incompatible version is refused with a clear
-message. Version 2 added the head caps.
+thresholds, each pruning level's head cap, each level's non-zero weights as
+float32 and the labeller. Loading checks everything before allocating weights
+(format and version, level count and names, weight sizes, indices and values)
+and names the file in every error; a file written by an incompatible version
+is refused with a clear message. Version 2 added the head caps, version 3 the
+labeller, version 4 the precision of the runtime's weight table.
 """
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import srsly
@@ -27,11 +33,27 @@ from .._kernels.cascade_runtime import CascadeRuntime, Stats
 from .._kernels.sparse_scorer import SparseScorer
 from .cascade import Cascade, CascadeStats
 from .encoding import Encoded, encode
+from .labeler import Labeler, sparse_weights
 from .levels import LEVELS, Level, LocalLevel, VineLevel
 
 MODEL_FORMAT = "vineparse.cascade"
+MODEL_VERSION = 4        # 2: head caps, 3: the labeller, 4: the runtime's weight precision
 PRECISIONS = ("int8", "int16", "float32")      # how the runtime stores the weights (see `weight_table`)
-MODEL_VERSION = 2
+MAX_BITS = 26           # 2^26 weights per level at most (1 GiB of float64 weights and totals while training):
+                        # a larger request, in a file too, is refused before anything is allocated
+
+
+class ModelFileError(ValueError):
+    """A cascade model that cannot be loaded: the message names the file (if any) and the problem."""
+
+
+def _integer(name: str, value, low: int, high: Optional[int]) -> int:
+    """`value` as an int in low..high (None: unbounded). RAISES (ValueError): naming `name` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low or (
+            high is not None and value > high):
+        bound = f"{low}..{high}" if high is not None else f">= {low}"
+        raise ValueError(f"{name} must be an integer {bound}, got {value!r}")
+    return int(value)
 
 
 def make_level(order, bits: int, band: int) -> Level:
@@ -77,10 +99,13 @@ class CascadeParser(Cascade):
         self.precision = precision
         if tag not in ("xpos", "upos"):
             raise ValueError(f"tag must be 'xpos' or 'upos', got {tag!r}")
+        bits = _integer("bits", bits, 1, MAX_BITS)
+        band = _integer("band", band, 1, None)
         self.tag = tag
         self.orders = orders
         self.band = band
         self.bits = bits
+        self.labeler: Optional[Labeler] = None
         super().__init__([make_level(o, bits, band) for o in orders], alphas)
 
     # -- running the cascade: the compiled runtime (`_kernels/cascade_runtime.pyx`)
@@ -179,6 +204,19 @@ class CascadeParser(Cascade):
         encoded = [encode(*sentence) for sentence in sentences]
         return self.run_batch(encoded, n_threads=n_threads)
 
+    def parse_labelled(self, words: Sequence[str], tags: Sequence[str],
+                       coarse_tags: Optional[Sequence[str]] = None) -> Tuple[np.ndarray, np.ndarray]:
+        """The predicted tree of one sentence and its labels.
+
+        RETURNS (Tuple[np.ndarray, np.ndarray]): heads (as `parse`) and labels (object array of str, n).
+        RAISES (ValueError): if the parser has no labeller (trained without labels).
+        """
+        if self.labeler is None:
+            raise ValueError("this cascade has no labeller (it was trained without labels); retrain it")
+        sent = encode(words, tags, coarse_tags)
+        heads = self.run(sent)
+        return heads, self.labeler.predict(sent, heads)
+
     # -- saving and loading
 
     def to_dict(self) -> Dict:
@@ -190,24 +228,47 @@ class CascadeParser(Cascade):
         return {"format": MODEL_FORMAT, "version": MODEL_VERSION,
                 "config": {"orders": list(self.orders), "band": self.band, "bits": self.bits, "tag": self.tag,
                            "precision": self.precision},
-                "alphas": list(self.alphas), "levels": levels}
+                "alphas": list(self.alphas), "levels": levels,
+                "labeler": None if self.labeler is None else self.labeler.to_dict()}
 
     @classmethod
     def from_dict(cls, data: Dict) -> "CascadeParser":
+        """Rebuild a saved parser. RAISES (ValueError): naming the first thing that is wrong (see the module
+        docstring); nothing is allocated before the configuration and level list are checked."""
         if not isinstance(data, dict) or data.get("format") != MODEL_FORMAT:
             raise ValueError("not a vineparse cascade model")
         if data.get("version") != MODEL_VERSION:
+            added = {2: " (version 3 added the labeller, 4 the weight precision)",
+                     3: " (version 4 added the weight precision)"}.get(data.get("version"), "")
             raise ValueError(f"this cascade model has format version {data.get('version')}, but this "
-                             f"vineparse reads version {MODEL_VERSION}: retrain it or use a matching vineparse")
-        config = data["config"]
-        parser = cls(orders=config["orders"], band=config["band"], bits=config["bits"], alphas=data["alphas"],
-                     tag=config["tag"], precision=config.get("precision", "int8"))
-        for level, saved in zip(parser.levels, data["levels"]):
-            weights = np.zeros(1 << parser.bits, dtype=np.float32)
-            weights[np.asarray(saved["indices"], dtype=np.int64)] = saved["values"]
-            level.weights, level.totals = weights, None
-            level.head_cap = saved.get("head_cap")
-        parser.weight_table()
+                             f"vineparse reads version {MODEL_VERSION}{added}: retrain it or use a matching "
+                             "vineparse")
+        config, levels, alphas = (data.get(key) for key in ("config", "levels", "alphas"))
+        if not isinstance(config, dict) or not isinstance(levels, list) or not isinstance(alphas, list):
+            raise ValueError("malformed cascade model: config must be a map, levels and alphas lists")
+        try:
+            parser = cls(orders=config["orders"], band=config["band"], bits=config["bits"], alphas=alphas,
+                         tag=config["tag"], precision=config["precision"])
+        except KeyError as missing:
+            raise ValueError(f"malformed cascade model: the config lacks {missing}") from None
+        except TypeError as error:
+            raise ValueError(f"malformed cascade model config: {error}") from None
+        expected = [level.name for level in parser.levels]
+        found = [saved.get("name") if isinstance(saved, dict) else None for saved in levels]
+        if found != expected:
+            raise ValueError(f"the model's config lists levels {expected} but it holds weights for {found}")
+        if not all(isinstance(a, (int, float)) and np.isfinite(a) for a in alphas):
+            raise ValueError("malformed cascade model: the alphas must be finite numbers")
+        for level, saved in zip(parser.levels, levels):
+            cap = saved.get("head_cap")
+            cap = None if cap is None else _integer(f"level {level.name}: the head cap", cap, 1, None)
+            level.weights = sparse_weights(saved.get("indices", []), saved.get("values", []), 1 << parser.bits,
+                                           f"level {level.name}")
+            level.totals = None
+            level.head_cap = cap
+        if data.get("labeler") is not None:
+            parser.labeler = Labeler.from_dict(data["labeler"])
+        parser.weight_table()          # integer precision: the levels' weights on the runtime's grid
         return parser
 
     def save(self, path: Union[str, Path]) -> None:
@@ -218,8 +279,17 @@ class CascadeParser(Cascade):
 
     @classmethod
     def load(cls, path: Union[str, Path]) -> "CascadeParser":
+        """Read a model written by `save`.
+
+        RAISES (ModelFileError): "FILE: reason" for a missing, truncated, foreign, old or malformed file.
+        """
         try:
             data = srsly.read_msgpack(path)
-        except (ValueError, TypeError) as err:      # msgpack's decoding errors are ValueErrors
-            raise ValueError(f"not a vineparse cascade model (not msgpack: {err})") from None
-        return cls.from_dict(data)
+        except OSError as err:
+            raise ModelFileError(f"{path}: cannot read the cascade model ({err.strerror or err})") from None
+        except (ValueError, TypeError, KeyError, IndexError) as err:     # corrupt msgpack
+            raise ModelFileError(f"{path}: not a vineparse cascade model (not msgpack: {err})") from None
+        try:
+            return cls.from_dict(data)
+        except ValueError as err:
+            raise ModelFileError(f"{path}: {err}") from None

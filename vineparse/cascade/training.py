@@ -22,7 +22,8 @@ An Eisner-order (or local) pruning level also gets a head cap (heads kept per wo
 at most, by max-marginal): the (cap, a) pair on the two grids that keeps the
 fewest arcs at that recall. The vine is not capped (an outer arc stands for many
 heads at once). Gold trees are projectivized for training (the parser only
-produces projective trees).
+produces projective trees). Last, when the examples carry labels, the labeller
+(`labeler.py`) is trained on the gold trees as annotated.
 """
 import sys
 import time
@@ -34,6 +35,7 @@ import numpy as np
 from .._kernels.features import all_feature_indices
 from ..trees import projectivize
 from .encoding import Encoded, encode_sentence
+from .labeler import LABELER_BITS, Labeler
 from .levels import VineLevel, full_mask
 from .parser import CascadeParser
 from .thresholds import arc_mask, gold_ranks, gold_recall, threshold
@@ -44,15 +46,16 @@ CAP_GRID = (2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 24)               # heads kept per 
 
 @dataclass
 class Example:
-    """A training or evaluation sentence: encoded, its projectivized tree and its original tree."""
+    """A training or evaluation sentence: encoded, its projectivized tree, its original tree and labels."""
 
     sent: Encoded
     heads: np.ndarray        # projective, what the parser can produce
     gold: np.ndarray         # as annotated
+    labels: Optional[np.ndarray] = None     # DEPREL of each word (n,), for the labeller
 
     @classmethod
     def from_sentence(cls, sentence, tag: str = "xpos") -> "Example":
-        return cls(encode_sentence(sentence, tag), projectivize(sentence.heads), sentence.heads)
+        return cls(encode_sentence(sentence, tag), projectivize(sentence.heads), sentence.heads, sentence.labels)
 
 
 def progress_printer(stream=sys.stderr) -> Callable[[str], None]:
@@ -77,6 +80,8 @@ class TrainingSettings:
     head_caps: Tuple[int, ...] = CAP_GRID    # caps tried for Eisner-order pruning levels; () = never cap
     final: str = "mira"                      # the last level's update: "mira" or "perceptron"
     mira_c: float = 1.0                      # MIRA's largest step
+    labels: bool = True                      # train the labeller (when the examples carry labels)
+    label_bits: int = LABELER_BITS           # log2 of the labeller's weights
 
     def __post_init__(self):
         if self.final not in ("perceptron", "mira"):
@@ -139,7 +144,22 @@ def train(parser: CascadeParser, train_examples: Sequence[Example], dev_examples
             dev_masks = parser.run_batch([ex.sent for ex in dev_examples], upto=k + 1)
         summary.append(row)
     parser.weight_table()          # the runtime's table; integer precision snaps the levels to its grid
+    if settings.labels and train_examples and all(ex.labels is not None for ex in train_examples):
+        train_labeler(parser, train_examples, settings, report)
     return summary
+
+
+def train_labeler(parser: CascadeParser, examples: Sequence[Example], settings: TrainingSettings,
+                  report: Callable[[str], None]) -> Labeler:
+    """Train `parser.labeler` on the examples' gold trees and labels (``settings.epochs`` passes).
+    RETURNS (Labeler): the labeller."""
+    start = time.perf_counter()
+    names = sorted({str(label) for ex in examples for label in ex.labels})
+    parser.labeler = Labeler(names, settings.label_bits).fit(
+        [ex.sent for ex in examples], [ex.gold for ex in examples], [ex.labels for ex in examples],
+        epochs=settings.epochs, seed=settings.seed, report=report)
+    report(f"labels: {len(names)} labels trained in {time.perf_counter() - start:.0f}s")
+    return parser.labeler
 
 
 def _perceptron_step(level, ex: Example, mask) -> int:

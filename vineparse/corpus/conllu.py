@@ -8,7 +8,10 @@ MISC. Reading a file and writing it again reproduces it byte for byte (for ``\\n
 blank line after the last sentence); after changing ``heads`` or ``labels`` the new values are written.
 
 Errors name the file and line (``CorpusError``). Several roots are legal in CoNLL-U; a sentence with no
-word attached to the root, a cycle, a head out of range, or an empty HEAD ``_`` is not.
+word attached to the root, a cycle, a head out of range, or an empty HEAD ``_`` is not; nor is an empty
+column (``_`` stands for no value) or a line that is not valid UTF-8. Lines end at ``\n`` only (a ``\r``
+before it is dropped; other characters Unicode counts as line breaks stay in their field), so every line
+number is the one an editor shows.
 """
 import logging
 import os
@@ -36,6 +39,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 N_COLUMNS = 10
+COLUMN_NAMES = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
 PathLike = Union[str, os.PathLike]
 
 
@@ -54,7 +58,8 @@ class Sentence:
         A sentence built without heads gets -1 everywhere ("not parsed"), written as ``_``.
     labels (np.ndarray): DEPREL, dtype object, shape (n,).
     comments (List[str]): the ``# ...`` lines before the words, verbatim (without line ending).
-    deps (List[str]): DEPS (enhanced graph), verbatim. Not updated when ``heads`` change.
+    deps (List[str]): DEPS (enhanced graph), verbatim. Not updated when ``heads`` change; ``set_tree``
+        replaces the basic tree and clears the enhanced graph.
     misc (List[str]): MISC, verbatim.
 
     Fields left as None are filled with ``"_"``. Lines that are not syntactic words (multiword-token
@@ -109,6 +114,25 @@ class Sentence:
         """The ``# text = ...`` comment; without one, the text rebuilt from the tokens and ``SpaceAfter=No``."""
         text = self._comment_value("text")
         return text if text is not None else self._rebuild_text()
+
+    def set_tree(self, heads: np.ndarray, labels: Sequence[str]) -> None:
+        """Replace the basic tree (HEAD, DEPREL), e.g. with a parser's, and clear the enhanced graph.
+
+        The enhanced graph (DEPS and the empty nodes, which only it uses) was annotated over the old tree and
+        would contradict the new one, so DEPS become ``_`` and empty-node lines are dropped; multiword-token
+        lines stay (they are tokenization).
+        heads (np.ndarray): int, shape (n + 1,), a tree (``trees.validate_heads``).
+        labels (Sequence[str]): n labels.
+        RAISES (ValueError): for a head array that is not a tree of n words, or n labels missing.
+        """
+        heads = np.asarray(heads, dtype=np.int64)
+        if heads.shape != (self.n + 1,):
+            raise ValueError(f"heads must have shape ({self.n + 1},) for {self.n} words, got {heads.shape}")
+        validate_heads(heads)
+        self.labels = _object_array(labels, self.n, "labels")
+        self.heads = heads.copy()
+        self.deps = ["_"] * self.n
+        self._extra = [(k, line) for k, line in self._extra if "." not in line.split("\t", 1)[0]]
 
     def copy(self) -> "Sentence":
         """A deep copy (arrays and lists are copied; the private record of extra lines too)."""
@@ -175,7 +199,7 @@ def _object_array(values, n: int, name: str) -> np.ndarray:
 
 
 class Corpus(list):
-    """The sentences of one file, plus where they came from and what was skipped.
+    """The sentences (or trees) of one file, plus where they came from and what was skipped.
 
     path (Optional[Path]): the file read, or None.
     skipped (List[CorpusError]): one error per sentence skipped in lenient mode (empty otherwise).
@@ -192,6 +216,42 @@ class Corpus(list):
 
 # ---------------------------------------------------------------------------------------------------------
 # Reading
+
+
+def file_lines(file: IO[bytes]) -> Iterator[str]:
+    """The lines of a binary file, split at ``\n`` only and decoded as UTF-8; a leading BOM is dropped.
+
+    Bytes that are not UTF-8 are kept as surrogate escapes (``errors="surrogateescape"``), so that the
+    sentence holding them is reported with its line (``check_text``) rather than failing the whole read.
+    """
+    first = True
+    for raw in file:
+        line = raw.decode("utf-8", "surrogateescape")
+        if first:
+            first = False
+            if line.startswith("\ufeff"):
+                line = line[1:]
+        yield line
+
+
+def check_text(source: str, number: int, line: str) -> None:
+    """RAISES (CorpusError): if ``line`` (line ``number`` of ``source``) holds bytes that were not UTF-8."""
+    if line.isascii():
+        return
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError as error:
+        char = ord(line[error.start])
+        what = (f"byte 0x{char - 0xDC00:02x}" if 0xDC80 <= char <= 0xDCFF else f"character U+{char:04X}")
+        raise CorpusError(source, number, f"invalid UTF-8: {what} at column {error.start + 1}") from None
+
+
+def report_skipped(skipped: List[CorpusError], total: int, source: str, what: str = "sentences") -> None:
+    """Warn once (``warnings.warn`` and the ``vineparse`` logger) that lenient reading skipped items."""
+    if skipped:
+        message = f"skipped {len(skipped)} of {total} {what} in {source} (first: {skipped[0]})"
+        logger.warning(message)
+        warnings.warn(message, stacklevel=4)
 
 
 def _blocks(lines: Iterable[str]) -> Iterator[Tuple[int, List[str]]]:
@@ -241,6 +301,8 @@ def _parse_block(source: str, start: int, lines: List[str], require_heads: bool 
         cols = line.split("\t")
         if len(cols) != N_COLUMNS:
             raise CorpusError(source, number, f"expected {N_COLUMNS} tab-separated columns, found {len(cols)}")
+        if "" in cols:
+            raise CorpusError(source, number, f"empty {COLUMN_NAMES[cols.index('')]} column (write _ for no value)")
         word_id = cols[0]
         if not _is_uint(word_id):
             for separator in "-.":
@@ -266,6 +328,7 @@ def _parse_block(source: str, start: int, lines: List[str], require_heads: bool 
         numbers.append(number)
     if not columns:
         raise CorpusError(source, start, "sentence has no words (only comments or non-word lines)")
+    check_head_range(source, numbers, heads)
     unparsed = [i for i, h in enumerate(heads[1:]) if h == -1 and columns[i][6] == "_"]
     if len(unparsed) == len(columns):
         pass
@@ -294,6 +357,15 @@ def _parse_block(source: str, start: int, lines: List[str], require_heads: bool 
     return sentence
 
 
+def check_head_range(source: str, numbers: Sequence[int], heads: Sequence[int]) -> None:
+    """RAISES (CorpusError): for a head outside -1..n (before it reaches a fixed-width integer array);
+    numbers[i] is the line of word i + 1."""
+    n = len(heads) - 1
+    for word, head in enumerate(heads[1:], 1):
+        if not -1 <= head <= n:
+            raise CorpusError(source, numbers[word - 1], f"head {head} of word {word} is out of range 0..{n}")
+
+
 def _sentences(
     lines: Iterable[str],
     source: str,
@@ -303,13 +375,16 @@ def _sentences(
 ) -> Iterator[Sentence]:
     """Yield the sentences of ``lines``, one per block of non-blank lines, parsed by ``parse_block``.
 
-    In lenient mode a block that raises CorpusError is appended to ``skipped`` and reading goes on; at
-    the end one warning reports how many were skipped. Shared by every line-based reader.
+    In lenient mode a block that raises CorpusError (or holds bytes that are not UTF-8) is appended to
+    ``skipped`` and reading goes on; at the end one warning reports how many were skipped. Shared by every
+    line-based reader.
     """
     total = 0
     for start, block in _blocks(lines):
         total += 1
         try:
+            for number, line in enumerate(block, start):
+                check_text(source, number, line)
             sentence = parse_block(source, start, block)
         except CorpusError as error:
             if not lenient:
@@ -317,25 +392,29 @@ def _sentences(
             skipped.append(error)
             continue
         yield sentence
-    if skipped:
-        message = f"skipped {len(skipped)} of {total} sentences in {source} (first: {skipped[0]})"
-        logger.warning(message)
-        warnings.warn(message, stacklevel=3)
+    report_skipped(skipped, total, source)
 
 
-def iter_conllu(path: PathLike, *, lenient: bool = False, require_heads: bool = True) -> Iterator[Sentence]:
-    """Stream the sentences of a CoNLL-U file.
+def iter_conllu(path: Union[PathLike, IO[bytes]], *, lenient: bool = False, require_heads: bool = True,
+                source: Optional[str] = None) -> Iterator[Sentence]:
+    """Stream the sentences of a CoNLL-U file, holding one sentence in memory at a time.
 
-    path (str | PathLike): a UTF-8 file; ``\\r\\n`` line endings and a leading BOM are accepted.
+    path (str | PathLike | IO[bytes]): a UTF-8 file, or an open binary stream (e.g. ``sys.stdin.buffer``);
+        ``\\r\\n`` line endings and a leading BOM are accepted.
     lenient (bool): skip malformed sentences instead of raising; when the file is exhausted one warning
         (``warnings.warn`` and the ``vineparse`` logger) reports "skipped K of N sentences in FILE".
     require_heads (bool): False accepts sentences whose HEAD column is ``_`` throughout (parser input);
         their heads are -1.
+    source (Optional[str]): the name in error messages (default: the path, or ``"<stream>"``).
     YIELDS (Sentence): in file order.
     RAISES (CorpusError): on the first malformed sentence, unless lenient.
     """
-    with open(path, encoding="utf-8-sig") as file:
-        yield from _sentences(file, str(path), lenient, [], partial(_parse_block, require_heads=require_heads))
+    parse = partial(_parse_block, require_heads=require_heads)
+    if hasattr(path, "read"):
+        yield from _sentences(file_lines(path), source or "<stream>", lenient, [], parse)
+        return
+    with open(path, "rb") as file:
+        yield from _sentences(file_lines(file), source or str(path), lenient, [], parse)
 
 
 def read_conllu(path: PathLike, *, lenient: bool = False, require_heads: bool = True) -> Corpus:
@@ -349,9 +428,9 @@ def read_conllu(path: PathLike, *, lenient: bool = False, require_heads: bool = 
     RAISES (CorpusError): ``"FILE:LINE: reason"`` on the first malformed sentence, unless lenient.
     """
     skipped: List[CorpusError] = []
-    with open(path, encoding="utf-8-sig") as file:
+    with open(path, "rb") as file:
         parse = partial(_parse_block, require_heads=require_heads)
-        sentences = list(_sentences(file, str(path), lenient, skipped, parse))
+        sentences = list(_sentences(file_lines(file), str(path), lenient, skipped, parse))
     return Corpus(sentences, path=path, skipped=skipped)
 
 
@@ -366,7 +445,7 @@ def parse_conllu(text: str, *, source: str = "<string>", lenient: bool = False,
     """
     skipped: List[CorpusError] = []
     parse = partial(_parse_block, require_heads=require_heads)
-    sentences = list(_sentences(text.splitlines(), source, lenient, skipped, parse))
+    sentences = list(_sentences(text.split("\n"), source, lenient, skipped, parse))
     return Corpus(sentences, skipped=skipped)
 
 

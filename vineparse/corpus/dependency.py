@@ -15,7 +15,7 @@ from typing import List, Union
 import numpy as np
 
 from ..trees import TreeError, validate_heads
-from .conllu import Corpus, Sentence, _sentences
+from .conllu import Corpus, Sentence, _sentences, check_head_range, file_lines
 from .errors import CorpusError
 from .locate import ptb_sample_files
 
@@ -24,7 +24,7 @@ __all__ = ["read_dependency_file", "read_ptb_dependencies"]
 
 def _parse_block(source: str, start: int, lines: List[str]) -> Sentence:
     """Parse one ``word TAG head`` block whose first line is line ``start`` of ``source``."""
-    words, tags, heads = [], [], [-1]
+    words, tags, heads, numbers = [], [], [-1], []
     for number, line in enumerate(lines, start):
         cols = line.split("\t")
         if len(cols) != 3:
@@ -40,10 +40,12 @@ def _parse_block(source: str, start: int, lines: List[str]) -> Sentence:
         words.append(word)
         tags.append(tag)
         heads.append(int(head))
+        numbers.append(number)
+    check_head_range(source, numbers, heads)
     try:
         validate_heads(heads)
     except TreeError as error:
-        raise CorpusError(source, start + error.word - 1, error.reason) from None
+        raise CorpusError(source, numbers[error.word - 1], error.reason) from None
     return Sentence(words=words, upos=tags, xpos=tags, heads=np.array(heads, dtype=np.int64))
 
 
@@ -57,8 +59,8 @@ def read_dependency_file(path: Union[str, os.PathLike], *, lenient: bool = False
     RAISES (CorpusError): ``"FILE:LINE: reason"`` on the first malformed sentence, unless lenient.
     """
     skipped: List[CorpusError] = []
-    with open(path, encoding="utf-8-sig") as file:
-        sentences = list(_sentences(file, str(path), lenient, skipped, parse_block=_parse_block))
+    with open(path, "rb") as file:
+        sentences = list(_sentences(file_lines(file), str(path), lenient, skipped, parse_block=_parse_block))
     return Corpus(sentences, path=path, skipped=skipped)
 
 

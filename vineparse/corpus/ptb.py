@@ -11,6 +11,11 @@ By default the readers normalise trees the way parsers are trained and evaluated
   without words, recursively;
 - ``strip_function_tags``: ``NP-SBJ-1`` -> ``NP``, ``PP-CLR`` -> ``PP``, ``NP=2`` -> ``NP`` (cut at the
   first ``-`` or ``=``); labels that start with ``-`` (``-NONE-``, ``-LRB-``, ``-RRB-``) are left intact.
+
+Errors are ``CorpusError`` naming file and line (bytes that are not UTF-8 included). ``read_mrg(path,
+lenient=True)`` skips malformed trees instead: the file is cut before every line that starts with ``(``
+(where the treebank starts its trees), each piece is read on its own, and the pieces that fail are counted
+in ``skipped`` and reported by one warning.
 """
 import gc
 import os
@@ -20,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import List, Tuple, Union
 
+from .conllu import Corpus, check_text, report_skipped
 from .errors import CorpusError
 from .locate import ptb_sample_files
 
@@ -27,6 +33,7 @@ __all__ = ["Tree", "parse_brackets", "read_mrg", "read_ptb_sample", "strip_funct
 
 _TOKEN = re.compile(r"\(|\)|[^\s()]+")
 _FUNCTION_TAG = re.compile(r"[-=]")
+_TREE_START = re.compile(r"^\(", re.MULTILINE)
 
 
 @dataclass
@@ -115,12 +122,14 @@ def _line_of_token(text: str, index: int) -> int:
 
 
 def parse_brackets(
-    text: str, *, source: str = "<string>", strip_traces: bool = True, strip_function_tags: bool = True
+    text: str, *, source: str = "<string>", strip_traces: bool = True, strip_function_tags: bool = True,
+    first_line: int = 1,
 ) -> List[Tree]:
     """Parse every bracketed tree in ``text``.
 
     text (str): trees in bracketed form, any whitespace between tokens.
     source (str): the name used in error messages (``"SOURCE:LINE: reason"``).
+    first_line (int): the line number of text's first line in ``source``.
     strip_traces (bool): remove ``-NONE-`` elements and constituents left empty.
     strip_function_tags (bool): cut labels at the first ``-`` or ``=``, unless they start with ``-``.
     RETURNS (List[Tree]): one tree per top-level bracket, the unlabelled wrapper removed (see module doc).
@@ -129,14 +138,14 @@ def parse_brackets(
     """
 
     with _gc_paused():
-        return _parse(text, source, strip_traces, strip_function_tags)
+        return _parse(text, source, strip_traces, strip_function_tags, first_line)
 
 
-def _parse(text: str, source: str, strip_traces: bool, strip_function_tags: bool) -> List[Tree]:
+def _parse(text: str, source: str, strip_traces: bool, strip_function_tags: bool, first_line: int) -> List[Tree]:
     """The body of parse_brackets: one pass over the tokens with a stack of open brackets."""
 
     def error(index: int, reason: str) -> CorpusError:
-        return CorpusError(source, _line_of_token(text, index), reason)
+        return CorpusError(source, first_line - 1 + _line_of_token(text, index), reason)
 
     trees: List[Tree] = []
     # One frame per open bracket, all in one pass (traces and function tags are removed as brackets close):
@@ -195,17 +204,47 @@ def _parse(text: str, source: str, strip_traces: bool, strip_function_tags: bool
 
 
 def read_mrg(
-    path: Union[str, os.PathLike], *, strip_traces: bool = True, strip_function_tags: bool = True
-) -> List[Tree]:
+    path: Union[str, os.PathLike], *, strip_traces: bool = True, strip_function_tags: bool = True,
+    lenient: bool = False,
+) -> Corpus:
     """Read the trees of a ``.mrg`` file; see ``parse_brackets`` for the options and errors.
 
-    path (str | PathLike): a UTF-8 (or ASCII) file.
-    RETURNS (List[Tree]): the trees in file order.
+    path (str | PathLike): a UTF-8 (or ASCII) file; a leading BOM is dropped.
+    lenient (bool): skip malformed trees (see the module docstring), record them in ``skipped`` and warn
+        once, instead of raising.
+    RETURNS (Corpus): the trees in file order, with ``.path`` and ``.skipped``.
+    RAISES (CorpusError): ``"FILE:LINE: reason"`` on the first malformed tree, unless lenient.
     """
-    text = Path(path).read_text(encoding="utf-8")
-    return parse_brackets(
-        text, source=str(path), strip_traces=strip_traces, strip_function_tags=strip_function_tags
-    )
+    source = str(path)
+    text = Path(path).read_bytes().decode("utf-8", "surrogateescape")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    options = dict(source=source, strip_traces=strip_traces, strip_function_tags=strip_function_tags)
+    if not lenient:
+        _check_utf8(text, source, 1)
+        return Corpus(parse_brackets(text, **options), path=path)
+    trees, skipped = [], []
+    starts = [m.start() for m in _TREE_START.finditer(text)] or [0]
+    starts[0] = 0                        # what comes before the first tree belongs to its piece
+    line = 1
+    for k, start in enumerate(starts):
+        piece = text[start: starts[k + 1] if k + 1 < len(starts) else len(text)]
+        try:
+            _check_utf8(piece, source, line)
+            trees.extend(parse_brackets(piece, first_line=line, **options))
+        except CorpusError as error:
+            skipped.append(error)
+        line += piece.count("\n")
+    report_skipped(skipped, len(starts), source, "trees")
+    return Corpus(trees, path=path, skipped=skipped)
+
+
+def _check_utf8(text: str, source: str, first_line: int) -> None:
+    """RAISES (CorpusError): at the first line of `text` holding bytes that were not UTF-8."""
+    if text.isascii():
+        return
+    for number, line in enumerate(text.split("\n"), first_line):
+        check_text(source, number, line)
 
 
 def read_ptb_sample(
