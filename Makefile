@@ -92,3 +92,15 @@ ewt-compare: $(VINE_OUT)/model-calibrated $(SPACY_OUT)/model-best
 	$(ONE_CORE) $(BIN)/python bench/spacy_compare.py --vine $(VINE_OUT)/model-calibrated --spacy $(SPACY_OUT)/model-best \
 	    --dev $(SPACY_DATA)/en_ewt-ud-dev.spacy --test $(SPACY_DATA)/en_ewt-ud-test.spacy \
 	    --out bench/out/spacy_compare.json --markdown bench/out/spacy_compare.md
+
+# ---- corpus scale on Dask (issue 16) ----
+# bench-scale: parse_corpus on 1 and 2 local workers against the plain single-process loop, EWT train repeated to
+# 200,000 sentences (about 15 minutes on a quiet 2-core machine; trains the cascade first if bench/out/scale has
+# none). bench-scale-smoke: the same on 5% of the input, to bench/out/.
+.PHONY: bench-scale bench-scale-smoke
+
+bench-scale: $(STAMP)
+	$(ONE_CORE) $(BIN)/python bench/scale.py --out bench/results/scale.json
+
+bench-scale-smoke: $(STAMP)
+	$(ONE_CORE) $(BIN)/python bench/scale.py --fraction 0.05 --out bench/out/scale_smoke.json

@@ -1,5 +1,5 @@
 """Fixtures of the corpus-scale tests: tiny models trained on a slice of EWT, small inputs with bad items, and
-one LocalCluster of 2 single-threaded worker processes shared by the module's tests."""
+one LocalCluster of 2 single-threaded worker processes shared by the tests."""
 import pytest
 
 from pipeline.tiny import train_tiny
@@ -68,7 +68,7 @@ def text_input(tmp_path_factory, ewt_dev):
     return str(path)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def client():
     """A LocalCluster of 2 worker processes (one thread, 1.5 GiB each), through vineparse.scale's own helper."""
     from vineparse.scale import open_client

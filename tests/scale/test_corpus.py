@@ -36,7 +36,8 @@ def stamps(folder) -> dict:
 @pytest.fixture(scope="module")
 def cascade_reference(tmp_path_factory, cascade_model, conllu_inputs):
     out = tmp_path_factory.mktemp("cascade") / "single"
-    summary = parse_corpus(cascade_model, conllu_inputs[0], out, workers=0, shard_size=20, merge=True, progress=False)
+    summary = parse_corpus(cascade_model, conllu_inputs[0], out, workers=0, shard_size=20, merge=True,
+                           progress=False)
     return out, summary
 
 
@@ -116,7 +117,8 @@ def test_a_killed_worker_costs_only_its_shard(tmp_path, client, cascade_referenc
     assert outputs(tmp_path) == outputs(cascade_reference[0])
     assert not list((tmp_path / "shards").glob(".*"))              # no partial file left
     # The scheduler sent the killed worker's shard out twice, every other shard once.
-    log = client.run_on_scheduler(lambda dask_scheduler: [(str(e[0]), e[2]) for e in dask_scheduler.transition_log])
+    log = client.run_on_scheduler(lambda dask_scheduler: [(str(e[0]), e[2])
+                                                          for e in dask_scheduler.transition_log])
     this_run = killed["keys"][0].rsplit("-", 1)[0] + "-"
     runs = {}
     for key, state in log:

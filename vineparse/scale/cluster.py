@@ -46,7 +46,8 @@ def open_client(client: Union[None, str, Client] = None, workers: Optional[int] 
             yield connected
         return
     if client is not None:
-        raise TypeError(f"client must be a distributed.Client, a scheduler address or None, not {type(client).__name__}")
+        raise TypeError("client must be a distributed.Client, a scheduler address or None, not "
+                        f"{type(client).__name__}")
     if workers is not None and int(workers) < 1:
         raise ValueError(f"a local cluster needs workers >= 1, got {workers}")
     # One task at a time per worker (no task waits on a worker that may die): a lost worker costs only the
@@ -102,7 +103,7 @@ def unregister_model(client: Client, name: str) -> None:
 
 def model_load_seconds(client: Client, name: str) -> Dict[str, float]:
     """{worker address: seconds its plugin took to load the model}."""
-    return client.run(lambda dask_worker: dask_worker.plugins[name].seconds if name in dask_worker.plugins else None)
+    return client.run(lambda dask_worker: getattr(dask_worker.plugins.get(name), "seconds", None))
 
 
 def shard_task(plugin: str, shard: Shard, job: Job) -> Dict:

@@ -29,7 +29,8 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-words", type=int, default=1000, metavar="N",
                         help="cascade: skip (and report) longer sentences (default: 1000)")
     parser.add_argument("--retries", type=int, default=1, metavar="N", help="Dask retries of a failed shard task")
-    parser.add_argument("--merge", action="store_true", help="also write parsed.conllu, the CoNLL-U shards in order")
+    parser.add_argument("--merge", action="store_true",
+                        help="also write parsed.conllu, the CoNLL-U shards in order")
     parser.add_argument("--overwrite", action="store_true",
                         help="redo every shard, even if DIR holds the output of another job")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -45,7 +46,8 @@ def parse_corpus_command(args: argparse.Namespace) -> int:
         formats = None if args.formats is None else tuple(f.strip() for f in args.formats.split(",") if f.strip())
         summary = parse_corpus(
             args.model, args.inputs, args.out, client=args.scheduler, workers=args.workers, docs=args.docs,
-            formats=formats, shard_size=DEFAULT_SHARD_SIZE if args.shard_size is None else args.shard_size, batch_size=args.batch_size,
+            formats=formats, shard_size=DEFAULT_SHARD_SIZE if args.shard_size is None else args.shard_size,
+            batch_size=args.batch_size,
             max_words=args.max_words, merge=args.merge, overwrite=args.overwrite, retries=args.retries,
             memory_limit=args.memory_limit, progress=not args.quiet)
     except (ValueError, ImportError) as err:

@@ -26,7 +26,7 @@ import traceback
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Union
+from typing import Callable, Dict, List, Optional, Sequence, Set, Union
 
 from .manifest import (MANIFEST_FORMAT, MERGED, SHARDS, VERSION, Job, done_record, job_key, read_manifest,
                        stale_shard_files, write_manifest)
@@ -134,35 +134,47 @@ class _ProgressLines:
                        f"elapsed, ~{left:.0f}s left")
 
 
-def _failure(shard: Shard, error: BaseException) -> Dict:
-    first = shard.parts[0]
-    return {"shard": shard.index, "file": first.path, "line": first.first_line,
+class _Results:
+    """Collects each shard's outcome on the client: records, failures, progress and the caller's hook."""
+
+    def __init__(self, records: Dict[int, Dict], report: _ProgressLines, on_shard):
+        self.records, self.report, self.on_shard = records, report, on_shard
+        self.failed: Dict[int, Dict] = {}
+
+    def done(self, shard: Shard, record: Dict) -> None:
+        self.records[shard.index] = record
+        self.report.update(record)
+        if self.on_shard is not None:
+            self.on_shard(record)
+
+    def fail(self, shard: Shard, error: BaseException) -> None:
+        """A failed shard is listed (file and line of its first item, the error and its traceback); the job
+        goes on with the others."""
+        first = shard.parts[0]
+        self.failed[shard.index] = {
+            "shard": shard.index, "file": first.path, "line": first.first_line,
             "reason": f"{type(error).__name__}: {error}",
             "traceback": "".join(traceback.format_exception(type(error), error, error.__traceback__))}
+        self.report.update(None)
 
 
-def _run_in_process(model_path: str, digest: str, job: Job, todo: List[Shard], report: _ProgressLines,
-                    records: Dict[int, Dict], failed: Dict[int, Dict], on_shard) -> Dict:
+def _run_in_process(model_path: str, digest: str, job: Job, todo: List[Shard], results: _Results) -> Dict:
     start = time.perf_counter()
     model = load_model(job.kind, model_path, digest) if todo else None
     run_info = {"workers": 0, "scheduler": None, "model_load_seconds": {"local": time.perf_counter() - start}}
-    report.loaded(run_info["model_load_seconds"])
+    results.report.loaded(run_info["model_load_seconds"])
     for shard in todo:
         try:
             record = run_shard(model, shard, job)
-        except Exception as error:       # a failed shard is reported; the job goes on with the others
-            failed[shard.index] = _failure(shard, error)
-            report.update(None)
-            continue
-        records[shard.index] = record
-        report.update(record)
-        if on_shard is not None:
-            on_shard(record)
+        except Exception as error:
+            results.fail(shard, error)
+        else:
+            results.done(shard, record)
     return run_info
 
 
 def _run_on_cluster(client, model_path: str, digest: str, job: Job, todo: List[Shard], retries: int,
-                    report: _ProgressLines, records: Dict[int, Dict], failed: Dict[int, Dict], on_shard) -> Dict:
+                    results: _Results) -> Dict:
     from distributed import as_completed
 
     from .cluster import model_load_seconds, register_model, shard_task, unregister_model, worker_count
@@ -173,7 +185,7 @@ def _run_on_cluster(client, model_path: str, digest: str, job: Job, todo: List[S
     name = register_model(client, job, model_path, digest)
     try:
         run_info["model_load_seconds"] = model_load_seconds(client, name)
-        report.loaded(run_info["model_load_seconds"])
+        results.report.loaded(run_info["model_load_seconds"])
         run = uuid.uuid4().hex[:12]      # task keys unique to this run (a cancelled run's tasks may linger)
         keys = [f"vineparse-shard-{run}-{shard.index}" for shard in todo]
         futures = client.map(shard_task, [name] * len(todo), todo, [job] * len(todo), key=keys, retries=retries,
@@ -181,18 +193,12 @@ def _run_on_cluster(client, model_path: str, digest: str, job: Job, todo: List[S
         shard_of = {future.key: shard for future, shard in zip(futures, todo)}
         try:
             for future in as_completed(futures):
-                shard = shard_of[future.key]
                 if future.status == "error":
                     error = future.exception()
                     error.__traceback__ = future.traceback()
-                    failed[shard.index] = _failure(shard, error)
-                    report.update(None)
+                    results.fail(shard_of[future.key], error)
                 else:
-                    record = future.result()
-                    records[shard.index] = record
-                    report.update(record)
-                    if on_shard is not None:
-                        on_shard(record)
+                    results.done(shard_of[future.key], future.result())
                 future.release()
         except BaseException:
             client.cancel(futures)
@@ -270,14 +276,13 @@ def parse_corpus(model: Union[str, Path], inputs: Union[str, Path, Sequence[Unio
     out = Path(output)
     previous = read_manifest(str(out)) if out.exists() else None
     if previous is not None and previous.get("job") != key and not overwrite:
-        raise ValueError(f"{out} holds the output of another job (its model or settings differ: "
-                         f"{_differences(previous, digest, kind, layout, shard_size, max_shard_bytes, settings)}); "
+        changed = _differences(previous, digest, kind, layout, shard_size, max_shard_bytes, settings)
+        raise ValueError(f"{out} holds the output of another job (its model or settings differ: {changed}); "
                          "choose another output folder, or pass overwrite=True (--overwrite) to redo it")
     (out / SHARDS).mkdir(parents=True, exist_ok=True)
     job = Job(str(out), kind, layout, settings, key)
 
     records: Dict[int, Dict] = {}
-    failed: Dict[int, Dict] = {}
     use_dask = workers != 0
     context = None
     if use_dask:
@@ -286,8 +291,8 @@ def parse_corpus(model: Union[str, Path], inputs: Union[str, Path, Sequence[Unio
         context = open_client(client, workers, memory_limit)
     manifest = {"format": MANIFEST_FORMAT, "version": VERSION, "job": key, "status": "running",
                 "model": {"path": model_path, "kind": kind, "sha256": digest},
-                "settings": {"layout": layout, "shard_size": int(shard_size), "max_shard_bytes": int(max_shard_bytes),
-                             **settings.to_dict()}}
+                "settings": {"layout": layout, "shard_size": int(shard_size),
+                             "max_shard_bytes": int(max_shard_bytes), **settings.to_dict()}}
     with (context if context is not None else _no_client()) as dask_client:
         planning = time.perf_counter()
         plans, shards = plan_inputs(files, layout, int(shard_size), int(max_shard_bytes), dask_client)
@@ -300,7 +305,8 @@ def parse_corpus(model: Union[str, Path], inputs: Union[str, Path, Sequence[Unio
                 todo.append(shard)
             else:
                 records[shard.index] = record
-        resumed = len(records)
+        done_before = set(records)
+        resumed = len(done_before)
         report = _ProgressLines(len(shards), resumed, progress)
         size = sum(p.size for p in plans)
         report.note(f"parse-corpus: {len(shards):,} shards ({resumed:,} done before) from {len(files):,} files "
@@ -308,14 +314,15 @@ def parse_corpus(model: Union[str, Path], inputs: Union[str, Path, Sequence[Unio
                     + (f"{run_workers(dask_client)} workers" if use_dask else "in this process"))
         write_manifest(str(out), {**manifest, "shards": [s.to_dict() for s in shards]})
         run_start = time.perf_counter()
+        results = _Results(records, report, on_shard)
+        failed = results.failed
         try:
             if use_dask:
-                run_info = _run_on_cluster(dask_client, model_path, digest, job, todo, int(retries), report,
-                                           records, failed, on_shard)
+                run_info = _run_on_cluster(dask_client, model_path, digest, job, todo, int(retries), results)
             else:
-                run_info = _run_in_process(model_path, digest, job, todo, report, records, failed, on_shard)
+                run_info = _run_in_process(model_path, digest, job, todo, results)
         except BaseException:
-            _finish(out, manifest, shards, records, failed, "interrupted", {})
+            _finish(out, manifest, shards, records, failed, done_before, "interrupted", {})
             raise
         run_seconds = time.perf_counter() - run_start
         parse_seconds = time.perf_counter() - report.start      # after the model was loaded
@@ -324,9 +331,9 @@ def parse_corpus(model: Union[str, Path], inputs: Union[str, Path, Sequence[Unio
     merged = _merge(out, len(shards)) if merge and "conllu" in formats and not failed else None
     status = "complete" if not failed else "incomplete"
     parsed_words = sum(records[s.index]["words"] for s in todo if s.index in records)
-    run_info.update(planning_seconds=planning, seconds=run_seconds, parse_seconds=parse_seconds, words=parsed_words,
-                    parsed=len(todo) - len(failed), resumed=resumed)
-    manifest_path = _finish(out, manifest, shards, records, failed, status, run_info)
+    run_info.update(planning_seconds=planning, seconds=run_seconds, parse_seconds=parse_seconds,
+                    words=parsed_words, parsed=len(todo) - len(failed), resumed=resumed)
+    manifest_path = _finish(out, manifest, shards, records, failed, done_before, status, run_info)
     ordered = [records[s.index] for s in shards if s.index in records]
     return CorpusSummary(
         output=out, manifest=manifest_path, shards=len(shards), parsed=len(todo) - len(failed), resumed=resumed,
@@ -362,10 +369,15 @@ def _differences(previous: Dict, digest: str, kind: str, layout: str, shard_size
 
 
 def _finish(out: Path, manifest: Dict, shards: List[Shard], records: Dict[int, Dict], failed: Dict[int, Dict],
-            status: str, run_info: Dict) -> Path:
-    """Write manifest.json: the job, every shard (its record if done, else its plan), totals, skipped, failed."""
-    entries = [records.get(s.index) or {"shard": s.to_dict(), "status": "failed" if s.index in failed else "todo"}
-               for s in shards]
+            resumed: Set[int], status: str, run_info: Dict) -> Path:
+    """Write manifest.json: the job, every shard (its record if done, marked "resumed" if a previous run did
+    it; else its plan and status), totals, skipped, failed."""
+    def entry(shard: Shard) -> Dict:
+        if shard.index in records:
+            return {**records[shard.index], "resumed": True} if shard.index in resumed else records[shard.index]
+        return {"shard": shard.to_dict(), "status": "failed" if shard.index in failed else "todo"}
+
+    entries = [entry(s) for s in shards]
     done = [records[s.index] for s in shards if s.index in records]
     totals = {"shards": len(shards), "done": len(done), "failed": len(failed),
               **{k: sum(r[k] for r in done) for k in ("documents", "sentences", "words")},

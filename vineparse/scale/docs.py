@@ -1,12 +1,12 @@
 """spaCy Docs as CoNLL-U sentences, for writing with the corpus writer (`vineparse.corpus.format_sentence`).
 
 One sentence per `doc.sents` (the whole doc when the pipeline sets no sentence boundaries). Columns: FORM
-`token.text`, LEMMA `lemma_`, UPOS `pos_`, XPOS `tag_`, FEATS `morph`, HEAD (0 for a sentence root), DEPREL
-`dep_` (HEAD `_` when the pipeline assigns no heads), DEPS `_`, MISC `SpaceAfter=No` where no whitespace follows a token inside the doc; empty values are
-written as `_`. Tabs, newlines and carriage returns inside a value (whitespace tokens of a multi-line document)
-are written as the two-character escapes `\\t`, `\\n`, `\\r` (and a backslash as `\\\\`), so every token stays on
-one line. Comments: `# newdoc id = SOURCE` before a doc's first sentence, `# sent_id = SOURCE.K` (K from 1)
-and `# text = ...` (whitespace collapsed).
+`token.text`, LEMMA `lemma_`, UPOS `pos_`, XPOS `tag_`, FEATS `morph`, HEAD (0 for a sentence root; `_` when
+the pipeline assigns no heads), DEPREL `dep_`, DEPS `_`, MISC `SpaceAfter=No` where no whitespace follows a
+token inside the doc; empty values are written as `_`. Tabs, newlines and carriage returns inside a value
+(whitespace tokens of a multi-line document) are written as the two-character escapes `\\t`, `\\n`, `\\r` (and
+a backslash as `\\\\`), so every token stays on one line. Comments: `# newdoc id = SOURCE` before a doc's first
+sentence, `# sent_id = SOURCE.K` (K from 1) and `# text = ...` (whitespace collapsed).
 """
 from typing import List
 

@@ -103,5 +103,5 @@ def map_pairs_on_cluster(client, call: Callable, fn: Callable, model: Any, items
         report.update(done, skipped)
 
     with open_client(client) as dask_client:
-        return map_ordered(dask_client, partial(call, fn), model.to_bytes(), type(model).from_bytes, items, options,
-                           on_chunk=chunk_done)
+        return map_ordered(dask_client, partial(call, fn), model.to_bytes(), type(model).from_bytes, items,
+                           options, on_chunk=chunk_done)

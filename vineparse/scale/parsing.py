@@ -10,7 +10,6 @@ fails the shard, with the item's file and line in the message.
 Output bytes depend only on the items, the model and the settings (a shard is parsed in fixed batches of
 `batch_size` documents), never on the worker or process that parses it.
 """
-import io
 import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple

@@ -259,8 +259,8 @@ def plan_inputs(paths: Sequence[str], layout: str, shard_size: int,
 def split_items(layout: str, part: Part, data: bytes) -> List[Tuple[int, bytes]]:
     """The items of one part: (line number of the item's first line, its bytes without the final newline).
 
-    "lines": one item a line (without a final b"\\r"); "conllu": one item a block of non-blank lines (lines joined by b"\\n");
-    "files": the whole part. A UTF-8 byte-order mark opening a file is dropped.
+    "lines": one item a line (without a final b"\\r"); "conllu": one item a block of non-blank lines (lines
+    joined by b"\\n"); "files": the whole part. A UTF-8 byte-order mark opening a file is dropped.
     """
     if part.offset == 0 and data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
