@@ -235,3 +235,14 @@ def test_a_failing_shard_is_listed_and_the_others_finish(tmp_path, client, casca
     assert all(f["file"] == str(source) for f in summary.failed)
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
     assert manifest["status"] == "incomplete" and manifest["totals"]["failed"] == len(summary.failed)
+
+
+def test_a_model_that_does_not_load_on_the_workers_fails_clearly_and_leaves_no_plugin(tmp_path, client,
+                                                                                       conllu_inputs):
+    bad = tmp_path / "bad.msgpack"
+    bad.write_text("not a model")
+    with pytest.raises(ValueError, match=r"bad.msgpack: not a vineparse cascade model"):
+        parse_corpus(bad, conllu_inputs[0], tmp_path / "out", client=client, progress=False)
+    plugins = client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.worker_plugins))
+    assert not [name for name in plugins if name.startswith("vineparse")]
+    assert json.loads((tmp_path / "out" / "manifest.json").read_text())["status"] == "interrupted"

@@ -88,17 +88,28 @@ def plugin_name(job: Job) -> str:
     return f"vineparse-model-{job.key[:16]}"
 
 
-def register_model(client: Client, job: Job, path: str, digest: str) -> str:
-    """Load the model on every worker (and on workers that join later). RETURNS (str): the plugin's name.
-    RAISES: what loading raised on a worker (a missing or bad model file)."""
+@contextmanager
+def model_on_workers(client: Client, job: Job, path: str, digest: str,
+                     worker_timeout: float = 60.0) -> Iterator[str]:
+    """Load the model on every worker (and on workers that join later) for the duration of the block, then
+    remove it. YIELDS (str): the plugin's name.
+    RAISES: what loading raised on a worker (a missing or bad model file); (TimeoutError): no worker joined the
+        scheduler within `worker_timeout` seconds.
+    """
+    try:
+        client.wait_for_workers(1, timeout=worker_timeout)
+    except TimeoutError:
+        raise TimeoutError(f"no Dask worker joined the scheduler at {client.scheduler.address} within "
+                           f"{worker_timeout:.0f}s") from None
     name = plugin_name(job)
-    client.register_plugin(ModelPlugin(job.kind, path, digest), name=name)
-    return name
-
-
-def unregister_model(client: Client, name: str) -> None:
-    """Remove the plugin (and so the model) from every worker."""
-    client.unregister_worker_plugin(name)
+    try:
+        client.register_plugin(ModelPlugin(job.kind, path, digest), name=name)
+        yield name
+    finally:
+        try:
+            client.unregister_worker_plugin(name)
+        except ValueError:              # the registration itself failed: nothing to remove
+            pass
 
 
 def model_load_seconds(client: Client, name: str) -> Dict[str, float]:

@@ -177,13 +177,12 @@ def _run_on_cluster(client, model_path: str, digest: str, job: Job, todo: List[S
                     results: _Results) -> Dict:
     from distributed import as_completed
 
-    from .cluster import model_load_seconds, register_model, shard_task, unregister_model, worker_count
+    from .cluster import model_load_seconds, model_on_workers, shard_task, worker_count
 
     run_info = {"workers": worker_count(client), "scheduler": client.scheduler.address, "model_load_seconds": {}}
     if not todo:
         return run_info
-    name = register_model(client, job, model_path, digest)
-    try:
+    with model_on_workers(client, job, model_path, digest) as name:
         run_info["model_load_seconds"] = model_load_seconds(client, name)
         results.report.loaded(run_info["model_load_seconds"])
         run = uuid.uuid4().hex[:12]      # task keys unique to this run (a cancelled run's tasks may linger)
@@ -193,18 +192,21 @@ def _run_on_cluster(client, model_path: str, digest: str, job: Job, todo: List[S
         shard_of = {future.key: shard for future, shard in zip(futures, todo)}
         try:
             for future in as_completed(futures):
-                if future.status == "error":
-                    error = future.exception()
+                # Fetch and release first: a result still referenced on a worker that dies is computed again.
+                error = future.exception() if future.status == "error" else None
+                if error is not None:
                     error.__traceback__ = future.traceback()
-                    results.fail(shard_of[future.key], error)
-                else:
-                    results.done(shard_of[future.key], future.result())
+                record = future.result() if error is None else None
+                shard = shard_of.pop(future.key)
                 future.release()
+                if error is not None:
+                    results.fail(shard, error)
+                else:
+                    results.done(shard, record)
         except BaseException:
             client.cancel(futures)
             raise
-    finally:
-        unregister_model(client, name)
+    run_info["workers"] = worker_count(client)
     return run_info
 
 
