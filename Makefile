@@ -108,3 +108,15 @@ bench-labels: $(STAMP)
 
 soak: $(STAMP)
 	$(ONE_CORE) $(BIN)/python bench/soak.py --out bench/results/soak.json --plot bench/results/soak.png
+
+# ---- corpus scale on Dask (issue 16) ----
+# bench-scale: parse_corpus on 1 and 2 local workers against the plain single-process loop, EWT train repeated to
+# 200,000 sentences (about 15 minutes on a quiet 2-core machine; trains the cascade first if bench/out/scale has
+# none). bench-scale-smoke: the same on 5% of the input, to bench/out/.
+.PHONY: bench-scale bench-scale-smoke
+
+bench-scale: $(STAMP)
+	$(ONE_CORE) $(BIN)/python bench/scale.py --out bench/results/scale.json
+
+bench-scale-smoke: $(STAMP)
+	$(ONE_CORE) $(BIN)/python bench/scale.py --fraction 0.05 --out bench/out/scale_smoke.json

@@ -71,7 +71,7 @@ def command(
 
 
 # Subpackages that register their own commands (in a module `commands.py` using `command`).
-COMMAND_PACKAGES = ("cascade", "astar", "bitext")
+COMMAND_PACKAGES = ("cascade", "astar", "bitext", "scale")
 
 
 def _load_command_modules() -> None:

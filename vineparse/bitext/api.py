@@ -166,7 +166,8 @@ def _pair_expectations(model: BitextModel, index: int, item: PairLike, options: 
 
 def corpus_expectations(pairs: Sequence[PairLike], method: str = "randomized", samples: int = 10, seed: int = 0,
                         *, model: Optional[BitextModel] = None, grammar: Optional[str] = None, beam: float = 10.0,
-                        processes: int = 1, progress: Union[bool, Callable[[str], None]] = True) -> CorpusExpectations:
+                        processes: int = 1, progress: Union[bool, Callable[[str], None]] = True,
+                        client=None) -> CorpusExpectations:
     """Expectations of every pair, with progress lines and sentence-level parallelism.
 
     pairs (Sequence): BitextPair or tuples (src, tgt[, src_tags, tgt_tags[, id]]).
@@ -174,6 +175,8 @@ def corpus_expectations(pairs: Sequence[PairLike], method: str = "randomized", s
         not depend on `processes`.
     processes (int): worker processes (1: in this process).
     progress (bool or callable): print progress lines (or pass them to this function).
+    client (None, str or distributed.Client): compute on this Dask cluster (or scheduler address) instead of
+        `processes`; the results are the same, bit for bit (`vineparse.scale.map_ordered`).
     RETURNS (CorpusExpectations): per-pair results; pairs that raise ValueError (empty side, too long for exact
         inference, no derivation under the mask) are skipped and listed with the reason.
     """
@@ -184,7 +187,7 @@ def corpus_expectations(pairs: Sequence[PairLike], method: str = "randomized", s
     options = {"method": method, "samples": samples, "grammar": grammar, "beam": beam, "seed": seed}
     start = time.perf_counter()
     outcomes = map_pairs(_pair_expectations, model, pairs, options, processes, progress,
-                         label=f"bitext {method}")
+                         label=f"bitext {method}", client=client)
     results: List[Optional[Expectations]] = []
     skipped = []
     totals = np.zeros(len(model.space))

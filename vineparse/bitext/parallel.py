@@ -81,17 +81,23 @@ def _work(task: Tuple[int, Any]) -> Tuple[Any, Optional[str]]:
 
 
 def map_pairs(fn: Callable, model: Any, items: Sequence[Any], options: dict, processes: int = 1,
-              progress: Progress = True, label: str = "bitext") -> List[Tuple[Any, Optional[str]]]:
+              progress: Progress = True, label: str = "bitext", client=None) -> List[Tuple[Any, Optional[str]]]:
     """[(value, None) or (None, reason)] for every item, in order.
 
     fn (Callable): module-level function `fn(model, index, item, options)` (picklable for worker processes).
     processes (int): >= 1; 1 runs in this process.
+    client (None, str or distributed.Client): run on this Dask cluster instead (`vineparse.scale`; a scheduler
+        address is connected to for the call); `processes` is then ignored.
     """
     if int(processes) < 1:
         raise ValueError(f"processes must be >= 1, got {processes}")
     report = ProgressLines(label, len(items), progress)
     out: List[Tuple[Any, Optional[str]]] = []
     skipped = 0
+    if client is not None:
+        from ..scale.mapping import map_pairs_on_cluster
+
+        return map_pairs_on_cluster(client, _call, fn, model, items, options, report)
     if processes == 1 or len(items) <= 1:
         for index, item in enumerate(items):
             out.append(_call(fn, model, index, item, options))

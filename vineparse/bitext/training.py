@@ -76,7 +76,7 @@ def _pair_gradient(model: BitextModel, index: int, item: PairLike, options: dict
 def fit(pairs: Sequence[PairLike], model: Optional[BitextModel] = None, iterations: int = 10,
         method: str = "exact", samples: int = 10, seed: int = 0, *, learning_rate: float = 0.1,
         l2: float = 0.01, links: Optional[Sequence] = None, grammar: Optional[str] = None, beam: float = 10.0,
-        processes: int = 1, progress: Union[bool, Callable[[str], None]] = True) -> FitResult:
+        processes: int = 1, progress: Union[bool, Callable[[str], None]] = True, client=None) -> FitResult:
     """Train the weights EM-style (see the module docstring).
 
     pairs (Sequence): BitextPair or tuples (src, tgt[, src_tags, tgt_tags[, id]]).
@@ -86,7 +86,8 @@ def fit(pairs: Sequence[PairLike], model: Optional[BitextModel] = None, iteratio
     samples, seed, beam, grammar: as for `expectations`.
     learning_rate (float): initial step along the gradient; l2 (float): weight of the L2 penalty.
     links (Sequence or None): observed links per pair (rows (i, k)); None: each pair's M'.
-    processes (int), progress: as for `corpus_expectations`.
+    processes (int), progress, client: as for `corpus_expectations` (with a client, each iteration's pairs
+        are mapped over the Dask cluster and their gradients reduced here, in pair order).
     RETURNS (FitResult): the trained model (tables shared with the input) and the history; with exact
         expectations its weights are the best point evaluated, otherwise those after the last step.
     """
@@ -109,7 +110,7 @@ def fit(pairs: Sequence[PairLike], model: Optional[BitextModel] = None, iteratio
     for iteration in range(1, iterations + 1):
         start = time.perf_counter()
         current = model.with_weights(weights)
-        outcomes = map_pairs(_pair_gradient, current, pairs, options, processes, False)
+        outcomes = map_pairs(_pair_gradient, current, pairs, options, processes, False, client=client)
         done = [v for v, err in outcomes if err is None]
         if not done:
             raise ValueError(f"no pair could be used: {outcomes[0][1] if outcomes else 'no pairs'}")

@@ -1,0 +1,318 @@
+"""Corpus-scale benchmark (issue 16): `parse_corpus` on 1 and 2 local Dask workers against the plain loop.
+
+    python bench/scale.py [--fraction 0.05] [--model bench/out/scale/ewt.msgpack] [--out bench/results/scale.json]
+
+Input: EWT train repeated to at least `--sentences` (200,000) sentences, one CoNLL-U file (the first
+`--fraction` of it for smoke runs). Model: a vine -> 1 -> 2 -> 3 cascade (trained on EWT train first if
+`--model` does not exist: 2 epochs, 2^20 weights a level, recall 0.99 / vine 0.998). Each round runs, in order:
+
+- plain: the single-process loop `vineparse parse` runs (stream CoNLL-U, `CascadeParser.parse`, format, write);
+- inprocess (with `--runs`): `parse_corpus(workers=0)`: the same shards, manifest and records, without Dask;
+- dask1, dask2: `parse_corpus` on a new LocalCluster of 1 / 2 worker processes.
+
+Then, on the first `--check-fraction` (10%) of the input, against the plain loop and a 2-worker run there:
+- resume: a 2-worker run interrupted after half its shards, then resumed (files written twice are counted);
+- killed: a 2-worker run in which one worker is killed (SIGKILL) mid-shard (shards sent out twice counted).
+
+Throughput is words per second once the model is loaded (steady state); wall time from the call (cluster start,
+planning, model load included) is reported beside it. Per-shard overhead: everything a shard costs beyond
+parsing its sentences (reading and hashing its input, writing and hashing its output and record, Dask's
+dispatch), as a share of the shard's wall time on one worker. Every run's output is compared byte for byte
+with the plain loop's. Load averages are sampled before and after every run; compare ratios within one round.
+"""
+import argparse
+import hashlib
+import json
+import os
+import platform
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def emit(row):
+    print(json.dumps(row), flush=True)
+    return row
+
+
+def provenance(argv):
+    def git(*args):
+        try:
+            done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True)
+            return done.stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            return None
+
+    import dask
+    import distributed
+
+    return {"command": " ".join([sys.executable.rsplit("/", 1)[-1], "bench/scale.py", *argv]),
+            "commit": git("rev-parse", "HEAD"),
+            "dirty": bool(git("status", "--porcelain", "--untracked-files=no")),
+            "machine": {"platform": platform.platform(), "processor": platform.processor(), "cpus": os.cpu_count(),
+                        "python": platform.python_version(), "dask": dask.__version__,
+                        "distributed": distributed.__version__},
+            "load_at_start": os.getloadavg()}
+
+
+def sha256(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def make_input(path: Path, sentences: int, fraction: float):
+    """EWT train repeated to >= `sentences` sentences (then the first `fraction` of them): (sentences, words)."""
+    from vineparse.corpus import corpus_path, format_sentence, read_conllu
+
+    train = read_conllu(corpus_path("ud-english-ewt", "en_ewt-ud-train.conllu"))
+    copies = -(-sentences // len(train))
+    wanted = max(1, int(round(len(train) * copies * fraction)))
+    blocks = [format_sentence(s) for s in train]
+    words = 0
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="\n") as out:
+        for k in range(wanted):
+            out.write(blocks[k % len(blocks)])
+            words += train[k % len(train)].n
+    return wanted, words
+
+
+def train_model(path: Path):
+    from vineparse.cascade import CascadeParser, Example, TrainingSettings, train
+    from vineparse.corpus import corpus_path, read_conllu
+
+    start = time.perf_counter()
+    train_set = read_conllu(corpus_path("ud-english-ewt", "en_ewt-ud-train.conllu"))
+    dev_set = read_conllu(corpus_path("ud-english-ewt", "en_ewt-ud-dev.conllu"))
+    parser = CascadeParser(orders=(0, 1, 2, 3), bits=20)
+    train(parser, [Example.from_sentence(s) for s in train_set], [Example.from_sentence(s) for s in dev_set],
+          TrainingSettings(2, 0.99, vine_recall=0.998), report=lambda message: None)
+    parser.save(path)
+    emit({"section": "model", "trained": str(path), "seconds": time.perf_counter() - start})
+
+
+def plain_loop(model: str, source: Path, target: Path):
+    """The single-process loop of `vineparse parse`, streaming: words/s after the model is loaded."""
+    import numpy as np
+
+    from vineparse.cascade import CascadeParser
+    from vineparse.corpus import format_sentence, iter_conllu
+
+    load = time.perf_counter()
+    parser = CascadeParser.load(model)
+    start = time.perf_counter()
+    words = sentences = 0
+    with open(target, "w", encoding="utf-8", newline="\n") as out:
+        for sentence in iter_conllu(source, require_heads=False):
+            sentence.heads = parser.parse(sentence.words, list(getattr(sentence, parser.tag)), list(sentence.upos))
+            sentence.labels = np.where(sentence.heads[1:] == 0, "root", "dep").astype(object)
+            out.write(format_sentence(sentence))
+            words += sentence.n
+            sentences += 1
+    seconds = time.perf_counter() - start
+    return {"sentences": sentences, "words": words, "model_load_seconds": start - load, "parse_seconds": seconds,
+            "wall_seconds": time.perf_counter() - load, "words_per_second": words / seconds}
+
+
+def shard_costs(output: Path, run_info: dict) -> dict:
+    """Per-shard time split from the records of the shards this run parsed, and the share that is overhead."""
+    manifest = json.loads((output / "manifest.json").read_text())
+    records = [s for s in manifest["shards"] if "seconds" in s and not s.get("resumed")]
+    parts = {key: sum(r["seconds"][key] for r in records) for key in ("read", "parse", "serialise", "write")}
+    shards = len(records)
+    busy = sum(parts.values())
+    wall = run_info["parse_seconds"] * max(1, run_info["workers"])       # worker-seconds after the model loaded
+    return {"shards": shards, "seconds_per_shard": wall / shards,
+            "split_per_shard": {k: v / shards for k, v in parts.items()},
+            "dispatch_per_shard": max(0.0, wall - busy) / shards,
+            "overhead_share": 1.0 - parts["parse"] / wall}
+
+
+def corpus_run(name: str, model: str, source: Path, folder: Path, reference: str, **kwargs):
+    from vineparse.scale import parse_corpus
+
+    load = os.getloadavg()
+    start = time.perf_counter()
+    summary = parse_corpus(model, source, folder, merge=True, progress=False, **kwargs)
+    wall = time.perf_counter() - start
+    run_info = json.loads((folder / "manifest.json").read_text())["run"]
+    row = {"run": name, "shards": summary.shards, "parsed": summary.parsed, "resumed": summary.resumed,
+           "sentences": summary.sentences, "words": summary.words, "words_per_second": summary.words_per_second,
+           "wall_seconds": wall, "parse_seconds": run_info["parse_seconds"],
+           "planning_seconds": run_info["planning_seconds"],
+           "model_load_seconds": run_info["model_load_seconds"], "workers": run_info["workers"],
+           "identical_to_plain": sha256(summary.merged) == reference, "load_before": load,
+           "load_after": os.getloadavg()}
+    if summary.parsed:
+        row["costs"] = shard_costs(folder, run_info)
+    return row
+
+
+def interrupted_and_resumed(model, source, folder, reference, shard_size):
+    """A 2-worker run stopped (as by Ctrl-C) after half its shards, then resumed: files written twice."""
+    from vineparse.scale import open_client, parse_corpus
+    from vineparse.scale.plan import plan_file
+
+    total = len(plan_file(str(source), "conllu", shard_size).shards)
+    done = []
+
+    def stop_half_way(record):
+        done.append(record)
+        if len(done) * 2 >= total:
+            raise KeyboardInterrupt
+
+    start = time.perf_counter()
+    with open_client(workers=2) as client:      # closed on the interrupt: no task of it lingers
+        try:
+            parse_corpus(model, source, folder, client=client, shard_size=shard_size, progress=False,
+                         on_shard=stop_half_way)
+        except KeyboardInterrupt:
+            pass
+    first = time.perf_counter() - start
+    before = {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in (folder / "shards").iterdir()}
+    row = corpus_run("resumed", model, source, folder, reference, workers=2, shard_size=shard_size)
+    after = {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in (folder / "shards").iterdir()}
+    row.update(interrupted_after_shards=len(done), interrupted_run_seconds=first, files_before_resume=len(before),
+               files_written_twice=sum(1 for name, stamp in before.items() if after.get(name) != stamp))
+    return row
+
+
+def killed_worker(model, source, folder, reference, shard_size):
+    """A 2-worker run in which one worker is killed while it parses a shard; how often each shard ran."""
+    from vineparse.scale import open_client, parse_corpus
+
+    killed = {}
+    with open_client(workers=2) as client:
+        pids = client.run(os.getpid)
+
+        def kill(record):
+            if killed or record["shard"]["index"] < 2:
+                return
+            busy = {a: k for a, k in client.processing().items() if k}
+            address = sorted(busy)[0]
+            killed.update(key=str(busy[address][0]), time=time.perf_counter())
+            os.kill(pids[address], signal.SIGKILL)
+
+        load = os.getloadavg()
+        start = time.perf_counter()
+        summary = parse_corpus(model, source, folder, client=client, shard_size=shard_size, merge=True,
+                               overwrite=True, progress=False, on_shard=kill)
+        wall = time.perf_counter() - start
+        log = client.run_on_scheduler(lambda dask_scheduler: [(str(e[0]), e[2], e[-1])
+                                                              for e in dask_scheduler.transition_log])
+    prefix = killed["key"].rsplit("-", 1)[0] + "-"
+    runs = {}
+    for key, state, _ in log:
+        if key.startswith(prefix) and state == "processing":
+            runs[key] = runs.get(key, 0) + 1
+    run_info = json.loads((folder / "manifest.json").read_text())["run"]
+    return {"run": "killed", "shards": summary.shards, "complete": summary.complete, "wall_seconds": wall,
+            "parse_seconds": run_info["parse_seconds"],
+            "words_per_second": summary.words_per_second,
+            "identical_to_plain": sha256(summary.merged) == reference,
+            "shards_run_twice": sum(1 for n in runs.values() if n == 2),
+            "shards_run_more": sum(1 for n in runs.values() if n > 2), "shards_run": len(runs),
+            "killed_shard": killed["key"], "model_load_seconds": run_info["model_load_seconds"],
+            "load_before": load, "load_after": os.getloadavg(), "costs": shard_costs(folder, run_info)}
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model", default="bench/out/scale/ewt.msgpack", help="cascade model (trained if missing)")
+    ap.add_argument("--sentences", type=int, default=200_000, help="EWT train repeated to at least this many")
+    ap.add_argument("--fraction", type=float, default=1.0, help="use only this share of the input (smoke runs)")
+    ap.add_argument("--shard-size", type=int, default=None, help="sentences per shard (default: parse_corpus's)")
+    ap.add_argument("--rounds", type=int, default=1, help="interleaved rounds of the throughput runs")
+    ap.add_argument("--runs", default="plain,dask1,dask2",
+                    help="throughput runs, in order: plain, inprocess, dask1, dask2 (plain is always run)")
+    ap.add_argument("--check-fraction", type=float, default=0.1,
+                    help="share of the input for the resume and killed-worker runs (and their 2-worker baseline)")
+    ap.add_argument("--work", default="bench/out/scale", help="scratch folder (input, outputs)")
+    ap.add_argument("--out", default="bench/results/scale.json")
+    args = ap.parse_args(argv)
+    from vineparse.scale import DEFAULT_SHARD_SIZE
+
+    shard_size = args.shard_size or DEFAULT_SHARD_SIZE
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    result = provenance(argv)
+    model = Path(args.model)
+    if not model.exists():
+        train_model(model)
+    source = work / "input.conllu"
+    sentences, words = make_input(source, args.sentences, args.fraction)
+    result["input"] = emit({"section": "input", "sentences": sentences, "words": words,
+                            "bytes": source.stat().st_size, "shard_size": shard_size})
+    workers = {"inprocess": 0, "dask1": 1, "dask2": 2}
+    names = [n for n in args.runs.split(",") if n in workers]
+    rounds = []
+    for k in range(args.rounds):
+        rows = {"plain": emit({"run": "plain", "round": k, "load_before": os.getloadavg(),
+                               **plain_loop(str(model), source, work / "plain.conllu"),
+                               "load_after": os.getloadavg()})}
+        reference = sha256(work / "plain.conllu")
+        for name in names:
+            rows[name] = emit({"round": k, **corpus_run(name, str(model), source, work / name, reference,
+                                                         workers=workers[name], shard_size=shard_size,
+                                                         overwrite=True)})
+        ratios = {f"{name}_vs_plain": rows[name]["words_per_second"] / rows["plain"]["words_per_second"]
+                  for name in names}
+        if "dask1" in rows and "dask2" in rows:
+            ratios["dask2_vs_dask1"] = rows["dask2"]["words_per_second"] / rows["dask1"]["words_per_second"]
+        rows["ratios"] = emit({"round": k, **ratios})
+        rounds.append(rows)
+    result["rounds"] = rounds
+
+    # Resume and a killed worker, on the first share of the input, against the plain loop and 2 workers there.
+    check = work / "check.conllu"
+    check_sentences, _ = make_input(check, args.sentences, args.fraction * args.check_fraction)
+    plain = plain_loop(str(model), check, work / "check_plain.conllu")
+    check_reference = sha256(work / "check_plain.conllu")
+    baseline = corpus_run("check_dask2", str(model), check, work / "check_dask2", check_reference, workers=2,
+                          shard_size=shard_size, overwrite=True)
+    result["check"] = emit({"section": "check", "sentences": check_sentences, "plain": plain, "dask2": baseline})
+    for path in sorted((work / "resume").glob("**/*"), reverse=True):
+        path.unlink() if path.is_file() else path.rmdir()
+    result["resume"] = emit(interrupted_and_resumed(str(model), check, work / "resume", check_reference,
+                                                    shard_size))
+    result["killed"] = killed = killed_worker(str(model), check, work / "killed", check_reference, shard_size)
+    # What the kill cost: the run's extra time over the 2-worker run, against one shard's time on 2 workers.
+    killed["extra_seconds_vs_dask2"] = killed["parse_seconds"] - baseline["parse_seconds"]
+    killed["shard_seconds_dask2"] = baseline["costs"]["seconds_per_shard"]
+    emit(killed)
+    last = rounds[-1]
+    targets = {}
+    if "dask2" in last:
+        targets["two_workers_vs_single_process"] = {"measured": last["ratios"]["dask2_vs_plain"],
+                                                    "target": ">= 1.8"}
+    if "dask1" in last:
+        targets["per_shard_overhead_share"] = {"measured": last["dask1"]["costs"]["overhead_share"],
+                                               "target": "< 0.05", "shard_size": shard_size}
+    compared = [rows[n] for rows in rounds for n in names] + [baseline, result["resume"], killed]
+    targets["identical_output"] = {"measured": all(r["identical_to_plain"] for r in compared),
+                                   "runs": [r["run"] for r in compared],
+                                   "target": "byte for byte as the plain loop: in process, 1 and 2 workers, "
+                                             "resumed, killed"}
+    targets["resume_writes_nothing_twice"] = {"measured": result["resume"]["files_written_twice"], "target": 0}
+    targets["killed_worker_reruns"] = {"measured": killed["shards_run_twice"],
+                                       "others_more_than_twice": killed["shards_run_more"],
+                                       "extra_seconds": killed["extra_seconds_vs_dask2"],
+                                       "shard_seconds": killed["shard_seconds_dask2"],
+                                       "target": "only the killed shard (1)"}
+    result["targets"] = emit(targets)
+    result["load_at_end"] = os.getloadavg()
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
