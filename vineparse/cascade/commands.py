@@ -34,6 +34,16 @@ def _orders(text: str):
         raise argparse.ArgumentTypeError(f"orders are comma-separated levels (0 = vine, local, 1, 2, 3): {text!r}")
 
 
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}")
+    return value
+
+
 def _train_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--train", default="ewt-train", help="training treebank (default: ewt-train)")
     parser.add_argument("--dev", default="ewt-dev", help="treebank for choosing the thresholds (default: ewt-dev)")
@@ -122,13 +132,28 @@ def _parse_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("input", help="CoNLL-U to parse (HEAD may be _); '-' for standard input")
     parser.add_argument("--out", default="-", help="CoNLL-U output (default: standard output); written only "
                                                    "when the whole input parsed")
+    parser.add_argument("--threads", type=_positive, default=1, help="threads parsing each batch (default: 1)")
+    parser.add_argument("--batch-size", type=_positive, default=512,
+                        help="sentences read and parsed at a time (default: 512)")
+
+
+def _chunks(items, size: int):
+    chunk = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
 
 
 @command("parse", "Parse CoNLL-U with a cascade; write CoNLL-U with predicted heads and labels (the input's "
                   "enhanced graph, DEPS and empty nodes, is cleared: it no longer matches).", _parse_arguments)
 def parse_command(args: argparse.Namespace) -> int:
-    """Stream the input: one sentence in memory at a time, so memory stays flat on any input size. An --out
-    file is written beside its target and renamed at the end, so an input error leaves no partial output."""
+    """Stream the input: --batch-size sentences in memory at a time (parsed in one call of the compiled
+    cascade, on --threads threads), so memory stays flat on any input size. An --out file is written beside
+    its target and renamed at the end, so an input error leaves no partial output."""
     import os
     import sys
     from pathlib import Path
@@ -149,13 +174,14 @@ def parse_command(args: argparse.Namespace) -> int:
     count = words = 0
     out = sys.stdout if partial is None else open(partial, "w", encoding="utf-8", newline="\n")
     try:
-        for sentence in sentences:
-            heads, labels = parser.parse_labelled(sentence.words, list(getattr(sentence, parser.tag)),
-                                                  list(sentence.upos))
-            sentence.set_tree(heads, labels)
-            out.write(format_sentence(sentence))
-            count += 1
-            words += sentence.n
+        for chunk in _chunks(sentences, args.batch_size):
+            trees = parser.parse_labelled_batch([(s.words, list(getattr(s, parser.tag)), list(s.upos)) for s in chunk],
+                                                n_threads=args.threads)
+            for sentence, (heads, labels) in zip(chunk, trees):
+                sentence.set_tree(heads, labels)
+                out.write(format_sentence(sentence))
+                count += 1
+                words += sentence.n
     except BaseException:
         if partial is not None:
             out.close()

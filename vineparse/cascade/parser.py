@@ -211,11 +211,16 @@ class CascadeParser(Cascade):
         RETURNS (Tuple[np.ndarray, np.ndarray]): heads (as `parse`) and labels (object array of str, n).
         RAISES (ValueError): if the parser has no labeller (trained without labels).
         """
+        return self.parse_labelled_batch([(words, tags, coarse_tags)])[0]
+
+    def parse_labelled_batch(self, sentences: Sequence, n_threads: int = 1) -> List[Tuple[np.ndarray, np.ndarray]]:
+        """`parse_labelled` for many sentences: the trees in one runtime call (see `parse_batch`), then the
+        labels. RETURNS (List[Tuple[np.ndarray, np.ndarray]]): (heads, labels) per sentence."""
         if self.labeler is None:
             raise ValueError("this cascade has no labeller (it was trained without labels); retrain it")
-        sent = encode(words, tags, coarse_tags)
-        heads = self.run(sent)
-        return heads, self.labeler.predict(sent, heads)
+        encoded = [encode(*sentence) for sentence in sentences]
+        trees = self.run_batch(encoded, n_threads=n_threads)
+        return [(heads, self.labeler.predict(sent, heads)) for sent, heads in zip(encoded, trees)]
 
     # -- saving and loading
 

@@ -14,7 +14,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
-import numpy as np
 
 from ..corpus import CorpusError, format_sentence, parse_conllu
 from .docs import doc_sentences, sentence_spans
@@ -81,11 +80,13 @@ def parse_conllu_items(parser: Any, items: List[Item], settings: ParseSettings) 
     """Parse CoNLL-U sentences with a `CascadeParser`; output CoNLL-U with the predicted heads.
 
     Heads are predicted from FORM and the tag column the model was trained on (`parser.tag`) plus UPOS;
-    DEPREL is written as the `vineparse parse` command writes it. Time: the parser's per sentence.
+    DEPREL and DEPS are written as the `vineparse parse` command writes them (the labeller's labels, the
+    enhanced graph cleared). Each item's sentences are parsed in one call of the compiled cascade.
     """
     out = ParsedShard({})
     start = time.perf_counter()
     blocks: List[str] = []
+    kept: List[Tuple[Part, int, Any]] = []
     for part, line, data in items:
         text = _decode(part, line, data, out)
         if text is None:
@@ -100,22 +101,36 @@ def parse_conllu_items(parser: Any, items: List[Item], settings: ParseSettings) 
             if sentence.n > settings.max_words:
                 out.skipped.append(_skip(part, line, f"sentence of {sentence.n:,} words, more than max_words = "
                                                      f"{settings.max_words:,}"))
-                continue
-            try:
-                sentence.heads = parser.parse(sentence.words, list(getattr(sentence, parser.tag)),
-                                              list(sentence.upos))
-            except Exception as err:
-                raise ItemError(f"{part.path}:{line}: the cascade failed on this sentence: "
-                                f"{type(err).__name__}: {err}") from err
-            sentence.labels = np.where(sentence.heads[1:] == 0, "root", "dep").astype(object)
-            blocks.append(format_sentence(sentence))
-            out.documents += 1
-            out.sentences += 1
-            out.words += sentence.n
+            else:
+                kept.append((part, line, sentence))
+    for (part, line, sentence), (heads, labels) in zip(kept, _labelled_trees(parser, kept)):
+        sentence.set_tree(heads, labels)
+        blocks.append(format_sentence(sentence))
+        out.documents += 1
+        out.sentences += 1
+        out.words += sentence.n
     parsed = time.perf_counter()
     out.outputs["conllu"] = "".join(blocks).encode("utf-8")
     out.seconds = {"parse": parsed - start, "serialise": time.perf_counter() - parsed}
     return out
+
+
+def _labelled_trees(parser: Any, kept: List[Tuple[Part, int, Any]]) -> List:
+    """(heads, labels) of every kept sentence, in one call of the compiled cascade; if it fails, the sentences
+    are parsed one by one to name the one that fails."""
+    batch = [(s.words, list(getattr(s, parser.tag)), list(s.upos)) for _, _, s in kept]
+    try:
+        return parser.parse_labelled_batch(batch)
+    except Exception:
+        pass
+    trees = []
+    for (part, line, _), sentence in zip(kept, batch):
+        try:
+            trees.extend(parser.parse_labelled_batch([sentence]))
+        except Exception as err:
+            raise ItemError(f"{part.path}:{line}: the cascade failed on this sentence: "
+                            f"{type(err).__name__}: {err}") from err
+    return trees
 
 
 def parse_text_items(nlp: Any, items: List[Item], settings: ParseSettings) -> ParsedShard:
