@@ -119,3 +119,29 @@ def test_bitext_command(tmp_path, capsys):
     (tmp_path / "bad.msgpack").write_bytes(b"\x91\x01")
     assert cli.main(["bitext", "expectations", "--model", str(tmp_path / "bad.msgpack"), "--limit", "1"]) == 2
     assert "cannot load" in capsys.readouterr().err
+
+
+def _raise_on_two(model, index, item, options):
+    from vineparse.bitext.grammar import EmptySentenceError
+
+    if item == "empty":
+        raise EmptySentenceError("the source sentence is empty")
+    if item == 2:
+        raise ValueError("a bug, not an input error")
+    return item
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_issue15_only_documented_input_errors_skip_a_pair(model, processes):
+    from vineparse.bitext.parallel import map_pairs
+
+    out = map_pairs(_raise_on_two, model, [0, "empty", 1], {}, processes, False)
+    assert out == [(0, None), (None, "EmptySentenceError: the source sentence is empty"), (1, None)]
+    with pytest.raises(ValueError, match="a bug, not an input error"):
+        map_pairs(_raise_on_two, model, [0, 1, 2, 3], {}, processes, False)
+
+
+def test_issue15_a_bad_pair_that_is_not_a_documented_skip_propagates(model):
+    bad = BitextPair(["a", "b"], ["x"], ["NOUN"], ["NOUN"], id="tags")       # two words, one tag
+    with pytest.raises(ValueError, match="the source sentence has 2 words but 1 tags"):
+        corpus_expectations([PAIRS[0], bad], "randomized", 2, model=model, progress=False)

@@ -27,7 +27,16 @@ class NoDerivationError(ValueError):
     """The mask admits no derivation of the sentence pair."""
 
 
-class ExactLimitError(ValueError):
+class SkippablePairError(ValueError):
+    """A documented input error that makes one pair unusable but not the corpus: corpus-level calls skip the
+    pair, count it and report the reason. Every other exception propagates."""
+
+
+class EmptySentenceError(SkippablePairError):
+    """A pair with an empty side: the grammar has no derivation of an empty sentence."""
+
+
+class ExactLimitError(SkippablePairError):
     """A pair too large for exact inference under the configured item limit."""
 
 
