@@ -63,7 +63,7 @@ def _pair_gradient(model: BitextModel, index: int, item: PairLike, options: dict
     grammar = options["grammar"] or model.config.grammar
     observed = options["links"][index] if options["links"] is not None else None
     if observed is None:
-        observed = model.model1.intersection(pair.src, pair.tgt)
+        observed = model.links(pair.src, pair.tgt)
     observed = check_links(observed, len(pair.src), len(pair.tgt), f"observed links of pair {pair.id}")
     seed = pair_seed(options["seed"], index)
     clamped, log_zl, dropped = _clamped(model, pair, observed, grammar, seed)
