@@ -28,7 +28,7 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
-from .grammar import Chart, ChartResult, NoDerivationError, PairScores, Statistics
+from .grammar import Chart, ChartResult, NoDerivationError, PairScores, Statistics, bispans_from_links
 from .masks import create_mask
 
 
@@ -94,8 +94,12 @@ def randomized_statistics(scores: PairScores, links: np.ndarray, grammar: str, s
         if m == 0 and cached is not None:
             result = cached
         else:
-            mask = create_mask(p, q, links[selected & value], links[selected & ~value], base)
-            chart = Chart(scores.forbid(mask.negative), mask.keep, grammar)
+            positive, negative = links[selected & value], links[selected & ~value]
+            if base is None:          # list the consistent bispans directly (no pass over a keep table)
+                chart = Chart(scores.forbid(negative), None, grammar, bispans_from_links(p, q, positive))
+            else:
+                mask = create_mask(p, q, positive, negative, base)
+                chart = Chart(scores.forbid(mask.negative), mask.keep, grammar)
             result = chart.run(statistics=True, samples=1, seed=_seed(rng))
             if result.log_z == -np.inf:
                 if iteration > 0 or not (selected & value).any():
