@@ -183,47 +183,12 @@ def keep_from_links(Py_ssize_t p, Py_ssize_t q, src, tgt, base=None):
     return np.asarray(keep)
 
 
-def bispans_from_links(Py_ssize_t p, Py_ssize_t q, src, tgt):
-    """The bispans of the grammar consistent with positive links (as `keep_from_links` without a base keeps
-    them), listed directly instead of testing every bispan.
-
-    For a source span [i, j), let lo and hi be the first and last target word of the links whose source word
-    is inside. If some link does, the consistent target spans are [k, l) with prev < k <= lo and
-    hi < l <= next, where prev and next are the nearest link targets outside [lo, hi], provided every link
-    with its target in [lo, hi] has its source in [i, j) (counted with prefix sums). If none does, [k, l) must
-    hold no link target: it lies in a gap between consecutive link targets.
-    src, tgt (array of int): the links (src[x], tgt[x]), 0 <= src < p, 0 <= tgt < q.
-    RETURNS (np.ndarray): int32 (n, 4) rows (i, j, k, l), in order of size j - i + l - k. Time O(p^2 + p q +
-        output), against O(p^2 q^2) for a keep table.
-    """
-    cdef const long[::1] s = np.ascontiguousarray(src, dtype=np.int_)
-    cdef const long[::1] t = np.ascontiguousarray(tgt, dtype=np.int_)
-    cdef long[::1] by_src_lo = np.full(p, q, dtype=np.int_)     # per source word: its links' first target
-    cdef long[::1] by_src_hi = np.full(p, -1, dtype=np.int_)    # ... and last target
-    cdef long[::1] per_src = np.zeros(p + 1, dtype=np.int_)     # prefix: links by source word
-    cdef long[::1] per_tgt = np.zeros(q + 1, dtype=np.int_)     # prefix: links by target word
-    cdef long[::1] prev_t = np.empty(q + 1, dtype=np.int_)      # [x]: the last link target < x, or -1
-    cdef long[::1] next_t = np.empty(q + 1, dtype=np.int_)      # [x]: the first link target >= x, or q
-    cdef long[::1] size_count = np.zeros(p + q + 2, dtype=np.int_)
-    cdef Py_ssize_t x, i, j, k, l, lo, hi, k0, l1, n = 0, cap = 1024, size
-    cdef int[:, ::1] out = np.empty((cap, 4), dtype=np.int32)
-    cdef int[:, ::1] grown
-    for x in range(s.shape[0]):
-        if s[x] < by_src_lo.shape[0]:
-            by_src_lo[s[x]] = min(by_src_lo[s[x]], t[x])
-            by_src_hi[s[x]] = max(by_src_hi[s[x]], t[x])
-        per_src[s[x] + 1] += 1
-        per_tgt[t[x] + 1] += 1
-    for i in range(p):
-        per_src[i + 1] += per_src[i]
-    for k in range(q):
-        per_tgt[k + 1] += per_tgt[k]
-    prev_t[0] = -1
-    for x in range(q):
-        prev_t[x + 1] = x if per_tgt[x + 1] > per_tgt[x] else prev_t[x]
-    next_t[q] = q
-    for x in range(q - 1, -1, -1):
-        next_t[x] = x if per_tgt[x + 1] > per_tgt[x] else next_t[x + 1]
+cdef void _list_consistent(Py_ssize_t p, Py_ssize_t q, const long* by_src_lo, const long* by_src_hi,
+                           const long* per_src, const long* per_tgt, const long* prev_t, const long* next_t,
+                           long* at, int* out) noexcept nogil:
+    """Visit the bispans consistent with the links (see `bispans_from_links`). Without `out`, count them by
+    size in at[size]; with it, write each as (i, j, k, l) at row at[size] and advance at[size]."""
+    cdef Py_ssize_t i, j, k, l, lo, hi, k0, l1, size, row
     for i in range(p + 1):
         lo = q
         hi = -1
@@ -237,31 +202,75 @@ def bispans_from_links(Py_ssize_t p, Py_ssize_t q, src, tgt):
                     continue
                 k0 = prev_t[lo] + 1
                 l1 = next_t[hi + 1]
-                for k in range(k0, lo + 1):
-                    for l in range(hi + 1, l1 + 1):
-                        if n == cap:
-                            cap *= 2
-                            grown = np.empty((cap, 4), dtype=np.int32)
-                            grown[:n] = out[:n]
-                            out = grown
-                        out[n, 0] = <int>i; out[n, 1] = <int>j; out[n, 2] = <int>k; out[n, 3] = <int>l
-                        n += 1
             else:
-                for k in range(q + 1):
-                    l1 = next_t[k]                  # [k, l) holds no link target for l <= l1
-                    for l in range(k, l1 + 1):
-                        if not valid_bispan(j - i, l - k):
-                            continue
-                        if n == cap:
-                            cap *= 2
-                            grown = np.empty((cap, 4), dtype=np.int32)
-                            grown[:n] = out[:n]
-                            out = grown
-                        out[n, 0] = <int>i; out[n, 1] = <int>j; out[n, 2] = <int>k; out[n, 3] = <int>l
-                        n += 1
-    boxes = np.asarray(out[:n])
-    sizes = (boxes[:, 1] - boxes[:, 0]) + (boxes[:, 3] - boxes[:, 2])
-    return np.ascontiguousarray(boxes[np.argsort(sizes, kind="stable")])
+                k0 = 0
+                l1 = -1                     # set per k below: [k, l) must hold no link target
+            for k in range(k0, (lo if hi >= 0 else q) + 1):
+                for l in range(hi + 1 if hi >= 0 else k, (l1 if hi >= 0 else next_t[k]) + 1):
+                    if not valid_bispan(j - i, l - k):
+                        continue
+                    size = j - i + l - k
+                    if out == NULL:
+                        at[size] += 1
+                    else:
+                        row = at[size]
+                        at[size] += 1
+                        out[4 * row] = <int>i; out[4 * row + 1] = <int>j
+                        out[4 * row + 2] = <int>k; out[4 * row + 3] = <int>l
+
+
+def bispans_from_links(Py_ssize_t p, Py_ssize_t q, src, tgt):
+    """The bispans of the grammar consistent with positive links (as `keep_from_links` without a base keeps
+    them), listed directly instead of testing every bispan.
+
+    For a source span [i, j), let lo and hi be the first and last target word of the links whose source word
+    is inside. If some link does, the consistent target spans are [k, l) with prev < k <= lo and
+    hi < l <= next, where prev and next are the nearest link targets outside [lo, hi], provided every link
+    with its target in [lo, hi] has its source in [i, j) (counted with prefix sums). If none does, [k, l) must
+    hold no link target: it lies in a gap between consecutive link targets.
+    src, tgt (array of int): the links (src[x], tgt[x]), 0 <= src < p, 0 <= tgt < q.
+    RETURNS (np.ndarray): int32 (n, 4) rows (i, j, k, l), in order of size j - i + l - k (one counting pass,
+        one writing pass). Time O(p^2 + p q + n), against O(p^2 q^2) for a keep table.
+    """
+    cdef const long[::1] s = np.ascontiguousarray(src, dtype=np.int_)
+    cdef const long[::1] t = np.ascontiguousarray(tgt, dtype=np.int_)
+    cdef long[::1] by_src_lo = np.full(p, q, dtype=np.int_)     # per source word: its links' first target
+    cdef long[::1] by_src_hi = np.full(p, -1, dtype=np.int_)    # ... and last target
+    cdef long[::1] per_src = np.zeros(p + 1, dtype=np.int_)     # prefix: links by source word
+    cdef long[::1] per_tgt = np.zeros(q + 1, dtype=np.int_)     # prefix: links by target word
+    cdef long[::1] prev_t = np.empty(q + 1, dtype=np.int_)      # [x]: the last link target < x, or -1
+    cdef long[::1] next_t = np.empty(q + 1, dtype=np.int_)      # [x]: the first link target >= x, or q
+    cdef long[::1] at = np.zeros(p + q + 2, dtype=np.int_)
+    cdef Py_ssize_t x, i, k, n, size, count
+    cdef int[:, ::1] out
+    for x in range(s.shape[0]):
+        by_src_lo[s[x]] = min(by_src_lo[s[x]], t[x])
+        by_src_hi[s[x]] = max(by_src_hi[s[x]], t[x])
+        per_src[s[x] + 1] += 1
+        per_tgt[t[x] + 1] += 1
+    for i in range(p):
+        per_src[i + 1] += per_src[i]
+    for k in range(q):
+        per_tgt[k + 1] += per_tgt[k]
+    prev_t[0] = -1
+    for x in range(q):
+        prev_t[x + 1] = x if per_tgt[x + 1] > per_tgt[x] else prev_t[x]
+    next_t[q] = q
+    for x in range(q - 1, -1, -1):
+        next_t[x] = x if per_tgt[x + 1] > per_tgt[x] else next_t[x + 1]
+    with nogil:
+        _list_consistent(p, q, &by_src_lo[0] if p else NULL, &by_src_hi[0] if p else NULL, &per_src[0],
+                         &per_tgt[0], &prev_t[0], &next_t[0], &at[0], NULL)
+    n = 0
+    for size in range(p + q + 2):                  # counts -> first row of each size
+        count = at[size]
+        at[size] = n
+        n += count
+    out = np.empty((max(n, 1), 4), dtype=np.int32)
+    with nogil:
+        _list_consistent(p, q, &by_src_lo[0] if p else NULL, &by_src_hi[0] if p else NULL, &per_src[0],
+                         &per_tgt[0], &prev_t[0], &next_t[0], &at[0], &out[0, 0])
+    return np.asarray(out)[:n]
 
 
 cdef class BitextChart(Hypergraph):
@@ -369,37 +378,41 @@ cdef class BitextChart(Hypergraph):
         return ((kind * (self.p + 1) + s) * (self.q + 1) + t) * (self.p + 1) + w
 
     cdef void _corners(self) except *:
+        """Corner lists: a counting sort of the 4 n (key, bispan) entries by key, each key's bispans in order
+        of target width (placed from the widest down, so ptr[key] ends at the key's first entry)."""
         cdef Py_ssize_t p = self.p, q = self.q, n = self.n_bispans, b, x, kind, key, c
-        cdef Py_ssize_t n_keys = 4 * (p + 1) * (q + 1) * (p + 1)
+        cdef Py_ssize_t n_keys = 4 * (p + 1) * (q + 1) * (p + 1), pos
+        cdef int[:, ::1] box = self.box
         cdef int[::1] ptr = np.zeros(n_keys + 1, dtype=np.int32)
         cdef int[::1] ids = np.empty(4 * n, dtype=np.int32)
         cdef int[::1] widths = np.empty(4 * n, dtype=np.int32)
         cdef int[::1] by_width = np.empty(n, dtype=np.int32)
+        cdef Py_ssize_t[::1] keys = np.empty(4 * n, dtype=np.intp)
         cdef long[::1] fill = np.zeros(q + 2, dtype=np.int_)
-        cdef Py_ssize_t keys[4]
-        for b in range(n):                          # counting sort of the bispans by target width
-            fill[self.box[b, 3] - self.box[b, 2] + 1] += 1
-        for c in range(q + 1):
-            fill[c + 1] += fill[c]
-        for b in range(n):
-            c = self.box[b, 3] - self.box[b, 2]
-            by_width[fill[c]] = <int>b
-            fill[c] += 1
-        for b in range(n):
-            self._keys(b, keys)
-            for kind in range(4):
-                ptr[keys[kind] + 1] += 1
-        for key in range(n_keys):
-            ptr[key + 1] += ptr[key]
-        cursor = np.asarray(ptr[:n_keys]).copy()
-        cdef int[::1] cur = cursor
-        for x in range(n):
-            b = by_width[x]
-            self._keys(b, keys)
-            for kind in range(4):
-                ids[cur[keys[kind]]] = <int>b
-                widths[cur[keys[kind]]] = self.box[b, 3] - self.box[b, 2]
-                cur[keys[kind]] += 1
+        with nogil:
+            for b in range(n):                          # counting sort of the bispans by target width
+                fill[box[b, 3] - box[b, 2] + 1] += 1
+                self._keys(b, &keys[4 * b])
+                for kind in range(4):
+                    ptr[keys[4 * b + kind]] += 1
+            for c in range(q + 1):
+                fill[c + 1] += fill[c]
+            for b in range(n):
+                c = box[b, 3] - box[b, 2]
+                by_width[fill[c]] = <int>b
+                fill[c] += 1
+            for key in range(n_keys - 1):
+                ptr[key + 1] += ptr[key]
+            ptr[n_keys] = <int>(4 * n)
+            for x in range(n - 1, -1, -1):
+                b = by_width[x]
+                c = box[b, 3] - box[b, 2]
+                for kind in range(4):
+                    key = keys[4 * b + kind]
+                    ptr[key] -= 1
+                    pos = ptr[key]
+                    ids[pos] = <int>b
+                    widths[pos] = <int>c
         self.corner_ptr = ptr
         self.corner_ids = ids
         self.corner_cw = widths
