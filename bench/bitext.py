@@ -16,8 +16,9 @@ aligner trained by agreement (M') on all 1,000 pairs; weights trained EM-style (
 3. bias: L2 distance to the exact expectations (per pair, summed over features, averaged over pairs) against
    the time per pair, for randomized pruning with 1..64 samples (checkpoints of one chain) and tic-tac-toe at
    every beam, with the share of the chart each beam keeps, on all pairs with p x q <= 130 and seeded
-   subsamples with 130 < p x q <= 400 and (binary grammar) 400 < p x q <= 1,000; randomized pruning's L2 at tic-tac-toe's time is read off its curve
-   (log-log interpolation; a tic-tac-toe point faster than one randomized sample has no equal-time value);
+   subsamples with 130 < p x q <= 400 and (binary grammar) 400 < p x q <= 1,000; randomized pruning's L2 at
+   tic-tac-toe's time is read off its curve (log-log interpolation; a tic-tac-toe point faster than one
+   randomized sample has no equal-time value);
 4. throughput: all 897 pairs with p x q <= 1,000 through the sampler, 10 samples a pair, both grammars,
    measured (no extrapolation).
 

@@ -3,7 +3,7 @@
     from vineparse.bitext import BitextModel, expectations, corpus_expectations, fit, pud_pairs
 
     pairs = pud_pairs(max_product=130)
-    model = BitextModel.train([(p.src, p.tgt) for p in pairs])            # IBM Model 1 both ways
+    model = BitextModel.train([(p.src, p.tgt) for p in pairs])            # Model 1 both ways + HMM aligner
     e = expectations(pairs[0].src, pairs[0].tgt, method="randomized", samples=10, seed=0, model=model)
     e["rule:inverted"], e.link_posteriors, e.diagnostics["seconds"]
 

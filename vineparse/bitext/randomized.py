@@ -2,9 +2,11 @@
 
 The expectations E[f] over derivations d are computed as an average over a Markov chain of pruning masks.
 Auxiliary variables are the alignment links A_ik = [d emits i with k] of a high-confidence set M' (the
-intersected Model 1 Viterbi links). A state is a derivation d and a selection s ⊆ M'; the mask of (s, d) is
-CreateMask(s, A_s(d)) (`masks.create_mask`): links of s that d makes are positive, the others negative,
-so the pruned chart is the distribution of derivations conditioned on A_s = A_s(d). One iteration:
+one-to-one links of the HMM aligner trained by agreement, `hmm.AgreementHMM`, or with `aligner="model1"`
+the intersected Model 1 Viterbi links). A state is a derivation d and a selection s ⊆ M'; the mask of (s, d)
+is CreateMask(s, A_s(d)) (its bispans listed directly by `grammar.bispans_from_links`, or `masks.create_mask`
+with a base keep table): links of s that d makes are positive, the others negative, so the pruned chart is
+the distribution of derivations conditioned on A_s = A_s(d). One iteration:
 
     mask   <- CreateMask(s, a)                 a: the current values of the links of s
     counts <- counts + E[f | mask]             the soft-count estimator (pruned inside-outside)
