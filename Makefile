@@ -92,3 +92,11 @@ ewt-compare: $(VINE_OUT)/model-calibrated $(SPACY_OUT)/model-best
 	$(ONE_CORE) $(BIN)/python bench/spacy_compare.py --vine $(VINE_OUT)/model-calibrated --spacy $(SPACY_OUT)/model-best \
 	    --dev $(SPACY_DATA)/en_ewt-ud-dev.spacy --test $(SPACY_DATA)/en_ewt-ud-test.spacy \
 	    --out bench/out/spacy_compare.json --markdown bench/out/spacy_compare.md
+
+# ---- bitext expectations with randomized pruning (issues 7, 17) ----
+# bench-bitext: where M' comes from (aligners compared on PUD), then speed, bias against tic-tac-toe and
+# full-corpus throughput for both grammars (about an hour on a busy 2-core machine; results under bench/results/).
+.PHONY: bench-bitext
+bench-bitext: $(STAMP)
+	$(BIN)/python bench/bitext_aligners.py --out bench/results/bitext_aligners.json
+	$(BIN)/python bench/bitext.py --out bench/results/bitext.json --plots bench/results

@@ -35,11 +35,10 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).parent))
-from bitext_aligners import environment, trees  # noqa: E402
+from bitext_aligners import environment, trees       # the script's folder is first on sys.path
 
-from vineparse.bitext import BitextConfig, BitextModel, corpus_expectations, expectations, fit, pud_pairs  # noqa: E402
-from vineparse.bitext.linkcheck import subtree_agreement  # noqa: E402
+from vineparse.bitext import BitextConfig, BitextModel, corpus_expectations, expectations, fit, pud_pairs
+from vineparse.bitext.linkcheck import subtree_agreement
 
 BUCKETS = [(0, 130), (130, 400), (400, 700), (700, 1000)]
 PROFILES = {
