@@ -398,12 +398,14 @@ def main():
                      ("bias", lambda: bias(pairs, model, profile)),
                      ("throughput", lambda: throughput(pairs, model, profile))):
         if name in sections:
+            env = environment(sys.argv)               # the commit and load when the section starts
             result = fn()
             if name == "bias":
                 report["bias"], report["bias_pairs"] = result
             else:
                 report[name] = result
-            report.setdefault("environment_of", {})[name] = dict(environment(sys.argv))
+            env["load_average_end"] = list(os.getloadavg())
+            report.setdefault("environment_of", {})[name] = env
             report["environment"]["seconds"] = time.perf_counter() - start
             save()
     save()
