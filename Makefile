@@ -120,3 +120,11 @@ bench-scale: $(STAMP)
 
 bench-scale-smoke: $(STAMP)
 	$(ONE_CORE) $(BIN)/python bench/scale.py --fraction 0.05 --out bench/out/scale_smoke.json
+
+# ---- bitext expectations with randomized pruning (issues 7, 17) ----
+# bench-bitext: where M' comes from (aligners compared on PUD), then speed, bias against tic-tac-toe and
+# full-corpus throughput for both grammars (about an hour on a busy 2-core machine; results under bench/results/).
+.PHONY: bench-bitext
+bench-bitext: $(STAMP)
+	$(BIN)/python bench/bitext_aligners.py --out bench/results/bitext_aligners.json
+	$(BIN)/python bench/bitext.py --out bench/results/bitext.json --plots bench/results

@@ -71,6 +71,7 @@ def test_model_round_trip_and_version_errors(model, tmp_path):
     pair = PAIRS[0]
     np.testing.assert_allclose(expectations(pair.src, pair.tgt, model=again).counts,
                                expectations(pair.src, pair.tgt, model=trained).counts)
+    np.testing.assert_array_equal(again.links(pair.src, pair.tgt), trained.links(pair.src, pair.tgt))
     msg = srsly.msgpack_loads(path.read_bytes())
     msg["version"] = MODEL_VERSION + 1
     with pytest.raises(ModelVersionError, match=f"version {MODEL_VERSION + 1}, this vineparse reads version"):
@@ -119,3 +120,49 @@ def test_bitext_command(tmp_path, capsys):
     (tmp_path / "bad.msgpack").write_bytes(b"\x91\x01")
     assert cli.main(["bitext", "expectations", "--model", str(tmp_path / "bad.msgpack"), "--limit", "1"]) == 2
     assert "cannot load" in capsys.readouterr().err
+
+
+def _raise_on_two(model, index, item, options):
+    from vineparse.bitext.grammar import EmptySentenceError
+
+    if item == "empty":
+        raise EmptySentenceError("the source sentence is empty")
+    if item == 2:
+        raise ValueError("a bug, not an input error")
+    return item
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_issue15_only_documented_input_errors_skip_a_pair(model, processes):
+    from vineparse.bitext.parallel import map_pairs
+
+    out = map_pairs(_raise_on_two, model, [0, "empty", 1], {}, processes, False)
+    assert out == [(0, None), (None, "EmptySentenceError: the source sentence is empty"), (1, None)]
+    with pytest.raises(ValueError, match="a bug, not an input error"):
+        map_pairs(_raise_on_two, model, [0, 1, 2, 3], {}, processes, False)
+
+
+def test_issue15_a_bad_pair_that_is_not_a_documented_skip_propagates(model):
+    bad = BitextPair(["a", "b"], ["x"], ["NOUN"], ["NOUN"], id="tags")       # two words, one tag
+    with pytest.raises(ValueError, match="the source sentence has 2 words but 1 tags"):
+        corpus_expectations([PAIRS[0], bad], "randomized", 2, model=model, progress=False)
+
+
+def test_m_prime_comes_from_the_configured_aligner(model):
+    from vineparse.bitext.features import EMIT_DENSE
+
+    pair = PAIRS[5]
+    assert model.aligner is not None
+    np.testing.assert_array_equal(model.links(pair.src, pair.tgt), model.aligner.links(pair.src, pair.tgt))
+    by_model1 = BitextModel(model.model1, model.weights, BitextConfig(aligner="model1"), model.aligner)
+    np.testing.assert_array_equal(by_model1.links(pair.src, pair.tgt), model.model1.intersection(pair.src, pair.tgt))
+    feats = model.featurizer.pair(pair.src, pair.tgt)
+    links = model.links(pair.src, pair.tgt)
+    np.testing.assert_array_equal(np.argwhere(feats.emit[..., EMIT_DENSE.index("emit:m_prime")] == 1), links)
+    np.testing.assert_allclose(feats.emit[..., EMIT_DENSE.index("emit:agreement")],
+                               model.aligner.posterior(pair.src, pair.tgt))
+    assert BitextModel(model.model1).links(pair.src, pair.tgt).shape == (0, 2)     # no aligner: M' is empty
+    with pytest.raises(ValueError, match="aligner must be one of"):
+        BitextConfig(aligner="giza")
+    with pytest.raises(ValueError, match="link_threshold"):
+        BitextConfig(link_threshold=0.0)

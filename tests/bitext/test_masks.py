@@ -4,6 +4,7 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import given, strategies as st
 
 from vineparse.bitext.grammar import Chart, PairScores
 from vineparse.bitext.masks import check_links, create_mask, user_keep
@@ -80,3 +81,27 @@ def test_link_and_mask_errors_name_the_problem():
         user_keep(np.ones((3, 3, 3, 3)), 2, 2)
     with pytest.raises(ValueError, match=r"shape \(p\+1, p\+1, q\+1, q\+1\) = \(3, 3, 4, 4\)"):
         user_keep(np.ones((3, 3, 3, 3), dtype=bool), 2, 3)
+
+
+@given(p=st.integers(1, 8), q=st.integers(1, 8), data=st.data())
+def test_property_bispans_from_links_lists_what_the_keep_table_keeps(p, q, data):
+    from vineparse.bitext.grammar import bispans_from_links, keep_from_links
+
+    links = data.draw(st.lists(st.tuples(st.integers(0, p - 1), st.integers(0, q - 1)), max_size=6))
+    links = np.array(links, dtype=np.int64).reshape(-1, 2)
+    boxes = bispans_from_links(p, q, links)
+    listed = [tuple(b) for b in boxes.tolist()]
+    assert len(set(listed)) == len(listed)
+    assert set(listed) == kept_set(keep_from_links(p, q, links), p, q)
+    sizes = boxes[:, 1] - boxes[:, 0] + boxes[:, 3] - boxes[:, 2]
+    assert (np.diff(sizes) >= 0).all()
+    # The chart built from the list equals the chart built from the keep table.
+    rng = np.random.default_rng(p * 10 + q)
+    scores = PairScores(rng.normal(size=(p, q)), rng.normal(size=p), rng.normal(size=q), rng.normal(size=9),
+                        rng.normal(size=9))
+    a = Chart(scores, keep_from_links(p, q, links), "ternary").run()
+    b = Chart(scores, None, "ternary", boxes).run()
+    assert a.log_z == b.log_z or a.log_z == pytest.approx(b.log_z, rel=1e-12)
+    if a.statistics is not None:
+        np.testing.assert_allclose(a.statistics.emit, b.statistics.emit, atol=1e-12)
+        np.testing.assert_allclose(a.statistics.count, b.statistics.count, atol=1e-12)

@@ -183,14 +183,107 @@ def keep_from_links(Py_ssize_t p, Py_ssize_t q, src, tgt, base=None):
     return np.asarray(keep)
 
 
+cdef void _list_consistent(Py_ssize_t p, Py_ssize_t q, const long* by_src_lo, const long* by_src_hi,
+                           const long* per_src, const long* per_tgt, const long* prev_t, const long* next_t,
+                           long* at, int* out) noexcept nogil:
+    """Visit the bispans consistent with the links (see `bispans_from_links`). Without `out`, count them by
+    size in at[size]; with it, write each as (i, j, k, l) at row at[size] and advance at[size]."""
+    cdef Py_ssize_t i, j, k, l, lo, hi, k0, l1, size, row
+    for i in range(p + 1):
+        lo = q
+        hi = -1
+        for j in range(i, p + 1):
+            if j > i:
+                lo = min(lo, by_src_lo[j - 1])
+                hi = max(hi, by_src_hi[j - 1])
+            if hi >= 0:
+                # Every link with a target in [lo, hi] must have its source in [i, j).
+                if per_tgt[hi + 1] - per_tgt[lo] != per_src[j] - per_src[i]:
+                    continue
+                k0 = prev_t[lo] + 1
+                l1 = next_t[hi + 1]
+            else:
+                k0 = 0
+                l1 = -1                     # set per k below: [k, l) must hold no link target
+            for k in range(k0, (lo if hi >= 0 else q) + 1):
+                for l in range(hi + 1 if hi >= 0 else k, (l1 if hi >= 0 else next_t[k]) + 1):
+                    if not valid_bispan(j - i, l - k):
+                        continue
+                    size = j - i + l - k
+                    if out == NULL:
+                        at[size] += 1
+                    else:
+                        row = at[size]
+                        at[size] += 1
+                        out[4 * row] = <int>i; out[4 * row + 1] = <int>j
+                        out[4 * row + 2] = <int>k; out[4 * row + 3] = <int>l
+
+
+def bispans_from_links(Py_ssize_t p, Py_ssize_t q, src, tgt):
+    """The bispans of the grammar consistent with positive links (as `keep_from_links` without a base keeps
+    them), listed directly instead of testing every bispan.
+
+    For a source span [i, j), let lo and hi be the first and last target word of the links whose source word
+    is inside. If some link does, the consistent target spans are [k, l) with prev < k <= lo and
+    hi < l <= next, where prev and next are the nearest link targets outside [lo, hi], provided every link
+    with its target in [lo, hi] has its source in [i, j) (counted with prefix sums). If none does, [k, l) must
+    hold no link target: it lies in a gap between consecutive link targets.
+    src, tgt (array of int): the links (src[x], tgt[x]), 0 <= src < p, 0 <= tgt < q.
+    RETURNS (np.ndarray): int32 (n, 4) rows (i, j, k, l), in order of size j - i + l - k (one counting pass,
+        one writing pass). Time O(p^2 + p q + n), against O(p^2 q^2) for a keep table.
+    """
+    cdef const long[::1] s = np.ascontiguousarray(src, dtype=np.int_)
+    cdef const long[::1] t = np.ascontiguousarray(tgt, dtype=np.int_)
+    cdef long[::1] by_src_lo = np.full(p, q, dtype=np.int_)     # per source word: its links' first target
+    cdef long[::1] by_src_hi = np.full(p, -1, dtype=np.int_)    # ... and last target
+    cdef long[::1] per_src = np.zeros(p + 1, dtype=np.int_)     # prefix: links by source word
+    cdef long[::1] per_tgt = np.zeros(q + 1, dtype=np.int_)     # prefix: links by target word
+    cdef long[::1] prev_t = np.empty(q + 1, dtype=np.int_)      # [x]: the last link target < x, or -1
+    cdef long[::1] next_t = np.empty(q + 1, dtype=np.int_)      # [x]: the first link target >= x, or q
+    cdef long[::1] at = np.zeros(p + q + 2, dtype=np.int_)
+    cdef Py_ssize_t x, i, k, n, size, count
+    cdef int[:, ::1] out
+    for x in range(s.shape[0]):
+        by_src_lo[s[x]] = min(by_src_lo[s[x]], t[x])
+        by_src_hi[s[x]] = max(by_src_hi[s[x]], t[x])
+        per_src[s[x] + 1] += 1
+        per_tgt[t[x] + 1] += 1
+    for i in range(p):
+        per_src[i + 1] += per_src[i]
+    for k in range(q):
+        per_tgt[k + 1] += per_tgt[k]
+    prev_t[0] = -1
+    for x in range(q):
+        prev_t[x + 1] = x if per_tgt[x + 1] > per_tgt[x] else prev_t[x]
+    next_t[q] = q
+    for x in range(q - 1, -1, -1):
+        next_t[x] = x if per_tgt[x + 1] > per_tgt[x] else next_t[x + 1]
+    with nogil:
+        _list_consistent(p, q, &by_src_lo[0] if p else NULL, &by_src_hi[0] if p else NULL, &per_src[0],
+                         &per_tgt[0], &prev_t[0], &next_t[0], &at[0], NULL)
+    n = 0
+    for size in range(p + q + 2):                  # counts -> first row of each size
+        count = at[size]
+        at[size] = n
+        n += count
+    out = np.empty((max(n, 1), 4), dtype=np.int32)
+    with nogil:
+        _list_consistent(p, q, &by_src_lo[0] if p else NULL, &by_src_hi[0] if p else NULL, &per_src[0],
+                         &per_tgt[0], &prev_t[0], &next_t[0], &at[0], &out[0, 0])
+    return np.asarray(out)[:n]
+
+
 cdef class BitextChart(Hypergraph):
     """The ITG hypergraph of one sentence pair under a keep table (see the module docstring).
 
     emit (float64 (p, q)): score of emitting the pair (i, k); -inf forbids it.
     null_src (float64 (p,)), null_tgt (float64 (q,)): scores of null emissions.
     rule_weight, mismatch_weight (float64 (9,)): per rule kind.
-    keep (uint8 (spans(p), spans(q))): kept bispans (keep_all, keep_from_links, keep_from_mask).
+    keep (uint8 (spans(p), spans(q)) or None): kept bispans (keep_all, keep_from_links, keep_from_mask).
     ternary (bool): add the rules of branching factor 3.
+    boxes (int32 (n, 4) or None): instead of `keep`, the kept bispans as rows (i, j, k, l) of the grammar's
+        bispans, distinct and in order of size j - i + l - k (as `bispans_from_links` lists them); then the
+        set-up costs O(n + p q) instead of a pass over the keep table.
 
     Kept bispans are also listed by corner: for each corner type (source start or end x target start or
     end), corner position and source width, the bispans there in order of target width. Children are
@@ -215,7 +308,8 @@ cdef class BitextChart(Hypergraph):
     cdef int[::1] m_parent         # M slot -> parent bispan id
     cdef unsigned char[::1] m_rule # M slot -> permutation r
 
-    def __init__(self, emit, null_src, null_tgt, rule_weight, mismatch_weight, keep, bint ternary=False):
+    def __init__(self, emit, null_src, null_tgt, rule_weight, mismatch_weight, keep, bint ternary=False,
+                 boxes=None):
         cdef Py_ssize_t p = emit.shape[0], q = emit.shape[1]
         cdef Py_ssize_t r
         self.p = p
@@ -228,7 +322,10 @@ cdef class BitextChart(Hypergraph):
             self.rule_w[r] = rule_weight[r]
             self.mis_w[r] = mismatch_weight[r]
         self.Tq = spans(q)
-        self._number(keep)
+        if keep is None:
+            self._number_boxes(boxes)
+        else:
+            self._number(keep)
         self._corners()
         self._slots()
         self.base_x = 1 + p * q
@@ -265,42 +362,57 @@ cdef class BitextChart(Hypergraph):
         self.box = box[:n]
         self.n_bispans = n
 
+    cdef void _number_boxes(self, boxes) except *:
+        """Number bispans listed in order of size (ids follow the list)."""
+        cdef const int[:, ::1] bx = boxes
+        cdef Py_ssize_t n = bx.shape[0], b
+        cdef int[::1] bid = np.full(spans(self.p) * self.Tq, -1, dtype=np.int32)
+        for b in range(n):
+            bid[tri(bx[b, 0], bx[b, 1]) * self.Tq + tri(bx[b, 2], bx[b, 3])] = <int>b
+        self.bid = bid
+        self.box = np.array(boxes, dtype=np.int32, copy=True, order="C")
+        self.n_bispans = n
+
     cdef inline Py_ssize_t corner(self, int kind, Py_ssize_t s, Py_ssize_t t, Py_ssize_t w) noexcept nogil:
         """Key of the corner list: kind SS/SE/ES/EE, source position s, target position t, source width w."""
         return ((kind * (self.p + 1) + s) * (self.q + 1) + t) * (self.p + 1) + w
 
     cdef void _corners(self) except *:
+        """Corner lists: a counting sort of the 4 n (key, bispan) entries by key, each key's bispans in order
+        of target width (placed from the widest down, so ptr[key] ends at the key's first entry)."""
         cdef Py_ssize_t p = self.p, q = self.q, n = self.n_bispans, b, x, kind, key, c
-        cdef Py_ssize_t n_keys = 4 * (p + 1) * (q + 1) * (p + 1)
+        cdef Py_ssize_t n_keys = 4 * (p + 1) * (q + 1) * (p + 1), pos
+        cdef int[:, ::1] box = self.box
         cdef int[::1] ptr = np.zeros(n_keys + 1, dtype=np.int32)
         cdef int[::1] ids = np.empty(4 * n, dtype=np.int32)
         cdef int[::1] widths = np.empty(4 * n, dtype=np.int32)
         cdef int[::1] by_width = np.empty(n, dtype=np.int32)
+        cdef Py_ssize_t[::1] keys = np.empty(4 * n, dtype=np.intp)
         cdef long[::1] fill = np.zeros(q + 2, dtype=np.int_)
-        cdef Py_ssize_t keys[4]
-        for b in range(n):                          # counting sort of the bispans by target width
-            fill[self.box[b, 3] - self.box[b, 2] + 1] += 1
-        for c in range(q + 1):
-            fill[c + 1] += fill[c]
-        for b in range(n):
-            c = self.box[b, 3] - self.box[b, 2]
-            by_width[fill[c]] = <int>b
-            fill[c] += 1
-        for b in range(n):
-            self._keys(b, keys)
-            for kind in range(4):
-                ptr[keys[kind] + 1] += 1
-        for key in range(n_keys):
-            ptr[key + 1] += ptr[key]
-        cursor = np.asarray(ptr[:n_keys]).copy()
-        cdef int[::1] cur = cursor
-        for x in range(n):
-            b = by_width[x]
-            self._keys(b, keys)
-            for kind in range(4):
-                ids[cur[keys[kind]]] = <int>b
-                widths[cur[keys[kind]]] = self.box[b, 3] - self.box[b, 2]
-                cur[keys[kind]] += 1
+        with nogil:
+            for b in range(n):                          # counting sort of the bispans by target width
+                fill[box[b, 3] - box[b, 2] + 1] += 1
+                self._keys(b, &keys[4 * b])
+                for kind in range(4):
+                    ptr[keys[4 * b + kind]] += 1
+            for c in range(q + 1):
+                fill[c + 1] += fill[c]
+            for b in range(n):
+                c = box[b, 3] - box[b, 2]
+                by_width[fill[c]] = <int>b
+                fill[c] += 1
+            for key in range(n_keys - 1):
+                ptr[key + 1] += ptr[key]
+            ptr[n_keys] = <int>(4 * n)
+            for x in range(n - 1, -1, -1):
+                b = by_width[x]
+                c = box[b, 3] - box[b, 2]
+                for kind in range(4):
+                    key = keys[4 * b + kind]
+                    ptr[key] -= 1
+                    pos = ptr[key]
+                    ids[pos] = <int>b
+                    widths[pos] = <int>c
         self.corner_ptr = ptr
         self.corner_ids = ids
         self.corner_cw = widths
@@ -535,13 +647,16 @@ cdef class BitextChart(Hypergraph):
         return [tuple(int(v) for v in box[b]) for b in ids]
 
 
-cdef void accumulate_statistics(BitextChart g, const double* chart, const double* q,
-                                double* emit_post, double* null_src_post, double* null_tgt_post,
-                                double* count, double* mis_sum, long* n_edges) noexcept nogil:
-    """Expected sufficient statistics from the Log inside chart and item posteriors.
+cdef void posteriors_and_statistics(BitextChart g, const double* chart, double* q,
+                                    double* emit_post, double* null_src_post, double* null_tgt_post,
+                                    double* count, double* mis_sum, long* n_edges) noexcept nogil:
+    """The Log backward pass fused with the expected sufficient statistics: one edge enumeration per item.
 
-    Edge posterior: q[parent] * exp(in[t1] + in[t2] + w - in[parent]). The link
-    posterior of (i, k) is q[E[i, k]]; a null emission's is q of its terminal.
+    Items are visited in reverse topological order, so q[item] (its posterior) is final when it is reached;
+    each of its edges gets the posterior q[item] * exp(in[t1] + in[t2] + w - in[item]), which is pushed to
+    both tails (as the engine's Log backward pass does) and added to its rule kind's expected count and
+    mismatch sum. The link posterior of (i, k) is q[E[i, k]]; a null emission's is q of its terminal. Sets
+    n_edges to the edges visited, or -1 on allocation failure.
     """
     cdef Py_ssize_t cap = g.max_edges, x, e, k_edges, item, b, i, k
     cdef int* t1 = <int*>malloc(cap * sizeof(int))
@@ -549,26 +664,30 @@ cdef void accumulate_statistics(BitextChart g, const double* chart, const double
     cdef int* kind = <int*>malloc(cap * sizeof(int))
     cdef double* w = <double*>malloc(cap * sizeof(double))
     cdef double* mis = <double*>malloc(cap * sizeof(double))
-    cdef double in_p
+    cdef double in_p, qp, c
     if t1 == NULL or t2 == NULL or kind == NULL or w == NULL or mis == NULL:
         free(t1); free(t2); free(kind); free(w); free(mis)
         n_edges[0] = -1
         return
-    for x in range(g.n_order):
+    for x in range(g.n_items):
+        q[x] = 0.0
+    q[g.goal] = 1.0
+    for x in range(g.n_order - 1, -1, -1):
         item = g.order[x]
-        if q[item] <= 0.0:
+        qp = q[item]
+        if qp <= 0.0:
             continue
         if item < g.base_x:
-            emit_post[item - 1] += q[item]
+            emit_post[item - 1] += qp
             continue
         if item < g.base_m:
             b = item - g.base_x
             i = g.box[b, 0]; k = g.box[b, 2]
             if g.box[b, 3] == k:
-                null_src_post[i] += q[item]
+                null_src_post[i] += qp
                 continue
             if g.box[b, 1] == i:
-                null_tgt_post[k] += q[item]
+                null_tgt_post[k] += qp
                 continue
         k_edges = g._edges(item, t1, t2, w, kind, mis)
         n_edges[0] += k_edges
@@ -577,9 +696,12 @@ cdef void accumulate_statistics(BitextChart g, const double* chart, const double
             w[e] = chart[t1[e]] + chart[t2[e]] + w[e] - in_p
         vexp_inplace(w, k_edges)
         for e in range(k_edges):
+            c = qp * w[e]
+            q[t1[e]] += c
+            q[t2[e]] += c
             if kind[e] >= 0:
-                count[kind[e]] += q[item] * w[e]
-                mis_sum[kind[e]] += q[item] * w[e] * mis[e]
+                count[kind[e]] += c
+                mis_sum[kind[e]] += c * mis[e]
     free(t1); free(t2); free(kind); free(w); free(mis)
 
 
@@ -588,9 +710,9 @@ def run_chart(BitextChart g, bint statistics=True, Py_ssize_t samples=0, uint64_
     """Inside (Log), then optionally posteriors and expected statistics, then samples.
 
     RETURNS (dict): "log_z" (float, -inf if the keep table admits no derivation);
-    with statistics: "emit" (p, q) link posteriors, "null_src" (p,), "null_tgt" (q,),
-    "count" and "mismatch" (9,) expected rule-kind counts and summed mismatches,
-    "edges" (edges visited by the statistics pass); with samples: "links" uint8
+    with statistics (one fused backward pass, `posteriors_and_statistics`): "emit" (p, q) link posteriors,
+    "null_src" (p,), "null_tgt" (q,), "count" and "mismatch" (9,) expected rule-kind counts and summed
+    mismatches, "edges" (edges visited by that pass); with samples: "links" uint8
     (samples, p, q), each a derivation drawn from p(d) ∝ exp(score(d)) in the kept
     chart, and with sample_bispans "bispans" (one list of (i, j, k, l) per sample).
     """
@@ -622,11 +744,9 @@ def run_chart(BitextChart g, bint statistics=True, Py_ssize_t samples=0, uint64_
     if statistics and ok:
         post = np.empty(g.n_items)
         with nogil:
-            status = backward(&lg, g, &chart[0], &post[0])
-            if status == 0:
-                accumulate_statistics(g, &chart[0], &post[0], &emit_post[0, 0] if p * qq else NULL,
+            posteriors_and_statistics(g, &chart[0], &post[0], &emit_post[0, 0] if p * qq else NULL,
                                       &null_src_post[0], &null_tgt_post[0], &count[0], &mis_sum[0], &n_edges)
-        if n_edges < 0 or status != 0:
+        if n_edges < 0:
             raise MemoryError("could not allocate the statistics buffers")
         out.update(emit=np.asarray(emit_post), null_src=np.asarray(null_src_post),
                    null_tgt=np.asarray(null_tgt_post), count=np.asarray(count),

@@ -3,7 +3,7 @@
     from vineparse.bitext import BitextModel, expectations, corpus_expectations, fit, pud_pairs
 
     pairs = pud_pairs(max_product=130)
-    model = BitextModel.train([(p.src, p.tgt) for p in pairs])            # IBM Model 1 both ways
+    model = BitextModel.train([(p.src, p.tgt) for p in pairs])            # Model 1 both ways + HMM aligner
     e = expectations(pairs[0].src, pairs[0].tgt, method="randomized", samples=10, seed=0, model=model)
     e["rule:inverted"], e.link_posteriors, e.diagnostics["seconds"]
 
@@ -11,8 +11,8 @@ Methods: "exact" (inside-outside over every bispan), "tictactoe" (exact on the b
 merit keeps, `beam` nats below the best), "randomized" (the randomized-pruning chain, `samples` masks).
 
 Deliberate handling of awkward input:
-- an empty sentence on either side raises ValueError (the grammar has no derivation of an empty side; every
-  word is a terminal); corpus-level calls skip such pairs, count them and report why;
+- an empty sentence on either side raises EmptySentenceError (a ValueError: the grammar has no derivation of an
+  empty side; every word is a terminal); corpus-level calls skip such pairs, count them and report why;
 - a pair beyond the model's `max_exact_product` raises ExactLimitError for method="exact" (the message gives
   the size, the limit and the chart's memory); "randomized" and "tictactoe" still work on it;
 - unknown words (not in Model 1's corpus) get lexical probability `floor` and fire `emit:unseen`; the number
@@ -26,7 +26,7 @@ import numpy as np
 
 from .data import PairLike, as_pair
 from .exact import check_exact_size, exact_statistics
-from .grammar import bispan_count, check_grammar
+from .grammar import EmptySentenceError, bispan_count, check_grammar
 from .masks import user_keep
 from .model import BitextModel
 from .parallel import map_pairs, pair_id, pair_seed
@@ -73,7 +73,7 @@ def check_pair(src: Sequence[str], tgt: Sequence[str]) -> None:
         if isinstance(words, str):
             raise ValueError(f"the {side} sentence must be a sequence of tokens, not a string")
         if len(words) == 0:
-            raise ValueError(f"the {side} sentence is empty: the grammar has no derivation of an empty side "
+            raise EmptySentenceError(f"the {side} sentence is empty: the grammar has no derivation of an empty side "
                              "(every word is a terminal), so a pair needs at least one word on each side")
 
 
@@ -177,8 +177,9 @@ def corpus_expectations(pairs: Sequence[PairLike], method: str = "randomized", s
     progress (bool or callable): print progress lines (or pass them to this function).
     client (None, str or distributed.Client): compute on this Dask cluster (or scheduler address) instead of
         `processes`; the results are the same, bit for bit (`vineparse.scale.map_ordered`).
-    RETURNS (CorpusExpectations): per-pair results; pairs that raise ValueError (empty side, too long for exact
-        inference, no derivation under the mask) are skipped and listed with the reason.
+    RETURNS (CorpusExpectations): per-pair results; pairs with a documented input error (an empty side:
+        EmptySentenceError; too long for exact inference: ExactLimitError) are skipped and listed with the
+        reason. Any other exception propagates.
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")

@@ -19,7 +19,8 @@ def _input_arguments(parser: argparse.ArgumentParser) -> None:
                         help="only pairs with p x q <= N")
     parser.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N pairs")
     parser.add_argument("--model", default=None, metavar="PATH",
-                        help="a saved bitext model (default: Model 1 trained on the pairs read, default weights)")
+                        help="a saved bitext model (default: Model 1 and the HMM aligner trained on the pairs "
+                             "read, default weights)")
     parser.add_argument("--grammar", choices=("binary", "ternary"), default=None,
                         help="grammar (default: the model's, binary for a new model)")
     parser.add_argument("--method", choices=("exact", "tictactoe", "randomized"), default="randomized",
@@ -84,7 +85,7 @@ def _read(args: argparse.Namespace):
         except ValueError as err:
             raise CLIError(f"cannot load {args.model}: {err}") from err
     else:
-        print("Training IBM Model 1 both ways ...", end=" ", flush=True)
+        print("Training IBM Model 1 both ways and the HMM aligner ...", end=" ", flush=True)
         start = time.perf_counter()
         model = BitextModel.train([(p.src, p.tgt) for p in pairs], BitextConfig(grammar=args.grammar or "binary"))
         print(f"done in {time.perf_counter() - start:.1f}s")

@@ -6,7 +6,9 @@ A derivation's score is `weights . f(derivation)`, where f sums the features of 
   `emit:lex_bwd` = log t(src_i | tgt_k) from IBM Model 1 (both floored at `floor`), `emit:unseen` (the pair
   never co-occurred in Model 1's corpus, which covers unknown words), `emit:identical` (same string, ignoring
   case: numbers, names, punctuation), `emit:distortion` = |(i + 1/2)/p - (k + 1/2)/q|, `emit:model1_link`
-  (both Model 1 Viterbi alignments make the link: it is in M'), and the tag pair `tags:A|B` (UPOS);
+  (both Model 1 Viterbi alignments make the link), `emit:agreement` (the agreement posterior of the HMM
+  aligner, `hmm.AgreementHMM.posterior`, 0 without one), `emit:m_prime` (the link is in the high-confidence
+  set M' of randomized pruning), and the tag pair `tags:A|B` (UPOS);
 - a null emission of a source word: `null_src:bias`, `null_src:lex` = log t(src_i | NULL) (floored),
   `null_src:tag:A`; of a target word likewise with `null_tgt:`;
 - a rule: `rule:straight`, `rule:inverted`, `rule:attach` (a null terminal joined to a neighbour),
@@ -26,13 +28,14 @@ from typing import Dict, List, Optional, Sequence
 import numpy as np
 
 from .grammar import KIND_NAMES, KINDS, PairScores, Statistics
+from .hmm import AgreementHMM
 from .model1 import BidirectionalModel1
 
 UPOS = ("ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON", "PROPN", "PUNCT",
         "SCONJ", "SYM", "VERB", "X")
 TAGS = UPOS + ("OTHER",)
 EMIT_DENSE = ("emit:bias", "emit:lex_fwd", "emit:lex_bwd", "emit:unseen", "emit:identical",
-              "emit:distortion", "emit:model1_link")
+              "emit:distortion", "emit:model1_link", "emit:agreement", "emit:m_prime")
 NULL_DENSE = ("bias", "lex")
 MISMATCH = ("mismatch:binary", "mismatch:ternary")
 # Kernel rule kind -> index into MISMATCH (None: no mismatch weight).
@@ -97,7 +100,7 @@ class PairFeatures:
 
     emit (float64 (p, q, len(EMIT_DENSE))), emit_tag (int64 (p, q) or None: index of the tag pair),
     null_src (float64 (p, 2)), null_src_tag (int64 (p,) or None), null_tgt (float64 (q, 2)),
-    null_tgt_tag (int64 (q,) or None), links (int64 (n, 2)): M', unknown_words, unknown_tags (int).
+    null_tgt_tag (int64 (q,) or None), links (int64 (n, 2)): M' (one-to-one), unknown_words, unknown_tags (int).
     """
 
     emit: np.ndarray
@@ -120,13 +123,23 @@ class Featurizer:
 
     model1 (BidirectionalModel1): lexical tables both ways (untrained: every word is unknown).
     floor (float): probability used for t = 0 (unseen pairs, unknown words), so lexical features stay finite.
+    aligner (AgreementHMM or None): the HMM aligner (None: `emit:agreement` is 0).
+    threshold (float or None): the agreement posterior a link of M' needs (None: the aligner's own).
+    m_prime (str): "hmm" (M' is the aligner's agreement links at `threshold` or above; empty without an
+        aligner) or "model1" (the intersection of Model 1's Viterbi links).
     """
 
-    def __init__(self, model1: BidirectionalModel1, floor: float = 1e-6):
+    def __init__(self, model1: BidirectionalModel1, floor: float = 1e-6, aligner: Optional[AgreementHMM] = None,
+                 threshold: Optional[float] = None, m_prime: str = "hmm"):
+        if m_prime not in ("hmm", "model1"):
+            raise ValueError(f"m_prime must be 'hmm' or 'model1', got {m_prime!r}")
         if not 0.0 < floor < 1.0:
             raise ValueError(f"floor must be in (0, 1), got {floor}")
         self.model1 = model1
         self.floor = floor
+        self.aligner = aligner
+        self.threshold = threshold
+        self.m_prime = m_prime
         self.space = FeatureSpace()
 
     def pair(self, src: Sequence[str], tgt: Sequence[str], src_tags: Optional[Sequence[str]] = None,
@@ -135,7 +148,8 @@ class Featurizer:
         p, q = len(src), len(tgt)
         st, tt = tag_ids(src_tags, p, "source"), tag_ids(tgt_tags, q, "target")
         tables = self.model1.tables(src, tgt)
-        links = self.model1.intersection(src, tgt)
+        model1_links = self.model1.intersection(src, tgt)
+        agreement, links = self._agreement_links(src, tgt, model1_links)
         log = lambda t: np.log(np.maximum(t, self.floor))  # noqa: E731
         emit = np.zeros((p, q, len(EMIT_DENSE)))
         emit[..., 0] = 1.0
@@ -146,13 +160,27 @@ class Featurizer:
         lower_tgt = np.array([w.lower() for w in tgt], dtype=object)
         emit[..., 4] = lower_src[:, None] == lower_tgt[None, :]
         emit[..., 5] = np.abs((np.arange(p)[:, None] + 0.5) / p - (np.arange(q)[None, :] + 0.5) / q)
-        emit[links[:, 0], links[:, 1], 6] = 1.0
+        emit[model1_links[:, 0], model1_links[:, 1], 6] = 1.0
+        emit[..., 7] = agreement
+        emit[links[:, 0], links[:, 1], 8] = 1.0
         null_src = np.stack([np.ones(p), log(tables["bwd_null"])], axis=1)
         null_tgt = np.stack([np.ones(q), log(tables["fwd_null"])], axis=1)
         emit_tag = st[:, None] * len(TAGS) + tt[None, :] if st is not None and tt is not None else None
         unknown_tags = sum(int(np.sum(t == len(UPOS))) for t in (st, tt) if t is not None)
         unknown_words = int(np.sum(~tables["src_known"]) + np.sum(~tables["tgt_known"]))
         return PairFeatures(emit, emit_tag, null_src, st, null_tgt, tt, links, unknown_words, unknown_tags)
+
+    def _agreement_links(self, src, tgt, model1_links):
+        agreement = self.aligner.posterior(src, tgt) if self.aligner is not None else np.zeros((len(src), len(tgt)))
+        if self.m_prime == "model1":
+            return agreement, model1_links
+        if self.aligner is None:
+            return agreement, np.zeros((0, 2), dtype=np.int64)
+        return agreement, self.aligner.links_from(agreement, self.threshold)
+
+    def links(self, src: Sequence[str], tgt: Sequence[str]) -> np.ndarray:
+        """M' of a pair: int64 (n, 2), one-to-one sorted rows (i, k)."""
+        return self._agreement_links(src, tgt, self.model1.intersection(src, tgt))[1]
 
     def scores(self, feats: PairFeatures, weights: np.ndarray) -> PairScores:
         """Part scores `weights . features` of one pair."""

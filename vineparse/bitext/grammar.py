@@ -27,7 +27,16 @@ class NoDerivationError(ValueError):
     """The mask admits no derivation of the sentence pair."""
 
 
-class ExactLimitError(ValueError):
+class SkippablePairError(ValueError):
+    """A documented input error that makes one pair unusable but not the corpus: corpus-level calls skip the
+    pair, count it and report the reason. Every other exception propagates."""
+
+
+class EmptySentenceError(SkippablePairError):
+    """A pair with an empty side: the grammar has no derivation of an empty sentence."""
+
+
+class ExactLimitError(SkippablePairError):
     """A pair too large for exact inference under the configured item limit."""
 
 
@@ -149,20 +158,27 @@ class Chart:
     """The ITG hypergraph of one pair under a keep table.
 
     scores (PairScores): the part scores.
-    keep (np.ndarray): uint8 (n_spans(p), n_spans(q)) from `keep_all`, `keep_from_links` or `keep_from_mask`.
+    keep (np.ndarray or None): uint8 (n_spans(p), n_spans(q)) from `keep_all`, `keep_from_links` or
+        `keep_from_mask`.
     grammar (str): "binary" (O(p^3 q^3)) or "ternary" (O(p^4 q^4)).
+    boxes (np.ndarray or None): with keep=None, the kept bispans as `bispans_from_links` lists them.
     """
 
-    def __init__(self, scores: PairScores, keep: np.ndarray, grammar: str = "binary"):
+    def __init__(self, scores: PairScores, keep: Optional[np.ndarray], grammar: str = "binary",
+                 boxes: Optional[np.ndarray] = None):
         p, q = scores.shape
-        keep = np.ascontiguousarray(keep, dtype=np.uint8)
-        if keep.shape != (n_spans(p), n_spans(q)):
-            raise ValueError(f"keep table must have shape {(n_spans(p), n_spans(q))} for a {p} x {q} pair, "
-                             f"got {keep.shape}")
+        if keep is None:
+            if boxes is None or boxes.dtype != np.int32 or boxes.ndim != 2 or boxes.shape[1] != 4:
+                raise ValueError("without a keep table, boxes must be int32 (n, 4) from bispans_from_links")
+        else:
+            keep = np.ascontiguousarray(keep, dtype=np.uint8)
+            if keep.shape != (n_spans(p), n_spans(q)):
+                raise ValueError(f"keep table must have shape {(n_spans(p), n_spans(q))} for a {p} x {q} pair, "
+                                 f"got {keep.shape}")
         self.scores = scores
         self.grammar = grammar
         self.graph = _itg.BitextChart(scores.emit, scores.null_src, scores.null_tgt, scores.rule,
-                                      scores.mismatch, keep, check_grammar(grammar))
+                                      scores.mismatch, keep, check_grammar(grammar), boxes)
 
     @property
     def kept(self) -> int:
@@ -195,6 +211,13 @@ def keep_from_links(p: int, q: int, links: np.ndarray, base: Optional[np.ndarray
     """Keep the bispans that contain both words of every link of `links` (int (n, 2)) or neither."""
     links = np.asarray(links, dtype=np.int64).reshape(-1, 2)
     return _itg.keep_from_links(p, q, links[:, 0], links[:, 1], base)
+
+
+def bispans_from_links(p: int, q: int, links: np.ndarray) -> np.ndarray:
+    """The bispans `keep_from_links` keeps without a base, listed directly: int32 (n, 4) rows (i, j, k, l) in
+    order of size, for `Chart(scores, None, grammar, boxes=...)`. Time O(p^2 + p q + n)."""
+    links = np.asarray(links, dtype=np.int64).reshape(-1, 2)
+    return _itg.bispans_from_links(p, q, links[:, 0], links[:, 1])
 
 
 def keep_from_mask(mask: np.ndarray) -> np.ndarray:

@@ -1,7 +1,8 @@
 """Sentence-level parallelism and progress lines for corpus-level calls.
 
-Work is a function `fn(model, index, item, options) -> value` applied to every item; a ValueError (bad or
-unsuitable input) skips the item with its message, anything else is a bug and propagates. With
+Work is a function `fn(model, index, item, options) -> value` applied to every item; a documented input error
+(`grammar.SkippablePairError`: an empty side, a pair too long for exact inference) skips the item with its
+message; anything else, other ValueErrors included, is a bug or a bad argument and propagates. With
 `processes > 1` a pool of worker processes each receives the model once, as msgpack bytes (the model's own
 serialisation); items and results travel as usual between processes.
 """
@@ -11,6 +12,8 @@ import time
 from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
+
+from .grammar import SkippablePairError
 
 Progress = Union[bool, Callable[[str], None]]
 
@@ -71,8 +74,8 @@ def _init_worker(model_bytes: bytes, fn: Callable, options: dict) -> None:
 def _call(fn: Callable, model: Any, index: int, item: Any, options: dict) -> Tuple[Any, Optional[str]]:
     try:
         return fn(model, index, item, dict(options)), None
-    except ValueError as err:
-        return None, str(err)
+    except SkippablePairError as err:
+        return None, f"{type(err).__name__}: {err}"
 
 
 def _work(task: Tuple[int, Any]) -> Tuple[Any, Optional[str]]:

@@ -2,9 +2,11 @@
 
 The expectations E[f] over derivations d are computed as an average over a Markov chain of pruning masks.
 Auxiliary variables are the alignment links A_ik = [d emits i with k] of a high-confidence set M' (the
-intersected Model 1 Viterbi links). A state is a derivation d and a selection s ⊆ M'; the mask of (s, d) is
-CreateMask(s, A_s(d)) (`masks.create_mask`): links of s that d makes are positive, the others negative,
-so the pruned chart is the distribution of derivations conditioned on A_s = A_s(d). One iteration:
+one-to-one links of the HMM aligner trained by agreement, `hmm.AgreementHMM`, or with `aligner="model1"`
+the intersected Model 1 Viterbi links). A state is a derivation d and a selection s ⊆ M'; the mask of (s, d)
+is CreateMask(s, A_s(d)) (its bispans listed directly by `grammar.bispans_from_links`, or `masks.create_mask`
+with a base keep table): links of s that d makes are positive, the others negative, so the pruned chart is
+the distribution of derivations conditioned on A_s = A_s(d). One iteration:
 
     mask   <- CreateMask(s, a)                 a: the current values of the links of s
     counts <- counts + E[f | mask]             the soft-count estimator (pruned inside-outside)
@@ -28,7 +30,7 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
-from .grammar import Chart, ChartResult, NoDerivationError, PairScores, Statistics
+from .grammar import Chart, ChartResult, NoDerivationError, PairScores, Statistics, bispans_from_links
 from .masks import create_mask
 
 
@@ -94,8 +96,12 @@ def randomized_statistics(scores: PairScores, links: np.ndarray, grammar: str, s
         if m == 0 and cached is not None:
             result = cached
         else:
-            mask = create_mask(p, q, links[selected & value], links[selected & ~value], base)
-            chart = Chart(scores.forbid(mask.negative), mask.keep, grammar)
+            positive, negative = links[selected & value], links[selected & ~value]
+            if base is None:          # list the consistent bispans directly (no pass over a keep table)
+                chart = Chart(scores.forbid(negative), None, grammar, bispans_from_links(p, q, positive))
+            else:
+                mask = create_mask(p, q, positive, negative, base)
+                chart = Chart(scores.forbid(mask.negative), mask.keep, grammar)
             result = chart.run(statistics=True, samples=1, seed=_seed(rng))
             if result.log_z == -np.inf:
                 if iteration > 0 or not (selected & value).any():

@@ -1,7 +1,8 @@
 """EM-style training of the grammar's weights with the expectation engine.
 
 The model is a log-linear distribution over the derivations d of a pair x, p(d | x) ∝ exp(w . f(d)), and
-what is observed of d is a set of links L (gold links if given, else the high-confidence Model 1 links M').
+what is observed of d is a set of links L (gold links if given, else the high-confidence links M'
+of the model's aligner).
 The derivation is hidden, so the log-likelihood of the observations,
 
     L(w) = 1/N sum_x [ log Z_L(x) - log Z(x) ] - l2/2 |w|^2,      Z_L: the chart under CreateMask(L positive),
@@ -63,7 +64,7 @@ def _pair_gradient(model: BitextModel, index: int, item: PairLike, options: dict
     grammar = options["grammar"] or model.config.grammar
     observed = options["links"][index] if options["links"] is not None else None
     if observed is None:
-        observed = model.model1.intersection(pair.src, pair.tgt)
+        observed = model.links(pair.src, pair.tgt)
     observed = check_links(observed, len(pair.src), len(pair.tgt), f"observed links of pair {pair.id}")
     seed = pair_seed(options["seed"], index)
     clamped, log_zl, dropped = _clamped(model, pair, observed, grammar, seed)
@@ -80,7 +81,8 @@ def fit(pairs: Sequence[PairLike], model: Optional[BitextModel] = None, iteratio
     """Train the weights EM-style (see the module docstring).
 
     pairs (Sequence): BitextPair or tuples (src, tgt[, src_tags, tgt_tags[, id]]).
-    model (BitextModel or None): the starting model (None: Model 1 trained on `pairs`, default weights).
+    model (BitextModel or None): the starting model (None: Model 1 and the HMM aligner trained on `pairs`,
+        default weights).
     iterations (int): E-steps.
     method (str): how the free expectations are computed ("exact", "tictactoe", "randomized").
     samples, seed, beam, grammar: as for `expectations`.
