@@ -31,17 +31,23 @@ def test_update_lowers_the_loss_on_the_training_batch(ewt_sentences):
     assert last < 0.8 * first
 
 
-def test_get_loss_gradients_match_the_features(trained):
+def test_get_loss_gives_gradients_of_the_encoder_output_and_the_scorers(trained):
     nlp, examples = trained
     parser = nlp.get_pipe("vine_cascade")
     docs = [eg.predicted for eg in examples[:3]]
-    Z = parser.model.predict(docs)
-    loss, (dZ, d_params) = parser.get_loss(examples[:3], Z)
+    vectors = parser.model.predict(docs)
+    for node in parser.model.walk():
+        for name in node.param_names:
+            if node.has_grad(name):
+                node.set_grad(name, np.zeros_like(node.get_param(name)))
+    loss, d_vectors = parser.get_loss(examples[:3], vectors)
     assert loss > 0
-    assert [d.shape for d in dZ] == [z.shape for z in Z]
-    assert set(d_params) == {"U", "u", "E_dist", "F_dist", "c_dist", "v_sib", "v_gp", "v_gs", "none_sib",
-                             "none_gs", "Q_sib", "Q_gp", "Q_gs", "L", "l_b", "M_dist"}
-    assert all(np.isfinite(d).all() for d in dZ)
+    assert [d.shape for d in d_vectors] == [v.shape for v in vectors]
+    assert all(np.isfinite(d).all() for d in d_vectors) and any(np.abs(d).sum() > 0 for d in d_vectors)
+    for name in ("arcs", "outer", "sibling", "grandparent", "grand_sibling", "labels"):
+        scorer = parser.model.get_ref(name)
+        assert any(node.has_grad(p) and np.abs(node.get_grad(p)).sum() > 0
+                   for node in scorer.walk() for p in node.param_names), name
 
 
 def test_predictions_are_trees_with_one_root_per_sentence(trained):
@@ -136,8 +142,7 @@ def test_doc_without_boundaries_is_split_by_the_vine(trained):
     parser = nlp.get_pipe("vine_cascade")
     words = [t.text for eg in examples[:6] for t in eg.predicted]
     doc = Doc(nlp.vocab, words=words)
-    z = parser.model.predict([doc])[0]
-    spans = parser.sentence_spans(doc, z)
+    spans = parser.sentence_spans(doc)
     doc = parser(doc)
     assert [(s.start, s.end) for s in doc.sents] == spans
     assert spans[0][0] == 0 and spans[-1][1] == len(doc)
@@ -146,13 +151,13 @@ def test_doc_without_boundaries_is_split_by_the_vine(trained):
 
 
 def test_long_doc_without_boundaries_is_parsed_in_bounded_pieces(trained):
-    from vineparse.pipeline.component import MAX_SEGMENT
+    from vineparse.pipeline.splitting import MAX_SEGMENT
     nlp, examples = trained
     parser = nlp.get_pipe("vine_cascade")
     words = [t.text for eg in examples for t in eg.predicted]
     words = (words * (1 + 3 * MAX_SEGMENT // len(words)))[:3 * MAX_SEGMENT + 7]
     doc = Doc(nlp.vocab, words=words)
-    spans = parser.sentence_spans(doc, parser.model.predict([doc])[0])
+    spans = parser.sentence_spans(doc)
     assert spans[0][0] == 0 and spans[-1][1] == len(doc)
     assert all(a < b == c for (a, b), (c, _) in zip(spans, spans[1:] + [(len(doc), None)]))
     assert max(b - a for a, b in spans) <= MAX_SEGMENT
@@ -209,34 +214,34 @@ def test_bad_settings_name_the_problem(settings, message):
 def test_short_sentences_are_decoded_exactly_by_the_last_level(trained):
     """direct_max_length: a sentence that short skips the pruning levels; its tree is the last level's best
     tree over every arc. With 0, every sentence runs through the whole cascade."""
-    from vineparse.pipeline.architectures import layout_of
-    from vineparse.pipeline.parts import SentenceScores
+    from vineparse.pipeline.batch import Batch
+    from vineparse.pipeline.labels import predict_labels
     nlp, examples = trained
     parser = nlp.get_pipe("vine_cascade")
     saved = parser.cfg["direct_max_length"]
     docs = [eg.predicted.copy() for eg in examples[:30]]
-    for i, doc in enumerate(docs):
+    for doc in docs:
         for token in doc:
             token.is_sent_start = token.i == 0
-    with nlp.select_pipes(enable=[name for name in nlp.pipe_names if name != "vine_cascade"]):
-        docs = list(nlp.pipe(docs))
     try:
         parser.cfg["direct_max_length"] = 1000
         direct = parser.predict(docs)
-        Z = parser.model.predict(docs)
-        params, layout = parser._params(), layout_of(parser.model)
-        for doc, z, (heads, _) in zip(docs, Z, direct):
-            tree = parser.predict_cascade.levels[-1].decode(SentenceScores(z, params, layout, cache=False), None)
-            expected = np.where(tree[1:] == 0, np.arange(len(doc)), tree[1:] - 1)
-            assert list(heads) == list(expected)
-        parser.cfg["direct_max_length"] = 0
-        for doc, z, (heads, labels) in zip(docs, Z, parser.predict(docs)):
-            sent = SentenceScores(z, params, layout, cache=False)
-            tree = parser.predict_cascade.run(sent)
+        batch = Batch(parser.model, parser.model.predict(docs)).predict()
+        scored = batch.score([batch.rows_of(i, 0, len(doc)) for i, doc in enumerate(docs)])
+        for doc, sent, (heads, _) in zip(docs, scored, direct):
+            tree = parser.predict_cascade.levels[-1].decode(sent, None)
             assert list(heads) == list(np.where(tree[1:] == 0, np.arange(len(doc)), tree[1:] - 1))
-            # the labels, predicted for the whole batch at once, are each arc's most probable one
-            mods = np.arange(1, len(doc) + 1)
-            assert list(labels) == list(sent.label_probabilities(tree[1:], mods).argmax(axis=1))
+        parser.cfg["direct_max_length"] = 0
+        trees = []
+        for doc, sent, (heads, labels) in zip(docs, scored, parser.predict(docs)):
+            tree = parser.predict_cascade.run(sent)
+            trees.append(np.where(tree[1:] == 0, np.arange(len(doc)), tree[1:] - 1))
+            assert list(heads) == list(trees[-1])
+        # the labels, predicted for the whole batch at once, are each arc's most probable one
+        labels = [labels for _, labels in parser.predict(docs)]
+        for i, (doc, tree) in enumerate(zip(docs, trees)):
+            alone = predict_labels(Batch(parser.model, parser.model.predict([doc])).predict(), [tree])[0]
+            assert list(alone) == list(labels[i])
     finally:
         parser.cfg["direct_max_length"] = saved
 
@@ -265,8 +270,8 @@ def test_learn_rate_scale_scales_the_components_own_steps(ewt_sentences):
     steps = {}
     for scale in (1.0, 2.0):
         nlp, examples = train_tiny(ewt_sentences[:10], steps=0, learn_rate_scale=scale)
-        features = nlp.get_pipe("vine_cascade").model.get_ref("features")
-        before = features.get_param("W").copy()
+        projection = nlp.get_pipe("vine_cascade").model.get_ref("arcs").layers[0]
+        before = projection.get_param("W").copy()
         nlp.update(examples, sgd=Adam(0.001))
-        steps[scale] = np.abs(features.get_param("W") - before).max()
+        steps[scale] = np.abs(projection.get_param("W") - before).max()
     assert steps[2.0] == pytest.approx(2 * steps[1.0], rel=0.05)

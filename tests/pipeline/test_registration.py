@@ -34,7 +34,7 @@ def test_entry_points_are_declared():
     architectures = {ep.name: ep.value for ep in entry_points(group="spacy_architectures")}
     assert factories.get("vine_cascade") == "vineparse.pipeline.registrations:make_vine_cascade", \
         "vineparse is not installed with its entry points: pip install the package (make test does)"
-    assert architectures.get("vineparse.VineCascadeModel.v1") == \
+    assert architectures.get("vineparse.VineCascadeModel.v2") == \
         "vineparse.pipeline.registrations:build_vine_cascade_model"
 
 
@@ -57,8 +57,8 @@ def test_fresh_interpreter_adds_and_loads_without_importing_vineparse(trained, t
     assert json.loads(out.strip().splitlines()[-1]) == expected
 
 
-@pytest.mark.parametrize("name, config", [("vineparse.VineCascadeModel.v1", {**TINY_MODEL, "nL": 3}),
-                                          ("vineparse.VineCascadeModel.v1",
+@pytest.mark.parametrize("name, config", [("vineparse.VineCascadeModel.v2", {**TINY_MODEL, "nL": 3}),
+                                          ("vineparse.VineCascadeModel.v2",
                                            {**TINY_MODEL, "nL": 3, "context_depth": 2})])
 def test_every_registered_architecture_initializes_and_backpropagates(name, config):
     assert name in registry.architectures
@@ -67,15 +67,16 @@ def test_every_registered_architecture_initializes_and_backpropagates(name, conf
     docs = [Doc(nlp.vocab, words=["a", "b", "c"]), Doc(nlp.vocab, words=[]), Doc(nlp.vocab, words=["d"])]
     model.initialize(X=docs)
     Z, backprop = model.begin_update(docs)
-    width = model.get_ref("features").get_dim("nO")
+    width = model.get_dim("nO")
     assert [z.shape for z in Z] == [(4, width), (1, width), (2, width)]
     backprop([np.ones_like(z) for z in Z])
-    assert all(np.isfinite(g).all() for g in [model.get_ref("features").get_grad("W")])
+    root = model.get_ref("encoder").layers[-2]
+    assert root.name == "vine_root_row" and np.isfinite(root.get_grad("root")).all()
 
 
 def test_all_vineparse_architectures_are_in_the_table():
     names = {name for name in registry.architectures.get_all() if name.startswith("vineparse.")}
-    assert names == {"vineparse.VineCascadeModel.v1"}
+    assert names == {"vineparse.VineCascadeModel.v2"}
 
 
 def test_spacy_train_runs_end_to_end(ewt_sentences, tmp_path):

@@ -27,11 +27,27 @@ class NeuralScoring:
     max_heads (int or None): an Eisner-order pruning level keeps at most this many heads per word (those of
         highest max-marginal; the best tree's arcs always survive), so the next level's work is bounded
         even where the threshold alone keeps too much (long or badly scored sentences).
+
+    Max-marginals are memoized on the sentence per level and input mask (the same mask object) while no
+    cost is set: a sentence's scores do not change while it is parsed or while a batch's losses are
+    computed, and training asks for them twice per level (the cascade loss, then the pruning).
     """
 
     def __init__(self, band: int = 5, max_heads=None):
         self.band = band
         self.head_cap = max_heads   # read by the Eisner levels' `prune_mask`; the vine's ignores it
+
+    def max_marginals(self, sent, mask=None, *masks):
+        plain = sent.cost is None and sent.outer_cost is None and all(m is None for m in masks)
+        if not plain:
+            return super().max_marginals(sent, mask, *masks)
+        key = (self.name, id(mask))
+        hit = sent.max_marginal_memo.get(key)
+        if hit is not None and hit[0] is mask:
+            return hit[1]
+        result = super().max_marginals(sent, mask, *masks)
+        sent.max_marginal_memo[key] = (mask, result)
+        return result
 
     def _score(self, sent, kind, rows):
         return sent.part_scores(kind, rows)
@@ -58,33 +74,21 @@ class NeuralScoring:
 
 
 class NeuralVineLevel(NeuralScoring, VineLevel):
-    """The vine on neural scores. `best_structure` finds the best vine structure from the max-marginals and
-    leaves them on the sentence (`SentenceScores.vine_max_marginals`), so that a cascade run on the same
-    sentence does not repeat the vine pass (prediction splits a doc with the vine, then parses it)."""
-
-    def max_marginals(self, sent, mask=None, outer_mask=None):
-        memo = getattr(sent, "vine_max_marginals", None)
-        if (memo is not None and memo[0] == self.band and mask is None and outer_mask is None
-                and sent.cost is None and sent.outer_cost is None):
-            return memo[1]
-        return super().max_marginals(sent, mask, outer_mask)
+    """The vine on neural scores. `best_structure` finds the best vine structure from the max-marginals
+    (memoized on the sentence, see `NeuralScoring`), so that a cascade run on the same sentence does not
+    repeat the vine pass (prediction splits a doc with the vine, then parses it)."""
 
     def _memo(self, sent, memo_limit: int):
-        """The unmasked vine max-marginals of `sent`, kept on it; None past `memo_limit` words or while a
-        cost is set (training)."""
+        """The unmasked vine max-marginals of `sent`; None past `memo_limit` words or while a cost is set."""
         if sent.n > memo_limit or sent.cost is not None or sent.outer_cost is not None:
             return None
-        memo = getattr(sent, "vine_max_marginals", None)
-        if memo is None or memo[0] != self.band:
-            memo = (self.band, super().max_marginals(sent))
-            sent.vine_max_marginals = memo
-        return memo[1]
+        return self.max_marginals(sent)
 
     def at_most_one_root(self, sent, memo_limit: int = 256, rtol: float = 1e-9) -> bool:
         """True if no best vine structure of `sent` has two ROOT words: at most one word's ROOT max-marginal
         reaches the best score (within rtol x max(1, |best|)); a ROOT word of a best structure has its
         ROOT max-marginal equal to the best score. Then the vine makes `sent` one sentence. False (not
-        known) past `memo_limit` words. Leaves the max-marginals on `sent`."""
+        known) past `memo_limit` words."""
         result = self._memo(sent, memo_limit)
         if result is None:
             return False
@@ -93,9 +97,9 @@ class NeuralVineLevel(NeuralScoring, VineLevel):
 
     def best_structure(self, sent, memo_limit: int = 256):
         """The best vine structure (heads, attach) as `decode` returns it. For sentences of at most
-        `memo_limit` words it is read off the max-marginals (kept on `sent`) when no word has a tie between
-        its two best attachments (then the best structure is unique and each word's best attachment is its
-        part of it); otherwise, and for longer sentences, it is decoded."""
+        `memo_limit` words it is read off the max-marginals when no word has a tie between its two best
+        attachments (then the best structure is unique and each word's best attachment is its part of
+        it); otherwise, and for longer sentences, it is decoded."""
         result = self._memo(sent, memo_limit)
         structure = None if result is None else structure_from_max_marginals(*result)
         return self.decode(sent) if structure is None else structure
