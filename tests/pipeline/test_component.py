@@ -240,7 +240,7 @@ def test_short_sentences_are_decoded_exactly_by_the_last_level(trained):
         # the labels, predicted for the whole batch at once, are each arc's most probable one
         labels = [labels for _, labels in parser.predict(docs)]
         for i, (doc, tree) in enumerate(zip(docs, trees)):
-            alone = predict_labels(Batch(parser.model, parser.model.predict([doc])).predict(), [tree])[0]
+            alone = predict_labels(Batch(parser.model, parser.model.predict([doc])).predict(), [tree], parser.labels)[0]
             assert list(alone) == list(labels[i])
     finally:
         parser.cfg["direct_max_length"] = saved

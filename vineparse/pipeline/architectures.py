@@ -86,6 +86,20 @@ def _init(model: Model, X=None, Y=None) -> None:
         scorer.initialize()
 
 
+def build_maxout_window_bilstm_encoder(width: int, depth: int, window_size: int, maxout_pieces: int,
+                                       lstm_width: int) -> Model[List[Floats2d], List[Floats2d]]:
+    """spaCy's `MaxoutWindowEncoder.v2` followed by a one-layer BiLSTM whose outputs are concatenated to its
+    own (registered as `vineparse.MaxoutWindowBiLSTMEncoder.v1`): the `encode` of a shared tok2vec that gives
+    every listener, spaCy's parser as well as vine_cascade, the same whole-sentence context. Output width
+    width + lstm_width (listeners must say so)."""
+    if isinstance(lstm_width, bool) or not isinstance(lstm_width, int) or lstm_width < 2 or lstm_width % 2:
+        raise ValueError(f"lstm_width must be an even integer >= 2, got {lstm_width!r}")
+    cnn = MaxoutWindowEncoder(width=width, window_size=window_size, maxout_pieces=maxout_pieces, depth=depth)
+    model = chain(cnn, with_lstm(LSTM(nO=lstm_width, nI=width, bi=True, depth=1)))
+    model.set_dim("nO", width + lstm_width)
+    return model
+
+
 def with_lstm(lstm: Model) -> Model[List[Floats2d], List[Floats2d]]:
     """Each doc's token vectors X (n, w) -> [X | BiLSTM(X)] (n, w + lstm nO)."""
     return Model("with_lstm", _with_lstm_forward, init=_with_lstm_init, layers=[with_padded(lstm)])

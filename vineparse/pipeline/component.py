@@ -312,7 +312,7 @@ class VineCascadeParser(TrainablePipe):
             return [(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)) for _ in docs]
         batch = Batch(self.model, self.model.predict(docs), parts=max(self.predict_cascade_orders()) > 1).predict()
         heads = [self._parse_doc(batch, i, doc) for i, doc in enumerate(docs)]
-        return list(zip(heads, predict_labels(batch, heads)))
+        return list(zip(heads, predict_labels(batch, heads, self.cfg["labels"])))
 
     def predict_cascade_orders(self) -> List[int]:
         return [level.order for level in self.predict_cascade.levels]

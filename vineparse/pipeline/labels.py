@@ -23,9 +23,10 @@ def collect_labels(get_examples: Callable) -> List[str]:
     return sorted(found)
 
 
-def predict_labels(batch: Batch, heads: Sequence[np.ndarray]) -> List[np.ndarray]:
+def predict_labels(batch: Batch, heads: Sequence[np.ndarray], labels: Sequence[str]) -> List[np.ndarray]:
     """The most probable label id of each token's arc, for a whole batch at once. heads: per doc the
-    absolute head index of every token (a root points at itself)."""
+    absolute head index of every token (a root points at itself); labels: the label set. A root never gets
+    a decorated label (deprojectivization would move the root under one of its own children)."""
     sizes = [len(h) for h in heads]
     if not sum(sizes):
         return [np.zeros(0, dtype=np.int64) for _ in heads]
@@ -36,7 +37,12 @@ def predict_labels(batch: Batch, heads: Sequence[np.ndarray]) -> List[np.ndarray
     scorer = batch.model.get_ref("labels")
     projection = scorer.layers[0].predict(batch.X)
     hidden, _ = label_hidden(scorer, projection, first_row + head, first_row + mod, distance_buckets(head, mod))
-    best = as_cpu(batch.ops, scorer.layers[1].predict(hidden).argmax(axis=1)).astype(np.int64)
+    logits = as_cpu(batch.ops, scorer.layers[1].predict(hidden))
+    decorated = np.array(["||" in label for label in labels], dtype=bool)
+    if decorated.any() and not decorated.all():
+        roots = head == 0
+        logits[np.ix_(roots, decorated)] = -np.inf
+    best = logits.argmax(axis=1).astype(np.int64)
     return np.split(best, np.cumsum(sizes)[:-1])
 
 

@@ -1,7 +1,7 @@
 """Every spaCy registration of vineparse, in one place (as spaCy 3.8 does).
 
-Importing this module registers the factory `vine_cascade` and the architecture
-`vineparse.VineCascadeModel.v2`. The package's entry points (`spacy_factories`,
+Importing this module registers the factory `vine_cascade` and the architectures
+`vineparse.VineCascadeModel.v2` and `vineparse.MaxoutWindowBiLSTMEncoder.v1`. The package's entry points (`spacy_factories`,
 `spacy_architectures` in setup.cfg) name objects of this module, so a fresh interpreter
 finds them without importing vineparse first.
 """
@@ -11,10 +11,11 @@ from spacy.language import Language
 from spacy.util import registry
 from thinc.api import Config, Model
 
-from .architectures import build_vine_cascade_model
+from .architectures import build_maxout_window_bilstm_encoder, build_vine_cascade_model
 from .component import DEFAULT_MODEL_CONFIG, VineCascadeParser
 
 registry.architectures.register("vineparse.VineCascadeModel.v2", func=build_vine_cascade_model)
+registry.architectures.register("vineparse.MaxoutWindowBiLSTMEncoder.v1", func=build_maxout_window_bilstm_encoder)
 
 
 @Language.factory(
