@@ -155,6 +155,5 @@ def test_a_root_never_gets_a_decorated_label(trained):
         for doc in parser.pipe([eg.predicted.copy() for eg in examples[:10]]):
             assert all("||" not in t.dep_ for t in doc)
             check_parse(doc, parser.labels)
-            assert all(t.dep_ != parser.labels[decorated[0]].split("||")[0] or t.head.i != t.i for t in doc)
     finally:
         bias[:] = saved
