@@ -226,3 +226,13 @@ def test_recall_tracker_agrees_with_the_masks(seed, n, cap):
         mask = level.prune_mask(best, arc_mm, outer_mm, row["alpha"])
         assert row["gold_recall"] == pytest.approx(mask[gold[1:], np.arange(1, n + 1)].sum() / n)
         assert row["gold_recall"] >= 0.9 or row["alpha"] == ALPHA_GRID[0]
+
+
+@given(st.integers(0, 10_000), st.integers(1, 30))
+def test_vectorized_sibling_rows_are_the_cascades(seed, n):
+    from vineparse.cascade.levels import sibling_rows as loop_rows
+    from vineparse.pipeline.levels import sibling_rows
+    rng = np.random.default_rng(seed)
+    heads = np.concatenate([[-1], [rng.integers(0, n + 1) for _ in range(n)]])     # any head array
+    heads[1:][heads[1:] == np.arange(1, n + 1)] = 0
+    assert sorted(map(tuple, sibling_rows(heads))) == sorted(map(tuple, loop_rows(heads)))

@@ -17,7 +17,8 @@ import numpy as np
 
 from .. import kernels
 from ..cascade.cascade import Cascade
-from ..cascade.levels import FirstOrderLevel, SecondOrderLevel, ThirdOrderLevel, VineLevel, full_mask
+from ..cascade.levels import (ARC, GRAND_SIBLING, GRANDPARENT, SIBLING, FirstOrderLevel, SecondOrderLevel,
+                              ThirdOrderLevel, VineLevel, arc_rows, full_mask)
 
 
 class NeuralScoring:
@@ -110,11 +111,38 @@ class NeuralFirstOrderLevel(NeuralScoring, FirstOrderLevel):
 
 
 class NeuralSecondOrderLevel(NeuralScoring, SecondOrderLevel):
-    pass
+    def tree_parts(self, heads):
+        return [(ARC, arc_rows(heads)), (SIBLING, sibling_rows(heads))]
 
 
 class NeuralThirdOrderLevel(NeuralScoring, ThirdOrderLevel):
-    pass
+    def tree_parts(self, heads):
+        siblings = sibling_rows(heads)
+        inner = siblings[siblings[:, 0] > 0]
+        grand = np.concatenate([heads[inner[:, 0], None], inner[:, [0, 2]]], axis=1)
+        gsib = np.concatenate([heads[inner[:, 0], None], inner], axis=1)
+        return [(ARC, arc_rows(heads)), (SIBLING, siblings), (GRANDPARENT, grand), (GRAND_SIBLING, gsib)]
+
+
+def sibling_rows(heads: np.ndarray) -> np.ndarray:
+    """(h, s, m) of every arc of a tree, s the next modifier of h towards h on m's side (s == h for the
+    first): the rows of `cascade.levels.sibling_rows` (in another order), vectorized. Training asks for the
+    parts of several structures per sentence and level, and the loop over heads was a seventh of its time.
+    heads: int64 (n + 1,), heads[0] = -1. RETURNS int64 (n, 3). O(n log n)."""
+    m = np.arange(1, len(heads), dtype=np.int64)
+    h = np.asarray(heads[1:], dtype=np.int64)
+    order = np.lexsort((m, h))                     # by head, then position
+    hs, ms = h[order], m[order]
+    s = hs.copy()
+    same_before = np.concatenate([[False], hs[1:] == hs[:-1]])
+    right = (ms > hs) & same_before
+    right[1:] &= ms[:-1] > hs[1:]                  # the modifier before is on the right too
+    s[right] = np.concatenate([[0], ms[:-1]])[right]
+    same_after = np.concatenate([hs[:-1] == hs[1:], [False]])
+    left = (ms < hs) & same_after
+    left[:-1] &= ms[1:] < hs[:-1]                  # the modifier after is on the left too
+    s[left] = np.concatenate([ms[1:], [0]])[left]
+    return np.stack([hs, s, ms], axis=1)
 
 
 def structure_from_max_marginals(best: float, arc_mm: np.ndarray, outer_mm: np.ndarray, rtol: float = 1e-9):
