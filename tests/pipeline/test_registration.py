@@ -102,3 +102,21 @@ def test_spacy_train_runs_end_to_end(ewt_sentences, tmp_path):
     assert trained.pipe_names == ["tok2vec", "tagger", "vine_cascade"]
     doc = trained("The cat sat on the mat .")
     assert sum(t.head.i == t.i for t in doc) == len(list(doc.sents))
+
+
+def test_spacy_evaluate_and_benchmark_speed_run_on_the_pipeline(trained, tmp_path):
+    nlp, examples = trained
+    nlp.to_disk(tmp_path / "pipeline")
+    DocBin(docs=[eg.reference for eg in examples[60:]]).to_disk(tmp_path / "dev.spacy")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    result = subprocess.run([sys.executable, "-m", "spacy", "evaluate", str(tmp_path / "pipeline"),
+                             str(tmp_path / "dev.spacy"), "--gold-preproc", "--output", str(tmp_path / "scores.json")],
+                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
+    scores = json.loads((tmp_path / "scores.json").read_text())
+    assert 0.0 <= scores["dep_las"] <= scores["dep_uas"] <= 1.0
+    result = subprocess.run([sys.executable, "-m", "spacy", "benchmark", "speed", str(tmp_path / "pipeline"),
+                             str(tmp_path / "dev.spacy"), "--batches", "30", "--warmup", "1", "--batch-size", "4"],
+                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
+    assert "words/s" in result.stdout or "WPS" in result.stdout.upper()
