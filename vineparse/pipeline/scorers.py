@@ -154,11 +154,9 @@ def biaffine_scores(model: Model, HD: Floats2d, rows: Sequence[Ints1d], position
             dH = d_HU @ U.T + d_row[:, None] * u[None, :]
             dD = dS.T @ HU
             # dS summed per (head, bucket) and per (dependent, bucket)
-            by_head = model.ops.alloc2f(size, N_BUCKETS, dtype=HD.dtype)
-            by_dep = model.ops.alloc2f(size, N_BUCKETS, dtype=HD.dtype)
             columns = xp.arange(size)
-            xp.add.at(by_head, (columns[:, None].repeat(size, axis=1), b), dS)
-            xp.add.at(by_dep, (columns[None, :].repeat(size, axis=0), b), dS)
+            by_head = _bucket_table(model.ops, (columns[:, None] * N_BUCKETS + b).ravel(), dS.ravel(), size)
+            by_dep = _bucket_table(model.ops, (columns[None, :] * N_BUCKETS + b).ravel(), dS.ravel(), size)
             model.inc_grad("c", by_head.sum(axis=0))
             model.inc_grad("F", by_head.T @ H)
             model.inc_grad("E", by_dep.T @ D)
@@ -168,6 +166,14 @@ def biaffine_scores(model: Model, HD: Floats2d, rows: Sequence[Ints1d], position
         return dHD
 
     return out, backprop
+
+
+def _bucket_table(ops, flat_index, values, size: int):
+    """(size, N_BUCKETS): values summed at flat_index = row * N_BUCKETS + bucket (ops.scatter_add, so any
+    backend)."""
+    out = ops.alloc1f(size * N_BUCKETS, dtype=values.dtype)
+    ops.scatter_add(out, ops.asarray(flat_index, dtype="i"), values)
+    return out.reshape(size, N_BUCKETS)
 
 
 def _arc_forward(model: Model, inputs: ArcInput, is_train: bool):
