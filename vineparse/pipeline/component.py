@@ -30,7 +30,7 @@ from ..cascade.training import TrainingSettings
 from . import calibration, serialization
 from .batch import Batch
 from .labels import collect_labels, predict_labels, write_parses
-from .levels import NeuralVineLevel, check_orders, neural_cascade
+from .levels import NeuralVineLevel, check_orders, neural_cascade, parse_pieces
 from .objective import ARC_LOSSES
 from .splitting import MAX_SEGMENT, join_roots, unit_pieces
 from .thresholds import RecallTracker
@@ -311,7 +311,12 @@ class VineCascadeParser(TrainablePipe):
         if not any(len(doc) for doc in docs):
             return [(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)) for _ in docs]
         batch = Batch(self.model, self.model.predict(docs), parts=max(self.predict_cascade_orders()) > 1).predict()
-        heads = [self._parse_doc(batch, i, doc) for i, doc in enumerate(docs)]
+        units = [self.pieces(batch, i, doc) for i, doc in enumerate(docs)]
+        trees = iter(parse_pieces(self.predict_cascade, [sent for doc_units in units for *_, pieces in doc_units
+                                                         for _, _, sent in pieces],
+                                  self.cfg.get("direct_max_length", 0)))
+        heads = [self._assemble(batch, i, len(doc), doc_units, trees) for i, (doc, doc_units) in
+                 enumerate(zip(docs, units))]
         return list(zip(heads, predict_labels(batch, heads, self.cfg["labels"])))
 
     def predict_cascade_orders(self) -> List[int]:
@@ -340,17 +345,14 @@ class VineCascadeParser(TrainablePipe):
             out.append((start, end, preset, unit_pieces(whole, rows, batch.score, vine, not preset)))
         return out
 
-    def _parse_doc(self, batch: Batch, index: int, doc: Doc) -> np.ndarray:
-        """The absolute head index of every token (a root points at itself)."""
-        heads = np.arange(len(doc), dtype=np.int64)
-        direct = self.cfg.get("direct_max_length", 0)
-        for start, end, preset, pieces in self.pieces(batch, index, doc):
+    def _assemble(self, batch: Batch, index: int, length: int, units, trees) -> np.ndarray:
+        """The absolute head index of every token of doc `index` (a root points at itself) from its pieces'
+        trees (taken in order from the iterator `trees`); the pieces of a preset sentence joined."""
+        heads = np.arange(length, dtype=np.int64)
+        for start, end, preset, pieces in units:
             roots = []
-            for a, b, sent in pieces:
-                if sent.n <= direct:
-                    tree = self.predict_cascade.levels[-1].decode(sent, None)
-                else:
-                    tree = self.predict_cascade.run(sent)
+            for a, b, _ in pieces:
+                tree = next(trees)
                 words = np.arange(a, b)
                 heads[start + a:start + b] = np.where(tree[1:] == 0, words, tree[1:] - 1 + a) + start
                 roots.append(a + int(np.flatnonzero(tree[1:] == 0)[0]))

@@ -7,6 +7,9 @@ dense matrix under a mask, from the sentence's dense arc scores); everything els
 pruning, decoding with forced parts, the parts of a structure) is inherited unchanged, so the runner
 `Cascade`, `training._cascade_step` and `training.choose_alpha` work on these levels as they are.
 
+`parse_pieces` is the one prediction loop over a batch's pieces (the seam for a compiled cascade runtime);
+training's loop over levels is `objective.sentence_loss`, its thresholds `thresholds.RecallTracker`.
+
 `update(sent, heads, step)` moves the scores of the structure's parts by `step` through the gradient: it adds
 -step to d loss / d part score (a perceptron step of +1 on gold is a gradient of -1), and the component
 backpropagates those gradients into the thinc model.
@@ -192,6 +195,15 @@ def check_orders(orders: Sequence[int]) -> tuple:
     if orders[-1] == 0:
         raise ValueError("the last level must be an Eisner order (1, 2 or 3), not the vine")
     return orders
+
+
+def parse_pieces(cascade: Cascade, sentences: Sequence, direct_max_length: int = 0) -> list:
+    """The best tree (heads, int64 (n + 1,)) of each sentence (`parts.SentenceScores`, at most
+    `splitting.MAX_SEGMENT` words) through the cascade; sentences of at most `direct_max_length` words are
+    decoded by the last level over every arc. The one prediction loop over a batch's pieces: the seam where a
+    compiled cascade runtime takes over."""
+    last = cascade.levels[-1]
+    return [last.decode(sent, None) if sent.n <= direct_max_length else cascade.run(sent) for sent in sentences]
 
 
 def neural_cascade(orders: Sequence[int], band: int, alphas: Sequence[float], max_heads=None) -> Cascade:
