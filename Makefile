@@ -66,7 +66,7 @@ SPACY_DATA := corpora/spacy
 EWT_SPACY := $(SPACY_DATA)/en_ewt-ud-train.spacy $(SPACY_DATA)/en_ewt-ud-dev.spacy $(SPACY_DATA)/en_ewt-ud-test.spacy
 VINE_OUT := bench/out/ewt_vine
 COMPARE := bench/out/compare
-COMPARE_STEPS ?= 4000
+COMPARE_STEPS ?= 2000
 COMPARE_RUNS := $(foreach setting,cnn bilstm,$(foreach pipe,vine spacy,$(foreach seed,0 1 2,$(setting)-$(pipe)-s$(seed))))
 ONE_CORE := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 TRAIN_DATA = --paths.train $(SPACY_DATA)/en_ewt-ud-train.spacy --paths.dev $(SPACY_DATA)/en_ewt-ud-dev.spacy

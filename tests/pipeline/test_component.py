@@ -275,3 +275,40 @@ def test_learn_rate_scale_scales_the_components_own_steps(ewt_sentences):
         nlp.update(examples, sgd=Adam(0.001))
         steps[scale] = np.abs(projection.get_param("W") - before).max()
     assert steps[2.0] == pytest.approx(2 * steps[1.0], rel=0.05)
+
+
+def test_training_sets_the_thresholds_from_the_recall_it_sees(ewt_sentences):
+    """threshold_interval: every few batches each pruning level's a is set from the tracker, whose rows
+    reach the recall target on what it saw (or sit at the grid's floor); the training cascade prunes with
+    the new values."""
+    nlp, _ = train_tiny(ewt_sentences[:40], steps=6, threshold_interval=2, recall=0.9)
+    parser = nlp.get_pipe("vine_cascade")
+    rows = parser.threshold_rows
+    assert len(rows) == 3 and all(row["alpha"] is not None for row in rows)
+    assert parser.cfg["alphas"] == [row["alpha"] for row in rows]
+    assert parser.cascade.alphas == parser.cfg["alphas"] == parser.predict_cascade.alphas
+    for row in rows:
+        assert row["gold_recall"] >= 0.9 or row["alpha"] == -1.0
+    frozen, _ = train_tiny(ewt_sentences[:40], steps=6, threshold_interval=0)
+    assert frozen.get_pipe("vine_cascade").cfg["alphas"] == [0.0, 0.0, 0.0]
+
+
+def test_calibrate_command_saves_a_recalibrated_pipeline(trained, tmp_path):
+    import json
+    import subprocess
+    import sys
+    from spacy.tokens import DocBin
+    nlp, examples = trained
+    nlp.to_disk(tmp_path / "pipeline")
+    DocBin(docs=[eg.reference for eg in examples[60:]]).to_disk(tmp_path / "dev.spacy")
+    result = subprocess.run([sys.executable, "-m", "vineparse.pipeline", "calibrate", str(tmp_path / "pipeline"),
+                             str(tmp_path / "dev.spacy"), "--recall", "0.9", "--max-heads", "4",
+                             "--output", str(tmp_path / "out")], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "vine: a =" in result.stdout and "first: a =" in result.stdout
+    cfg = json.loads((tmp_path / "out" / "vine_cascade" / "cfg").read_text())
+    assert cfg["max_heads"] == 4 and len(cfg["alphas"]) == 3
+    bad = subprocess.run([sys.executable, "-m", "vineparse.pipeline", "calibrate", str(tmp_path / "missing"),
+                          str(tmp_path / "dev.spacy"), "--output", str(tmp_path / "x")],
+                         capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2 and "error" in bad.stderr
