@@ -204,7 +204,8 @@ def test_calibrate_sets_alphas_for_the_recall(trained):
     ({"alphas": [0.1]}, "one value per pruning level"), ({"band": 0}, "band"), ({"recall": 1.5}, "recall"),
     ({"max_order": 0}, "max_order"), ({"max_heads": 0}, "max_heads"), ({"learn_rate_scale": 0.0}, "learn_rate_scale"),
     ({"direct_max_length": -1}, "direct_max_length"), ({"label_weight": 0}, "label_weight"),
-    ({"dropout": 1.0}, "dropout"), ({"model": {**TINY_MODEL, "lstm_width": 7}}, "lstm_width")])
+    ({"dropout": 1.0}, "dropout"), ({"held_out": 0.9}, "held_out"), ({"arc_loss": "x"}, "arc_loss"),
+    ({"model": {**TINY_MODEL, "lstm_width": 7}}, "lstm_width")])
 def test_bad_settings_name_the_problem(settings, message):
     nlp = spacy.blank("en")
     with pytest.raises(ValueError, match=message):
@@ -278,10 +279,10 @@ def test_learn_rate_scale_scales_the_components_own_steps(ewt_sentences):
 
 
 def test_training_sets_the_thresholds_from_the_recall_it_sees(ewt_sentences):
-    """threshold_interval: every few batches each pruning level's a is set from the tracker, whose rows
-    reach the recall target on what it saw (or sit at the grid's floor); the training cascade prunes with
-    the new values."""
-    nlp, _ = train_tiny(ewt_sentences[:40], steps=6, threshold_interval=2, recall=0.9)
+    """threshold_interval: every few batches each pruning level's a is set from the tracker (fed by the
+    held-out sentences), whose rows reach the recall target on what it saw (or sit at the grid's floor); the
+    training cascade prunes with the new values."""
+    nlp, _ = train_tiny(ewt_sentences[:40], steps=6, threshold_interval=2, recall=0.9, held_out=0.5)
     parser = nlp.get_pipe("vine_cascade")
     rows = parser.threshold_rows
     assert len(rows) == 3 and all(row["alpha"] is not None for row in rows)
@@ -289,6 +290,7 @@ def test_training_sets_the_thresholds_from_the_recall_it_sees(ewt_sentences):
     assert parser.cascade.alphas == parser.cfg["alphas"] == parser.predict_cascade.alphas
     for row in rows:
         assert row["gold_recall"] >= 0.9 or row["alpha"] == -1.0
+    assert parser.tracker.sentences.max() > 0
     frozen, _ = train_tiny(ewt_sentences[:40], steps=6, threshold_interval=0)
     assert frozen.get_pipe("vine_cascade").cfg["alphas"] == [0.0, 0.0, 0.0]
 
@@ -312,3 +314,18 @@ def test_calibrate_command_saves_a_recalibrated_pipeline(trained, tmp_path):
                           str(tmp_path / "dev.spacy"), "--output", str(tmp_path / "x")],
                          capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2 and "error" in bad.stderr
+
+
+def test_held_out_sentences_are_a_stable_share_kept_out_of_the_losses(ewt_sentences):
+    from vineparse.pipeline.thresholds import is_held_out
+    sentences = [list(s.words) for s in ewt_sentences]
+    picked = [is_held_out(words, 0.3) for words in sentences]
+    assert picked == [is_held_out(words, 0.3) for words in sentences]
+    assert 0.1 < np.mean(picked) < 0.5 and not any(is_held_out(words, 0.0) for words in sentences)
+    nlp, examples = train_tiny(ewt_sentences[:20], steps=0, held_out=0.3)
+    parser = nlp.get_pipe("vine_cascade")
+    from vineparse.pipeline.training import batch_loss
+    vectors = parser.model.predict([eg.predicted for eg in examples])
+    _, _, details = batch_loss(parser, examples, vectors)
+    held = sum(is_held_out(list(s.words), 0.3) for s in ewt_sentences[:20])
+    assert details["held_out"] == held and details["sentences"] == 20 - held

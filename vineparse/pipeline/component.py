@@ -86,8 +86,10 @@ class VineCascadeParser(TrainablePipe):
     recall (float): the gold-arc recall each pruning level keeps of the gold arcs that reach it, which
         training (and `calibrate`) set the thresholds for.
     threshold_interval (int): every this many batches, training sets each pruning level's a from the recall
-        of the sentences seen since (before their update), on the masks the cascade predicts with; 0 = keep
-        `alphas` as given.
+        of the held-out sentences seen since, on the masks the cascade predicts with; 0 = keep `alphas` as
+        given.
+    held_out (float): the share of training sentences (chosen by a hash of their words, the same in every
+        epoch) kept out of this component's losses, whose recall sets the thresholds.
     arc_loss (str): "crf" (first-order tree CRF) or "local" (head-selection cross-entropy).
     train_alpha (float): the a inside the structured cascade loss.
     witnesses (int): sampled parts per cascade-loss step (see `vineparse.cascade.training`).
@@ -111,7 +113,8 @@ class VineCascadeParser(TrainablePipe):
 
     def __init__(self, vocab, model: Model, name: str = "vine_cascade", *, orders: Sequence[int] = (0, 1, 2, 3),
                  band: int = 5, alphas: Optional[Sequence[float]] = None, recall: float = 0.995,
-                 threshold_interval: int = 50, arc_loss: str = "crf", train_alpha: float = 0.5,
+                 threshold_interval: int = 50, held_out: float = 0.05, arc_loss: str = "crf",
+                 train_alpha: float = 0.5,
                  witnesses: int = 2, structured_weight: float = 1.0, max_heads: Optional[int] = 8,
                  max_order: Optional[int] = None, seed: int = 0, learn_rate_scale: float = 1.0,
                  direct_max_length: int = 10, label_weight: float = 1.0, dropout: Optional[float] = None,
@@ -124,6 +127,7 @@ class VineCascadeParser(TrainablePipe):
                              f"{list(orders)}, got {len(alphas)}")
         _check_number("recall", recall, 0.0, 1.0, low_open=True)
         _check_number("threshold_interval", threshold_interval, 0, integer=True)
+        _check_number("held_out", held_out, 0.0, 0.5)
         if arc_loss not in ARC_LOSSES:
             raise ValueError(f"arc_loss must be one of {list(ARC_LOSSES)}, got {arc_loss!r}")
         _check_number("structured_weight", structured_weight, 0.0)
@@ -141,7 +145,8 @@ class VineCascadeParser(TrainablePipe):
         self.name = name
         self.scorer = scorer
         self.cfg = {"labels": [], "orders": list(orders), "band": band, "alphas": alphas, "recall": recall,
-                    "threshold_interval": threshold_interval, "arc_loss": arc_loss, "train_alpha": train_alpha,
+                    "threshold_interval": threshold_interval, "held_out": float(held_out), "arc_loss": arc_loss,
+                    "train_alpha": train_alpha,
                     "witnesses": witnesses, "structured_weight": float(structured_weight),
                     "max_heads": max_heads, "max_order": max_order, "seed": seed,
                     "learn_rate_scale": float(learn_rate_scale), "direct_max_length": direct_max_length,
@@ -261,7 +266,7 @@ class VineCascadeParser(TrainablePipe):
             self.refresh_thresholds()
         return losses
 
-    def refresh_thresholds(self, min_sentences: float = 20.0) -> List[dict]:
+    def refresh_thresholds(self, min_sentences: float = 10.0) -> List[dict]:
         """Set each pruning level's a from the recall tracker (levels that saw fewer than `min_sentences`
         sentences keep theirs), then let the tracker forget half of what it saw."""
         rows = self.tracker.rows(self.cfg["recall"])

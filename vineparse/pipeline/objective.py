@@ -10,8 +10,8 @@ For a sentence with projectivized gold tree y and the cascade's levels 0..K:
   its best structure, whose ROOT words split documents without sentence boundaries, is accurate too;
 * pruning levels k < K: the structured cascade loss [1 - score_k(y) + t_a]_+ of Weiss & Taskar (2010), by
   `vineparse.cascade.training._cascade_step`, on the mask the levels before k leave at the cascade's
-  current thresholds (the masks it predicts with); each level's max-marginals are also reported to a
-  `thresholds.RecallTracker`, which sets those thresholds as training goes;
+  current thresholds (the masks it predicts with), which `thresholds.RecallTracker` sets as training goes
+  from held-out sentences (`training.py`);
 * the last level: the cost-augmented structured hinge (Taskar et al. 2004) under the cascade's mask plus the
   gold arcs, max_y' [score(y') + hamming(y, y')] - score(y), with hamming counting wrong heads.
 
@@ -132,9 +132,8 @@ def vine_hinge_loss(level, sent: SentenceScores, heads: np.ndarray) -> float:
 
 
 def sentence_loss(cascade, sent: SentenceScores, heads: np.ndarray, settings: TrainingSettings, rng,
-                  structured_weight: float = 1.0, arc_loss: str = "crf", tracker=None) -> SentenceLoss:
-    """All losses of one sentence but its labels'. heads: projective gold tree (int64, n + 1). tracker:
-    a `thresholds.RecallTracker` told each pruning level's max-marginals (or None)."""
+                  structured_weight: float = 1.0, arc_loss: str = "crf") -> SentenceLoss:
+    """All losses of one sentence but its labels'. heads: projective gold tree (int64, n + 1)."""
     if arc_loss not in ARC_LOSSES:
         raise ValueError(f"arc_loss must be one of {ARC_LOSSES}, got {arc_loss!r}")
     result = SentenceLoss()
@@ -147,8 +146,6 @@ def sentence_loss(cascade, sent: SentenceScores, heads: np.ndarray, settings: Tr
     for k, level in enumerate(cascade.levels[:-1]):
         try:
             result.cascade += _cascade_step(level, example, mask, settings, rng)
-            if tracker is not None:
-                tracker.observe(k, level, *level.max_marginals(sent, mask), heads)
             pruned = cascade.prune(k, sent, mask)
         except NoStructureError:
             continue          # this level's input mask admits no structure: keep the mask before it

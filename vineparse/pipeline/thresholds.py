@@ -8,22 +8,46 @@ keeps, per pruning level, histograms of the gold arcs' and of all arcs' critical
 (exponentially decayed, so they follow the model as it trains), and `alphas` picks for each level the largest
 a whose gold-arc recall (of the gold arcs in the level's input mask) reaches the target.
 
-Training (`training.py`) reports each pruning level's max-marginals of each sentence *before* the batch's
-update, on the masks the cascade runs with at its current thresholds, and every `interval` batches sets the
-thresholds the next batches prune with. Eisner levels: a gold arc must also be among its word's `head_cap`
+Training (`training.py`) keeps a stable share of the training sentences out of every loss (`is_held_out`: by
+a hash of their words) and reports each pruning level's max-marginals of those (`observe_sentence`), on the
+masks the cascade runs with at its current thresholds; every `threshold_interval` batches the component sets
+the thresholds the next batches prune with. Eisner levels: a gold arc must also be among its word's `head_cap`
 best heads (ties kept, as `cascade.thresholds.cap_heads`). The vine: a long gold arc survives through its
 word's outer arc on its side, which lets every far head on that side through (each counts as a kept arc).
 Cost: O(n^2) per level and sentence (O(n^2 log n) with a head cap).
 """
-from typing import List, Optional
+import zlib
+from typing import List, Optional, Sequence
 
 import numpy as np
+
+from ..kernels._checks import NoStructureError
 
 from ..cascade.levels import VineLevel
 from ..cascade.training import ALPHA_GRID
 
 GRID = np.asarray(ALPHA_GRID, dtype=np.float64)
 TIE = 1e-9          # a part exactly at the threshold survives (mm >= t_a); rounding must not drop it
+
+
+def is_held_out(words: Sequence[str], share: float) -> bool:
+    """Whether a sentence (its words) is held out of training for the thresholds: a stable hash of its
+    words falls in the first `share` of the range (the same sentence is held out in every epoch and run)."""
+    if share <= 0.0:
+        return False
+    return zlib.crc32("\x1f".join(words).encode("utf-8")) < share * 2 ** 32
+
+
+def observe_sentence(cascade, sent, heads: np.ndarray, tracker: "RecallTracker") -> None:
+    """Run the cascade's pruning levels on a held-out sentence at their current thresholds and report each
+    level's max-marginals (on the mask the levels before it leave) to `tracker`."""
+    mask = None
+    for k, level in enumerate(cascade.levels[:-1]):
+        try:
+            tracker.observe(k, level, *level.max_marginals(sent, mask), heads)
+            mask = cascade.prune(k, sent, mask)
+        except NoStructureError:
+            continue          # this level's input mask admits no structure: keep the mask before it
 
 
 def critical_alphas(values: np.ndarray, best: float, mean: float) -> np.ndarray:

@@ -5,8 +5,9 @@ scorers run once over the batch's stacked encoder output with their backward pas
 (`objective.sentence_loss`: arc loss, vine hinge, cascade losses on the masks the cascade predicts with, the
 last level's hinge) computed on the CPU from its `SentenceScores`, the label cross-entropy of every gold arc
 of the batch at once; then the gradients of arc, outer and part scores and of the label logits go back
-through the scorers into d encoder output. While training, each pruning level's max-marginals are reported to
-the component's `thresholds.RecallTracker` before the update, and the thresholds are refreshed from it.
+through the scorers into d encoder output. A stable share of the sentences (`held_out`) is kept out of the
+losses: their pruning levels' max-marginals go to the component's `thresholds.RecallTracker`, from which
+the component refreshes the thresholds.
 """
 from dataclasses import dataclass
 from typing import Dict, Iterator, List, Tuple
@@ -18,6 +19,7 @@ from .batch import Batch, as_cpu
 from .objective import sentence_loss
 from .parts import SentenceScores
 from .scorers import HEAD_COLUMN, dense_buckets, distance_buckets, part_mlp
+from .thresholds import is_held_out, observe_sentence
 
 
 @dataclass
@@ -27,11 +29,13 @@ class GoldSentence:
     end: int
     heads: np.ndarray        # projective gold tree, int64 (n + 1,), heads[0] = -1, 0 = the root
     labels: np.ndarray       # label ids (n + 1,), -1 where unseen (and at 0)
+    held_out: bool = False   # kept out of the losses; its recall sets the pruning thresholds
 
 
-def gold_sentences(examples, label_ids: Dict[str, int], skip) -> Iterator[GoldSentence]:
+def gold_sentences(examples, label_ids: Dict[str, int], skip, held_out: float = 0.0) -> Iterator[GoldSentence]:
     """The gold sentences of each example's predicted doc; sentences whose tokens do not all align
-    one-to-one with gold heads are reported to `skip(what, detail)` and left out."""
+    one-to-one with gold heads are reported to `skip(what, detail)` and left out. held_out: the share of
+    sentences marked held out (`thresholds.is_held_out`)."""
     for i, example in enumerate(examples):
         heads, deps = example.get_aligned_parse(projectivize=True)
         doc = example.predicted
@@ -48,7 +52,8 @@ def gold_sentences(examples, label_ids: Dict[str, int], skip) -> Iterator[GoldSe
             positions = np.arange(1, end - start + 1)
             tree[1:][tree[1:] == positions] = 0          # spaCy marks a root by its own index
             labels = np.array([-1] + [label_ids.get(d, -1) for d in deps[start:end]], dtype=np.int64)
-            yield GoldSentence(i, start, end, tree, labels)
+            hold = is_held_out([t.text for t in doc[start:end]], held_out)
+            yield GoldSentence(i, start, end, tree, labels, hold)
 
 
 def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
@@ -57,12 +62,17 @@ def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
     model, cfg = component.model, component.cfg
     ops = model.ops
     batch = Batch(model, vectors)
-    sentences = list(gold_sentences(examples, component.label_ids, component.skip))
-    details = {"sentences": len(sentences), "arcs": 0.0, "hinge": 0.0, "labels": 0.0, "cascade": 0}
+    every = list(gold_sentences(examples, component.label_ids, component.skip, cfg.get("held_out", 0.0)))
+    held = [s for s in every if s.held_out]
+    sentences = [s for s in every if not s.held_out]
+    details = {"sentences": len(sentences), "held_out": len(held), "arcs": 0.0, "hinge": 0.0, "labels": 0.0,
+               "cascade": 0}
     zeros = [ops.alloc2f(*v.shape, dtype=v.dtype) for v in vectors]
+    X = batch.X
+    if held and cfg.get("threshold_interval", 0):
+        observe_held_out(component, batch, held)
     if not sentences:
         return 0.0, zeros, details
-    X = batch.X
     rows = [batch.rows_of(s.doc, s.start, s.end) for s in sentences]
     arcs, backprop_arcs = model.get_ref("arcs")((X, rows, None), is_train=True)
     outer, backprop_outer = model.get_ref("outer")(X, is_train=True)
@@ -71,13 +81,13 @@ def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
         projections[kind], backprop_projections[kind] = model.get_ref(name).layers[0](X, is_train=True)
     batch.outer = as_cpu(ops, outer).astype(np.float64)
     batch.tables = batch.part_tables(projections)
-    cascade, tracker = component.cascade, component.tracker
+    cascade = component.cascade
     total = 0.0
     scored = []
     for s, r, S in zip(sentences, rows, arcs):
         sent = SentenceScores(as_cpu(ops, S), batch.outer[r], batch.tables, r, cache=True)
         result = sentence_loss(cascade, sent, s.heads, component.settings, component.rng,
-                               cfg["structured_weight"], cfg["arc_loss"], tracker)
+                               cfg["structured_weight"], cfg["arc_loss"])
         details["arcs"] += result.arcs
         details["hinge"] += result.hinge
         details["cascade"] += result.cascade
@@ -111,6 +121,16 @@ def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
     total += label_loss
     d_vectors = [d_X[start:start + len(v)] for start, v in zip(batch.doc_rows, vectors)]
     return total, d_vectors, details
+
+
+def observe_held_out(component, batch: Batch, held: List[GoldSentence]) -> None:
+    """Report the held-out sentences' max-marginals to the component's recall tracker (no gradients: the
+    scorers run in prediction mode)."""
+    if batch.tables is None:
+        batch.predict()
+    scored = batch.score([batch.rows_of(s.doc, s.start, s.end) for s in held])
+    for s, sent in zip(held, scored):
+        observe_sentence(component.cascade, sent, s.heads, component.tracker)
 
 
 def label_cross_entropy(component, X, batch: Batch, sentences: List[GoldSentence]):
