@@ -164,26 +164,28 @@ def markdown(result):
              "| setting | pipeline | UAS | LAS | UAS > 30 words | LAS > 30 words |", "| --- | --- | --- | --- | --- | --- |"]
     for setting, pipes in result["settings"].items():
         for pipe, row in pipes.items():
-            cells = [f"{row[key]['mean']:.2f} ± {row[key]['std']:.2f} ({row[key]['min']:.2f}–{row[key]['max']:.2f})"
-                     for key in ("dep_uas", "dep_las", "long_dep_uas", "long_dep_las")]
+            cells = [f"{row[k]['mean']:.2f} ± {row[k]['std']:.2f} ({row[k]['min']:.2f}–{row[k]['max']:.2f})"
+                     for k in ("dep_uas", "dep_las", "long_dep_uas", "long_dep_las")]
             lines.append(f"| {setting} | {pipe} | " + " | ".join(cells) + " |")
         if "difference" in pipes.get("vine", {}):
             d = pipes["vine"]["difference"]
             lines.append(f"| {setting} | vine − spacy | {d['dep_uas']:+.2f} | {d['dep_las']:+.2f} | "
                          f"{d['long_dep_uas']:+.2f} | {d['long_dep_las']:+.2f} |")
     for setting, block in result.get("seed0", {}).items():
-        lines += ["", f"Seed 0, setting {setting}: words/s of the whole pipeline (median of {len(block['speed']['spacy']['runs'])} "
-                      f"interleaved runs), accuracy by the cascade's last order", "",
+        rounds = len(block["speed"]["spacy"]["runs"])
+        lines += ["", f"Seed 0, setting {setting}: words/s of the whole pipeline (median of {rounds} interleaved "
+                      f"runs), accuracy by the cascade's last order", "",
                   "| pipeline | UAS | LAS | words/s | vs spaCy |", "| --- | --- | --- | --- | --- |"]
         s = block["speed"]["spacy"]["median"]
         lines.append(f"| spaCy parser | {100 * block['spacy_test']['dep_uas']:.2f} | "
                      f"{100 * block['spacy_test']['dep_las']:.2f} | {s:,.0f} | 1.00× |")
         for order, row in block["by_order"].items():
             rate = block["speed"][f"vine_{order}"]["median"]
-            lines.append(f"| vine_cascade up to order {order} | {100 * row['dep_uas']:.2f} | {100 * row['dep_las']:.2f} | "
-                         f"{rate:,.0f} | {rate / s:.2f}× |")
+            lines.append(f"| vine_cascade up to order {order} | {100 * row['dep_uas']:.2f} | "
+                         f"{100 * row['dep_las']:.2f} | {rate:,.0f} | {rate / s:.2f}× |")
         if "levels_dev" in block:
-            lines += ["", "| cascade level | a | kept-arc share (dev) | gold-arc recall (dev) |", "| --- | --- | --- | --- |"]
+            lines += ["", "| cascade level | a | kept-arc share (dev) | gold-arc recall (dev) |",
+                      "| --- | --- | --- | --- |"]
             for row, alpha in zip(block["levels_dev"], block["alphas"]):
                 lines.append(f"| {row['level']} | {alpha:+.2f} | {100 * row['kept_share']:.1f}% | "
                              f"{100 * row['gold_recall']:.2f}% |")
@@ -192,11 +194,13 @@ def markdown(result):
             lines += ["", "| input | tokens | µs per token | sentences |", "| --- | --- | --- | --- |",
                       f"| {li['preset_20']['docs']} preset sentences of ~20 words | {li['preset_20']['tokens']:,} | "
                       f"{li['preset_20']['us_per_token']:.0f} | {li['preset_20']['docs']} |",
-                      f"| one preset sentence | {li['preset_2000']['tokens']:,} | {li['preset_2000']['us_per_token']:.0f} | "
-                      f"{li['preset_2000']['sentences']} |"]
+                      f"| one preset sentence | {li['preset_2000']['tokens']:,} | "
+                      f"{li['preset_2000']['us_per_token']:.0f} | {li['preset_2000']['sentences']} |"]
             for row in li["no_boundaries"]:
-                lines.append(f"| doc without boundaries | {row['tokens']:,} | {row['us_per_token']:.0f} | {row['sentences']} |")
-            lines.append(f"\nPreset 2,000-token sentence / 20-word sentences, time per token: {li['preset_ratio']:.2f}×")
+                lines.append(f"| doc without boundaries | {row['tokens']:,} | {row['us_per_token']:.0f} | "
+                             f"{row['sentences']} |")
+            lines.append(f"\nPreset 2,000-token sentence / 20-word sentences, time per token: "
+                         f"{li['preset_ratio']:.2f}×")
     return "\n".join(lines) + "\n"
 
 

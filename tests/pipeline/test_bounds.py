@@ -12,8 +12,8 @@ from vineparse.pipeline import splitting
 from vineparse.pipeline.splitting import MAX_SEGMENT, join_roots
 from vineparse.trees import find_cycle, is_projective
 
-WORDS = ["the", "cat", "sat", ".", "Zyxxq", " ", "\n", "\t", "😀", "👍🏽", "ü", "中文", "-", "'s", "a" * 60, "I",
-         "and", ",", "http://example.com", "3.14"]
+WORDS = ["the", "cat", "sat", ".", "Zyxxq", " ", "\n", "\t", "😀", "👍🏽", "ü", "中文", "-", "'s", "a" * 60,
+         "I", "and", ",", "http://example.com", "3.14"]
 
 
 def check_parse(doc, labels):

@@ -1,9 +1,9 @@
 """Every spaCy registration of vineparse, in one place (as spaCy 3.8 does).
 
 Importing this module registers the factory `vine_cascade` and the architectures
-`vineparse.VineCascadeModel.v2` and `vineparse.MaxoutWindowBiLSTMEncoder.v1`. The package's entry points (`spacy_factories`,
-`spacy_architectures` in setup.cfg) name objects of this module, so a fresh interpreter
-finds them without importing vineparse first.
+`vineparse.VineCascadeModel.v2` and `vineparse.MaxoutWindowBiLSTMEncoder.v1`. The package's entry
+points (`spacy_factories`, `spacy_architectures` in setup.cfg) name objects of this module, so a fresh
+interpreter finds them without importing vineparse first.
 """
 from typing import Callable, List, Optional
 
