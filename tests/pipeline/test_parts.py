@@ -204,7 +204,9 @@ def test_tree_crf_loss_is_the_brute_force_log_loss(n):
 @given(st.integers(0, 10_000), st.integers(2, 14), st.sampled_from([None, 2, 4]))
 def test_recall_tracker_agrees_with_the_masks(seed, n, cap):
     """At every a of the grid, the gold arcs and arcs the tracker counts as surviving are those the level's
-    own `prune_mask` keeps (first order with a head cap, and the vine)."""
+    own `prune_mask` keeps (first order with a head cap, and the vine). A max-marginal within 1e-9 of t_a is
+    a tie that rounding may send either way: such grid values are not compared."""
+    from vineparse.cascade.thresholds import threshold
     rng = np.random.default_rng(seed)
     gold = np.asarray(projective_trees(min(n, 6))[0]) if n <= 6 else None
     if gold is None:
@@ -213,18 +215,27 @@ def test_recall_tracker_agrees_with_the_masks(seed, n, cap):
     for level in (NeuralFirstOrderLevel(5, cap), NeuralVineLevel(2)):
         sent = random_sentence(seed, n)
         best, arc_mm, outer_mm = level.max_marginals(sent, None)
+        values = arc_mm if outer_mm is None else np.concatenate([arc_mm.ravel(), outer_mm[1:].ravel()])
+        finite = values[np.isfinite(values)]
+
+        def tie(alpha):
+            return bool(np.any(np.abs(finite - threshold(best, values, alpha)) < 1e-9))
+
         tracker = RecallTracker(1, decay=1.0)
         tracker.observe(0, level, best, arc_mm, outer_mm, gold)
+        survive = np.cumsum(tracker.gold[0][::-1])[::-1][1:]
+        kept = np.cumsum(tracker.kept[0][::-1])[::-1][1:]
         for i in rng.choice(len(ALPHA_GRID), size=8, replace=False):
             alpha = ALPHA_GRID[i]
+            if tie(alpha):
+                continue
             mask = level.prune_mask(best, arc_mm, outer_mm, alpha)
-            survive = np.cumsum(tracker.gold[0][::-1])[::-1][1:]
-            kept = np.cumsum(tracker.kept[0][::-1])[::-1][1:]
             assert survive[i] == mask[gold[1:], np.arange(1, n + 1)].sum(), (level.name, alpha)
             assert kept[i] == mask[:, 1:].sum(), (level.name, alpha)
         row = tracker.rows(0.9)[0]
-        mask = level.prune_mask(best, arc_mm, outer_mm, row["alpha"])
-        assert row["gold_recall"] == pytest.approx(mask[gold[1:], np.arange(1, n + 1)].sum() / n)
+        if not tie(row["alpha"]):
+            mask = level.prune_mask(best, arc_mm, outer_mm, row["alpha"])
+            assert row["gold_recall"] == pytest.approx(mask[gold[1:], np.arange(1, n + 1)].sum() / n)
         assert row["gold_recall"] >= 0.9 or row["alpha"] == ALPHA_GRID[0]
 
 
