@@ -54,44 +54,59 @@ $(STAMP): $(BIN)/python $(SOURCES)
 clean:
 	rm -rf build dist *.egg-info vineparse/_kernels/*.c vineparse/_kernels/*.so bench/out
 
-# ---- the spaCy component vine_cascade on EWT (issue 5) ----
+# ---- the spaCy component vine_cascade on EWT (issues 5, 14) ----
 # ewt-vine: convert EWT to .spacy (one sentence per doc, under the git-ignored corpora/spacy/), train
-# tok2vec + tagger + vine_cascade (configs/ewt.cfg), set the pruning thresholds on dev, evaluate on test and
-# run `spacy benchmark speed`. ewt-compare: the same budget with spaCy's own parser
-# (configs/ewt_spacy_parser.cfg), then bench/spacy_compare.py (JSON + markdown table under bench/out/).
+# tok2vec + tagger + vine_cascade (configs/ewt.cfg; the pruning thresholds are set while training), evaluate on
+# test and run `spacy benchmark speed`. package: `spacy package` on that pipeline, an sdist and a wheel of
+# en_vineparse_ewt under dist/. ewt-compare: three seeds each of vine_cascade and of spaCy's own parser, with
+# the shared tok2vec as it is (setting cnn) and with a BiLSTM in it (setting bilstm), COMPARE_STEPS steps each
+# (`make -j2 ewt-compare` runs two trainings at a time), then bench/spacy_compare.py (JSON + markdown under
+# bench/results/).
 SPACY_DATA := corpora/spacy
 EWT_SPACY := $(SPACY_DATA)/en_ewt-ud-train.spacy $(SPACY_DATA)/en_ewt-ud-dev.spacy $(SPACY_DATA)/en_ewt-ud-test.spacy
 VINE_OUT := bench/out/ewt_vine
-SPACY_OUT := bench/out/ewt_spacy_parser
+COMPARE := bench/out/compare
+COMPARE_STEPS ?= 2000
+COMPARE_RUNS := $(foreach setting,cnn bilstm,$(foreach pipe,vine spacy,$(foreach seed,0 1 2,$(setting)-$(pipe)-s$(seed))))
 ONE_CORE := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+TRAIN_DATA = --paths.train $(SPACY_DATA)/en_ewt-ud-train.spacy --paths.dev $(SPACY_DATA)/en_ewt-ud-dev.spacy
+# the config of a comparison run named setting-pipeline-sSEED
+run_config = configs/$(if $(filter vine,$(word 2,$(subst -, ,$(1)))),ewt,ewt_spacy_parser)$(if $(filter bilstm,$(word 1,$(subst -, ,$(1)))),_bilstm,).cfg
+run_seed = $(subst s,,$(word 3,$(subst -, ,$(1))))
 # `python -I -m`: the working directory (this unbuilt source tree) stays off sys.path, so the installed
 # vineparse is the one imported, as with the console scripts.
 
-.PHONY: ewt-vine ewt-compare
+.PHONY: ewt-vine ewt-compare package
 
 $(SPACY_DATA)/en_ewt-ud-%.spacy: | $(STAMP)
 	@mkdir -p $(SPACY_DATA)
 	$(BIN)/python -I -m spacy convert $(VINEPARSE_CORPORA)/ud-english-ewt/en_ewt-ud-$*.conllu $(SPACY_DATA) --converter conllu -n 1
 
-$(VINE_OUT)/model-calibrated: $(STAMP) $(EWT_SPACY) configs/ewt.cfg
-	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/ewt.cfg --output $(VINE_OUT) \
-	    --paths.train $(SPACY_DATA)/en_ewt-ud-train.spacy --paths.dev $(SPACY_DATA)/en_ewt-ud-dev.spacy
-	$(ONE_CORE) $(BIN)/python -I -m vineparse.pipeline calibrate $(VINE_OUT)/model-best \
-	    $(SPACY_DATA)/en_ewt-ud-dev.spacy --max-heads 4 --output $(VINE_OUT)/model-calibrated
+$(VINE_OUT)/model-best: $(STAMP) $(EWT_SPACY) configs/ewt.cfg
+	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/ewt.cfg --output $(VINE_OUT) $(TRAIN_DATA)
 
-$(SPACY_OUT)/model-best: $(STAMP) $(EWT_SPACY) configs/ewt_spacy_parser.cfg
-	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/ewt_spacy_parser.cfg --output $(SPACY_OUT) \
-	    --paths.train $(SPACY_DATA)/en_ewt-ud-train.spacy --paths.dev $(SPACY_DATA)/en_ewt-ud-dev.spacy
-
-ewt-vine: $(VINE_OUT)/model-calibrated
-	$(ONE_CORE) $(BIN)/python -I -m spacy evaluate $(VINE_OUT)/model-calibrated $(SPACY_DATA)/en_ewt-ud-test.spacy \
+ewt-vine: $(VINE_OUT)/model-best
+	$(ONE_CORE) $(BIN)/python -I -m spacy evaluate $(VINE_OUT)/model-best $(SPACY_DATA)/en_ewt-ud-test.spacy \
 	    --gold-preproc --output $(VINE_OUT)/test.json
-	$(ONE_CORE) $(BIN)/python -I -m spacy benchmark speed $(VINE_OUT)/model-calibrated $(SPACY_DATA)/en_ewt-ud-test.spacy
+	$(ONE_CORE) $(BIN)/python -I -m spacy benchmark speed $(VINE_OUT)/model-best $(SPACY_DATA)/en_ewt-ud-test.spacy
 
-ewt-compare: $(VINE_OUT)/model-calibrated $(SPACY_OUT)/model-best
-	$(ONE_CORE) $(BIN)/python bench/spacy_compare.py --vine $(VINE_OUT)/model-calibrated --spacy $(SPACY_OUT)/model-best \
+package: $(VINE_OUT)/model-best
+	$(BIN)/python -m pip install --quiet wheel
+	@mkdir -p dist
+	$(BIN)/python -I -m spacy package $(VINE_OUT)/model-best dist --name vineparse_ewt --version 0.1.0 \
+	    --build sdist,wheel --force
+	@ls dist/en_vineparse_ewt-0.1.0/dist/
+
+$(COMPARE)/%/model-best: | $(STAMP) $(EWT_SPACY)
+	@mkdir -p $(COMPARE)
+	$(ONE_CORE) $(BIN)/python -I -m spacy train $(call run_config,$*) --output $(COMPARE)/$* $(TRAIN_DATA) \
+	    --system.seed $(call run_seed,$*) --training.max_steps $(COMPARE_STEPS) --training.eval_frequency 1000 \
+	    > $(COMPARE)/$*.log 2>&1
+
+ewt-compare: $(foreach run,$(COMPARE_RUNS),$(COMPARE)/$(run)/model-best)
+	$(ONE_CORE) $(BIN)/python bench/spacy_compare.py --runs $(COMPARE) --steps $(COMPARE_STEPS) \
 	    --dev $(SPACY_DATA)/en_ewt-ud-dev.spacy --test $(SPACY_DATA)/en_ewt-ud-test.spacy \
-	    --out bench/out/spacy_compare.json --markdown bench/out/spacy_compare.md
+	    --out bench/results/spacy_compare.json --markdown bench/results/spacy_compare.md
 
 # ---- hardening (issue 15) ----
 # bench-astar-backoff: A* with the back-off grammar on EWT test (8-26 words) and the PTB test range, both models

@@ -1,29 +1,55 @@
-"""vine_cascade against spaCy's own parser, same tok2vec, tagger, data and training budget.
+"""vine_cascade against spaCy's own parser: same shared tok2vec, tagger, data, steps; three seeds each.
 
-For each pipeline: dep_uas / dep_las on the test set (spaCy's scorer, punctuation excluded, gold tokens as
-`spacy evaluate --gold-preproc` and the training configs use) and words per second of the whole pipeline (tokenizer, tok2vec,
-tagger, parser; `nlp.pipe` over the test texts, median of --repeats runs, the runs of spaCy's pipeline and of
-the cascade stopping at each order interleaved so that the shared machine's load hits them alike; run it with
-OPENBLAS_NUM_THREADS=1 for one core). For the cascade
-also: each level's kept-arc share and gold-arc recall on dev, and accuracy and speed when the cascade stops at
-first or second order. Also the time to parse one doc of about 2,000 tokens without sentence boundaries
-against its length. Writes JSON (--out) and a markdown table (--markdown); prints progress lines.
+Reads the trained pipelines under --runs, named SETTING-PIPELINE-sSEED/model-best (`make ewt-compare`):
+SETTING "cnn" (the shared tok2vec as spaCy's --optimize efficiency config has it) or "bilstm" (the same with
+a BiLSTM in the shared tok2vec, so both parsers get a whole-sentence encoder), PIPELINE "vine" or "spacy".
+Each pipeline was tuned on dev only (model-best by dev score; vine_cascade's pruning thresholds set while
+training). For every run: dep_uas / dep_las on the test set (spaCy's scorer, punctuation excluded, gold
+tokens as `spacy evaluate --gold-preproc`), and the same on test sentences of more than 30 words; per setting
+and pipeline the mean, sample standard deviation, min and max over seeds. For the first seed of each pipeline and setting: words
+per second of the whole pipeline (tokenizer, tok2vec, tagger, parser; `nlp.pipe` over the test texts, one core,
+median of --repeats runs, the runs of spaCy's pipeline and of the cascade stopping at each order interleaved so
+that the shared machine's load hits them alike), accuracy of the cascade stopping at each order, each pruning
+level's kept-arc share and gold-arc recall on dev, and time per token of long inputs: docs without sentence
+boundaries, and one preset sentence of 2,000 tokens against preset sentences of 20 (issue 15: within 2x).
+Writes JSON (--out, with the command line, git commit, machine and load averages) and markdown (--markdown).
 
-    python bench/spacy_compare.py --vine bench/out/ewt_vine/model-calibrated \\
-        --spacy bench/out/ewt_spacy_parser/model-best --dev corpora/spacy/en_ewt-ud-dev.spacy \\
-        --test corpora/spacy/en_ewt-ud-test.spacy --out bench/out/spacy_compare.json \\
-        --markdown bench/out/spacy_compare.md
+    python bench/spacy_compare.py --runs bench/out/compare --steps 4000 \\
+        --dev corpora/spacy/en_ewt-ud-dev.spacy --test corpora/spacy/en_ewt-ud-test.spacy \\
+        --out bench/results/spacy_compare.json --markdown bench/results/spacy_compare.md
 """
 import argparse
 import json
+import os
+import platform
+import re
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
 
+RUN_NAME = re.compile(r"^(cnn|bilstm)-(vine|spacy)-s(\d+)$")
+LONG = 30          # "long sentences": more than this many words
+
 
 def log(message):
     print(message, file=sys.stderr, flush=True)
+
+
+def machine():
+    import spacy
+    return {"platform": platform.platform(), "processor": platform.processor(), "cpus": os.cpu_count(),
+            "python": platform.python_version(), "spacy": spacy.__version__,
+            "threads": {k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}}
+
+
+def git_commit():
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                              cwd=Path(__file__).resolve().parent).stdout.strip()
+    except OSError:
+        return None
 
 
 def gold_tokens(nlp, gold):
@@ -33,19 +59,20 @@ def gold_tokens(nlp, gold):
     return Example(Doc(nlp.vocab, words=[t.text for t in gold], spaces=[bool(t.whitespace_) for t in gold]), gold)
 
 
-def words_per_second(nlp, texts, batch_size=256):
-    """Words per second of one `nlp.pipe` pass over `texts` (the whole pipeline, tokenizer included)."""
-    words = sum(len(nlp.make_doc(t)) for t in texts)
+def accuracy(nlp, examples):
+    scores = nlp.evaluate(examples)
+    long = [eg for eg in examples if len(eg.reference) > LONG]
+    long_scores = nlp.evaluate(long)
+    return {"dep_uas": scores["dep_uas"], "dep_las": scores["dep_las"], "tag_acc": scores.get("tag_acc"),
+            "long_dep_uas": long_scores["dep_uas"], "long_dep_las": long_scores["dep_las"],
+            "long_sentences": len(long)}
+
+
+def words_per_second(nlp, texts, words, batch_size=256):
     start = time.perf_counter()
     for _ in nlp.pipe(texts, batch_size=batch_size):
         pass
     return words / (time.perf_counter() - start)
-
-
-def accuracy(nlp, examples):
-    scores = nlp.evaluate(examples)
-    return {"dep_uas": scores["dep_uas"], "dep_las": scores["dep_las"], "sents_f": scores["sents_f"],
-            "tag_acc": scores.get("tag_acc")}
 
 
 def level_table(nlp, examples):
@@ -58,112 +85,196 @@ def level_table(nlp, examples):
     return [{k: (float(v) if k != "level" else v) for k, v in row.items()} for row in stats.rows()]
 
 
-def long_doc_times(nlp, texts, repeats):
-    """Seconds to parse docs of growing length without sentence boundaries (concatenated test texts)."""
+def run_components(nlp, docs):
+    for _, component in nlp.pipeline:
+        docs = list(component.pipe(docs))
+    return docs
+
+
+def long_input_times(nlp, examples, repeats):
+    """Seconds per token of (a) 100 preset one-sentence docs of about 20 words, (b) one preset sentence of
+    2,000 tokens, (c) docs without boundaries of 250..2,000 tokens; medians of `repeats` runs."""
     from spacy.tokens import Doc
-    words = [t.text for text in texts for t in nlp.make_doc(text)]
-    out = []
-    for length in (250, 500, 1000, 2000):
-        doc_words = words[:length]
+    words = [t.text for eg in examples for t in eg.reference]
+    twenty = [eg for eg in examples if 18 <= len(eg.reference) <= 22][:100]
+
+    def preset(word_list):
+        return Doc(nlp.vocab, words=word_list, sent_starts=[i == 0 for i in range(len(word_list))])
+
+    def timed(make_docs):
         times = []
         for _ in range(repeats):
-            doc = Doc(nlp.vocab, words=doc_words)
+            docs = make_docs()
             start = time.perf_counter()
-            for _, component in nlp.pipeline:
-                doc = component(doc)
+            run_components(nlp, docs)
             times.append(time.perf_counter() - start)
-        out.append({"tokens": len(doc_words), "seconds": statistics.median(times),
-                    "sentences": len(list(doc.sents))})
+        docs = make_docs()
+        return statistics.median(times), sum(len(d) for d in docs), run_components(nlp, docs)
+
+    seconds, tokens, _ = timed(lambda: [preset([t.text for t in eg.reference]) for eg in twenty])
+    out = {"preset_20": {"docs": len(twenty), "tokens": tokens, "seconds": seconds,
+                         "us_per_token": 1e6 * seconds / tokens}}
+    seconds, tokens, parsed = timed(lambda: [preset(words[:2000])])
+    out["preset_2000"] = {"tokens": tokens, "seconds": seconds, "us_per_token": 1e6 * seconds / tokens,
+                          "sentences": len(list(parsed[0].sents))}
+    out["preset_ratio"] = out["preset_2000"]["us_per_token"] / out["preset_20"]["us_per_token"]
+    out["no_boundaries"] = []
+    for length in (250, 500, 1000, 2000):
+        seconds, tokens, parsed = timed(lambda: [Doc(nlp.vocab, words=words[:length])])
+        out["no_boundaries"].append({"tokens": tokens, "seconds": seconds, "us_per_token": 1e6 * seconds / tokens,
+                                     "sentences": len(list(parsed[0].sents))})
+    return out
+
+
+def summary(values):
+    values = [100 * v for v in values]
+    return {"mean": statistics.mean(values), "std": statistics.stdev(values) if len(values) > 1 else 0.0,
+            "min": min(values), "max": max(values), "runs": values}
+
+
+def speed(setting, pipelines, texts, words, repeats):
+    """Interleaved words/s of spaCy's pipeline and the cascade stopping at each order (seed 0 of a setting)."""
+    nlp_spacy, nlp_vine = pipelines
+    component = nlp_vine.get_pipe("vine_cascade")
+    orders = [str(order) for order in component.cfg["orders"][1:]]
+    configs = [("spacy", nlp_spacy, None)] + [(f"vine_{order}", nlp_vine, int(order)) for order in orders]
+    for _, nlp, _ in configs:
+        list(nlp.pipe(texts[:50]))                       # warm up
+    runs = {name: [] for name, _, _ in configs}
+    loads = []
+    for repeat in range(repeats):
+        loads.append(os.getloadavg())
+        for name, nlp, order in configs:
+            if order is not None:
+                component.set_max_order(order)
+            runs[name].append(words_per_second(nlp, texts, words))
+        log(f"{setting} speed round {repeat + 1}/{repeats}: " +
+            ", ".join(f"{name} {rates[-1]:,.0f}" for name, rates in runs.items()) + " words/s")
+    component.set_max_order(None)
+    out = {name: {"median": statistics.median(rates), "runs": rates} for name, rates in runs.items()}
+    out["ratio_third_order"] = out[f"vine_{orders[-1]}"]["median"] / out["spacy"]["median"]
+    out["per_round_ratios"] = [v / s for v, s in zip(runs[f"vine_{orders[-1]}"], runs["spacy"])]
+    out["load_averages"] = loads
     return out
 
 
 def markdown(result):
-    v, s = result["vine_cascade"], result["spacy_parser"]
-    lines = ["| pipeline | UAS (test) | LAS (test) | words/s (whole pipeline) |", "| --- | --- | --- | --- |",
-             f"| tok2vec + tagger + spaCy `parser` | {100 * s['test']['dep_uas']:.2f} | "
-             f"{100 * s['test']['dep_las']:.2f} | {s['words_per_second']:,.0f} |"]
-    for order in ("1", "2", "3"):
-        row = v["by_order"].get(order)
-        if row:
-            lines.append(f"| tok2vec + tagger + `vine_cascade` up to order {order} | {100 * row['dep_uas']:.2f} | "
-                         f"{100 * row['dep_las']:.2f} | {row['words_per_second']:,.0f} |")
-    lines += ["", "| cascade level | a | kept-arc share (dev) | gold-arc recall (dev) |", "| --- | --- | --- | --- |"]
-    for row, alpha in zip(v["levels_dev"], v["alphas"]):
-        lines.append(f"| {row['level']} | {alpha:+.2f} | {100 * row['kept_share']:.1f}% | "
-                     f"{100 * row['gold_recall']:.2f}% |")
-    lines += ["", "| doc length (tokens, no sentence boundaries) | seconds | µs per token | sentences found |",
-              "| --- | --- | --- | --- |"]
-    for row in v["long_docs"]:
-        lines.append(f"| {row['tokens']:,} | {row['seconds']:.3f} | {1e6 * row['seconds'] / row['tokens']:.0f} | "
-                     f"{row['sentences']} |")
+    lines = [f"Test set, gold tokens, {result['steps']:,} training steps, seeds {result['seeds']}; "
+             f"mean ± sample std over seeds (min–max).", "",
+             "| setting | pipeline | UAS | LAS | UAS > 30 words | LAS > 30 words |", "| --- | --- | --- | --- | --- | --- |"]
+    for setting, pipes in result["settings"].items():
+        for pipe, row in pipes.items():
+            cells = [f"{row[k]['mean']:.2f} ± {row[k]['std']:.2f} ({row[k]['min']:.2f}–{row[k]['max']:.2f})"
+                     for k in ("dep_uas", "dep_las", "long_dep_uas", "long_dep_las")]
+            lines.append(f"| {setting} | {pipe} | " + " | ".join(cells) + " |")
+        if "difference" in pipes.get("vine", {}):
+            d = pipes["vine"]["difference"]
+            lines.append(f"| {setting} | vine − spacy | {d['dep_uas']:+.2f} | {d['dep_las']:+.2f} | "
+                         f"{d['long_dep_uas']:+.2f} | {d['long_dep_las']:+.2f} |")
+    for setting, block in result.get("seed0", {}).items():
+        rounds = len(block["speed"]["spacy"]["runs"])
+        seeds = block.get("seeds", {"spacy": 0, "vine": 0})
+        lines += ["", f"Setting {setting}, spaCy seed {seeds['spacy']}, vine_cascade seed {seeds['vine']}: words/s of "
+                      f"the whole pipeline (median of {rounds} interleaved runs), accuracy by the cascade's last "
+                      f"order", "",
+                  "| pipeline | UAS | LAS | words/s | vs spaCy |", "| --- | --- | --- | --- | --- |"]
+        s = block["speed"]["spacy"]["median"]
+        lines.append(f"| spaCy parser | {100 * block['spacy_test']['dep_uas']:.2f} | "
+                     f"{100 * block['spacy_test']['dep_las']:.2f} | {s:,.0f} | 1.00× |")
+        for order, row in block["by_order"].items():
+            rate = block["speed"][f"vine_{order}"]["median"]
+            lines.append(f"| vine_cascade up to order {order} | {100 * row['dep_uas']:.2f} | "
+                         f"{100 * row['dep_las']:.2f} | {rate:,.0f} | {rate / s:.2f}× |")
+        if "levels_dev" in block:
+            lines += ["", "| cascade level | a | kept-arc share (dev) | gold-arc recall (dev) |",
+                      "| --- | --- | --- | --- |"]
+            for row, alpha in zip(block["levels_dev"], block["alphas"]):
+                lines.append(f"| {row['level']} | {alpha:+.2f} | {100 * row['kept_share']:.1f}% | "
+                             f"{100 * row['gold_recall']:.2f}% |")
+        if "long_inputs" in block:
+            li = block["long_inputs"]
+            lines += ["", "| input | tokens | µs per token | sentences |", "| --- | --- | --- | --- |",
+                      f"| {li['preset_20']['docs']} preset sentences of ~20 words | {li['preset_20']['tokens']:,} | "
+                      f"{li['preset_20']['us_per_token']:.0f} | {li['preset_20']['docs']} |",
+                      f"| one preset sentence | {li['preset_2000']['tokens']:,} | "
+                      f"{li['preset_2000']['us_per_token']:.0f} | {li['preset_2000']['sentences']} |"]
+            for row in li["no_boundaries"]:
+                lines.append(f"| doc without boundaries | {row['tokens']:,} | {row['us_per_token']:.0f} | "
+                             f"{row['sentences']} |")
+            lines.append(f"\nPreset 2,000-token sentence / 20-word sentences, time per token: "
+                         f"{li['preset_ratio']:.2f}×")
     return "\n".join(lines) + "\n"
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--vine", required=True)
-    parser.add_argument("--spacy", required=True)
+    parser.add_argument("--runs", required=True, help="folder of SETTING-PIPELINE-sSEED/model-best pipelines")
+    parser.add_argument("--steps", type=int, required=True, help="training steps of the runs (recorded)")
     parser.add_argument("--dev", required=True)
     parser.add_argument("--test", required=True)
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--out", default="bench/out/spacy_compare.json")
-    parser.add_argument("--markdown", default="bench/out/spacy_compare.md")
+    parser.add_argument("--out", default="bench/results/spacy_compare.json")
+    parser.add_argument("--markdown", default="bench/results/spacy_compare.md")
     args = parser.parse_args()
 
     import spacy
     from spacy.tokens import DocBin
 
     import vineparse.pipeline  # noqa: F401  registers vine_cascade (an installed vineparse has entry points too)
-    pipelines = {key: spacy.load(path) for key, path in (("spacy_parser", args.spacy), ("vine_cascade", args.vine))}
-    result = {key: {"path": path} for key, path in (("spacy_parser", args.spacy), ("vine_cascade", args.vine))}
-    nlp_spacy, nlp_vine = pipelines["spacy_parser"], pipelines["vine_cascade"]
-    component = nlp_vine.get_pipe("vine_cascade")
-    orders = [str(order) for order in component.cfg["orders"][1:]]
-    test = {key: [gold_tokens(nlp, d) for d in DocBin().from_disk(args.test).get_docs(nlp.vocab)]
-            for key, nlp in pipelines.items()}
-    texts = [eg.reference.text for eg in test["spacy_parser"]]
+    result = {"command": " ".join([sys.executable] + sys.argv), "commit": git_commit(), "machine": machine(),
+              "load_average_start": os.getloadavg(), "steps": args.steps, "settings": {}, "seed0": {}}
+    runs = {}
+    for path in sorted(Path(args.runs).iterdir()):
+        match = RUN_NAME.match(path.name)
+        if match and (path / "model-best").exists():
+            runs[(match.group(1), match.group(2), int(match.group(3)))] = path / "model-best"
+    if not runs:
+        sys.exit(f"error: no SETTING-PIPELINE-sSEED/model-best pipelines under {args.runs}")
+    result["seeds"] = sorted({seed for _, _, seed in runs})
+    per_run = {}
+    for (setting, pipe, seed), path in sorted(runs.items()):
+        nlp = spacy.load(path)
+        test = [gold_tokens(nlp, d) for d in DocBin().from_disk(args.test).get_docs(nlp.vocab)]
+        per_run[(setting, pipe, seed)] = accuracy(nlp, test)
+        log(f"{setting}-{pipe}-s{seed}: UAS {100 * per_run[(setting, pipe, seed)]['dep_uas']:.2f} "
+            f"LAS {100 * per_run[(setting, pipe, seed)]['dep_las']:.2f}")
+    result["runs"] = {f"{s}-{p}-s{seed}": row for (s, p, seed), row in per_run.items()}
+    keys = ("dep_uas", "dep_las", "long_dep_uas", "long_dep_las")
+    for setting in sorted({s for s, _, _ in runs}):
+        block = {}
+        for pipe in ("spacy", "vine"):
+            rows = [row for (s, p, _), row in sorted(per_run.items()) if s == setting and p == pipe]
+            if rows:
+                block[pipe] = {key: summary([r[key] for r in rows]) for key in keys}
+        if "spacy" in block and "vine" in block:
+            block["vine"]["difference"] = {key: block["vine"][key]["mean"] - block["spacy"][key]["mean"]
+                                           for key in keys}
+        result["settings"][setting] = block
 
-    # accuracy
-    log(f"spacy_parser: evaluating on {len(texts):,} test docs")
-    result["spacy_parser"]["test"] = accuracy(nlp_spacy, test["spacy_parser"])
-    result["vine_cascade"]["by_order"] = {}
-    for order in orders:
-        component.set_max_order(int(order))
-        result["vine_cascade"]["by_order"][order] = accuracy(nlp_vine, test["vine_cascade"])
-        log(f"vine_cascade up to order {order}: UAS {100 * result['vine_cascade']['by_order'][order]['dep_uas']:.2f}")
-    component.set_max_order(None)
-    result["vine_cascade"]["test"] = result["vine_cascade"]["by_order"][orders[-1]]
-
-    # speed: the runs of every configuration interleaved, so that a change in the machine's load (it is
-    # shared) hits all of them alike; median per configuration
-    configs = [("spacy_parser", nlp_spacy, None)] + [(f"vine_{order}", nlp_vine, int(order)) for order in orders]
-    for _, nlp, _ in configs:
-        list(nlp.pipe(texts[:50]))                       # warm up
-    words = sum(len(nlp_spacy.make_doc(t)) for t in texts)
-    runs = {name: [] for name, _, _ in configs}
-    for repeat in range(args.repeats):
-        for name, nlp, order in configs:
-            if order is not None:
-                component.set_max_order(order)
-            runs[name].append(words_per_second(nlp, texts))
-        log(f"speed round {repeat + 1}/{args.repeats}: " +
-            ", ".join(f"{name} {rates[-1]:,.0f}" for name, rates in runs.items()) + " words/s")
-    component.set_max_order(None)
-    result["spacy_parser"]["words_per_second"] = statistics.median(runs["spacy_parser"])
-    result["spacy_parser"]["runs"] = runs["spacy_parser"]
-    for order in orders:
-        row = result["vine_cascade"]["by_order"][order]
-        row["runs"] = runs[f"vine_{order}"]
-        row["words_per_second"] = statistics.median(row["runs"])
-    result["vine_cascade"]["words_per_second"] = result["vine_cascade"]["by_order"][orders[-1]]["words_per_second"]
-
-    log("vine_cascade: per-level kept share and gold recall on dev")
-    dev = [gold_tokens(nlp_vine, d) for d in DocBin().from_disk(args.dev).get_docs(nlp_vine.vocab)]
-    result["vine_cascade"]["alphas"] = list(component.cfg["alphas"])
-    result["vine_cascade"]["max_heads"] = component.cfg["max_heads"]
-    result["vine_cascade"]["levels_dev"] = level_table(nlp_vine, dev)
-    log("vine_cascade: long docs without sentence boundaries")
-    result["vine_cascade"]["long_docs"] = long_doc_times(nlp_vine, texts, 3)
+    for setting in sorted({s for s, _, _ in runs}):
+        first = {pipe: min([seed for s, p, seed in runs if s == setting and p == pipe], default=None)
+                 for pipe in ("spacy", "vine")}
+        if None in first.values():
+            continue
+        spacy_key, vine_key = (setting, "spacy", first["spacy"]), (setting, "vine", first["vine"])
+        nlp_spacy, nlp_vine = spacy.load(runs[spacy_key]), spacy.load(runs[vine_key])
+        component = nlp_vine.get_pipe("vine_cascade")
+        test = [gold_tokens(nlp_vine, d) for d in DocBin().from_disk(args.test).get_docs(nlp_vine.vocab)]
+        texts = [eg.reference.text for eg in test]
+        words = sum(len(nlp_spacy.make_doc(t)) for t in texts)
+        block = {"spacy_test": per_run[spacy_key], "seeds": first, "by_order": {}, "words": words,
+                 "alphas": list(component.cfg["alphas"]), "max_heads": component.cfg["max_heads"]}
+        for order in component.cfg["orders"][1:]:
+            component.set_max_order(order)
+            block["by_order"][str(order)] = accuracy(nlp_vine, test)
+        component.set_max_order(None)
+        block["speed"] = speed(setting, (nlp_spacy, nlp_vine), texts, words, args.repeats)
+        dev = [gold_tokens(nlp_vine, d) for d in DocBin().from_disk(args.dev).get_docs(nlp_vine.vocab)]
+        block["levels_dev"] = level_table(nlp_vine, dev)
+        log(f"{setting}: long inputs")
+        block["long_inputs"] = long_input_times(nlp_vine, test, 3)
+        result["seed0"][setting] = block
+    result["load_average_end"] = os.getloadavg()
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=2))
     Path(args.markdown).write_text(markdown(result))

@@ -31,17 +31,23 @@ def test_update_lowers_the_loss_on_the_training_batch(ewt_sentences):
     assert last < 0.8 * first
 
 
-def test_get_loss_gradients_match_the_features(trained):
+def test_get_loss_gives_gradients_of_the_encoder_output_and_the_scorers(trained):
     nlp, examples = trained
     parser = nlp.get_pipe("vine_cascade")
     docs = [eg.predicted for eg in examples[:3]]
-    Z = parser.model.predict(docs)
-    loss, (dZ, d_params) = parser.get_loss(examples[:3], Z)
+    vectors = parser.model.predict(docs)
+    for node in parser.model.walk():
+        for name in node.param_names:
+            if node.has_grad(name):
+                node.set_grad(name, np.zeros_like(node.get_param(name)))
+    loss, d_vectors = parser.get_loss(examples[:3], vectors)
     assert loss > 0
-    assert [d.shape for d in dZ] == [z.shape for z in Z]
-    assert set(d_params) == {"U", "u", "E_dist", "F_dist", "c_dist", "v_sib", "v_gp", "v_gs", "none_sib",
-                             "none_gs", "Q_sib", "Q_gp", "Q_gs", "L", "l_b", "M_dist"}
-    assert all(np.isfinite(d).all() for d in dZ)
+    assert [d.shape for d in d_vectors] == [v.shape for v in vectors]
+    assert all(np.isfinite(d).all() for d in d_vectors) and any(np.abs(d).sum() > 0 for d in d_vectors)
+    for name in ("arcs", "outer", "sibling", "grandparent", "grand_sibling", "labels"):
+        scorer = parser.model.get_ref(name)
+        assert any(node.has_grad(p) and np.abs(node.get_grad(p)).sum() > 0
+                   for node in scorer.walk() for p in node.param_names), name
 
 
 def test_predictions_are_trees_with_one_root_per_sentence(trained):
@@ -136,8 +142,7 @@ def test_doc_without_boundaries_is_split_by_the_vine(trained):
     parser = nlp.get_pipe("vine_cascade")
     words = [t.text for eg in examples[:6] for t in eg.predicted]
     doc = Doc(nlp.vocab, words=words)
-    z = parser.model.predict([doc])[0]
-    spans = parser.sentence_spans(doc, z)
+    spans = parser.sentence_spans(doc)
     doc = parser(doc)
     assert [(s.start, s.end) for s in doc.sents] == spans
     assert spans[0][0] == 0 and spans[-1][1] == len(doc)
@@ -146,13 +151,13 @@ def test_doc_without_boundaries_is_split_by_the_vine(trained):
 
 
 def test_long_doc_without_boundaries_is_parsed_in_bounded_pieces(trained):
-    from vineparse.pipeline.component import MAX_SEGMENT
+    from vineparse.pipeline.splitting import MAX_SEGMENT
     nlp, examples = trained
     parser = nlp.get_pipe("vine_cascade")
     words = [t.text for eg in examples for t in eg.predicted]
     words = (words * (1 + 3 * MAX_SEGMENT // len(words)))[:3 * MAX_SEGMENT + 7]
     doc = Doc(nlp.vocab, words=words)
-    spans = parser.sentence_spans(doc, parser.model.predict([doc])[0])
+    spans = parser.sentence_spans(doc)
     assert spans[0][0] == 0 and spans[-1][1] == len(doc)
     assert all(a < b == c for (a, b), (c, _) in zip(spans, spans[1:] + [(len(doc), None)]))
     assert max(b - a for a, b in spans) <= MAX_SEGMENT
@@ -199,7 +204,8 @@ def test_calibrate_sets_alphas_for_the_recall(trained):
     ({"alphas": [0.1]}, "one value per pruning level"), ({"band": 0}, "band"), ({"recall": 1.5}, "recall"),
     ({"max_order": 0}, "max_order"), ({"max_heads": 0}, "max_heads"), ({"learn_rate_scale": 0.0}, "learn_rate_scale"),
     ({"direct_max_length": -1}, "direct_max_length"), ({"label_weight": 0}, "label_weight"),
-    ({"dropout": 1.0}, "dropout"), ({"model": {**TINY_MODEL, "lstm_width": 7}}, "lstm_width")])
+    ({"dropout": 1.0}, "dropout"), ({"held_out": 0.9}, "held_out"), ({"arc_loss": "x"}, "arc_loss"),
+    ({"model": {**TINY_MODEL, "lstm_width": 7}}, "lstm_width")])
 def test_bad_settings_name_the_problem(settings, message):
     nlp = spacy.blank("en")
     with pytest.raises(ValueError, match=message):
@@ -209,34 +215,34 @@ def test_bad_settings_name_the_problem(settings, message):
 def test_short_sentences_are_decoded_exactly_by_the_last_level(trained):
     """direct_max_length: a sentence that short skips the pruning levels; its tree is the last level's best
     tree over every arc. With 0, every sentence runs through the whole cascade."""
-    from vineparse.pipeline.architectures import layout_of
-    from vineparse.pipeline.parts import SentenceScores
+    from vineparse.pipeline.batch import Batch
+    from vineparse.pipeline.labels import predict_labels
     nlp, examples = trained
     parser = nlp.get_pipe("vine_cascade")
     saved = parser.cfg["direct_max_length"]
     docs = [eg.predicted.copy() for eg in examples[:30]]
-    for i, doc in enumerate(docs):
+    for doc in docs:
         for token in doc:
             token.is_sent_start = token.i == 0
-    with nlp.select_pipes(enable=[name for name in nlp.pipe_names if name != "vine_cascade"]):
-        docs = list(nlp.pipe(docs))
     try:
         parser.cfg["direct_max_length"] = 1000
         direct = parser.predict(docs)
-        Z = parser.model.predict(docs)
-        params, layout = parser._params(), layout_of(parser.model)
-        for doc, z, (heads, _) in zip(docs, Z, direct):
-            tree = parser.predict_cascade.levels[-1].decode(SentenceScores(z, params, layout, cache=False), None)
-            expected = np.where(tree[1:] == 0, np.arange(len(doc)), tree[1:] - 1)
-            assert list(heads) == list(expected)
-        parser.cfg["direct_max_length"] = 0
-        for doc, z, (heads, labels) in zip(docs, Z, parser.predict(docs)):
-            sent = SentenceScores(z, params, layout, cache=False)
-            tree = parser.predict_cascade.run(sent)
+        batch = Batch(parser.model, parser.model.predict(docs)).predict()
+        scored = batch.score([batch.rows_of(i, 0, len(doc)) for i, doc in enumerate(docs)])
+        for doc, sent, (heads, _) in zip(docs, scored, direct):
+            tree = parser.predict_cascade.levels[-1].decode(sent, None)
             assert list(heads) == list(np.where(tree[1:] == 0, np.arange(len(doc)), tree[1:] - 1))
-            # the labels, predicted for the whole batch at once, are each arc's most probable one
-            mods = np.arange(1, len(doc) + 1)
-            assert list(labels) == list(sent.label_probabilities(tree[1:], mods).argmax(axis=1))
+        parser.cfg["direct_max_length"] = 0
+        trees = []
+        for doc, sent, (heads, labels) in zip(docs, scored, parser.predict(docs)):
+            tree = parser.predict_cascade.run(sent)
+            trees.append(np.where(tree[1:] == 0, np.arange(len(doc)), tree[1:] - 1))
+            assert list(heads) == list(trees[-1])
+        # the labels, predicted for the whole batch at once, are each arc's most probable one
+        labels = [labels for _, labels in parser.predict(docs)]
+        for i, (doc, tree) in enumerate(zip(docs, trees)):
+            alone = predict_labels(Batch(parser.model, parser.model.predict([doc])).predict(), [tree], parser.labels)[0]
+            assert list(alone) == list(labels[i])
     finally:
         parser.cfg["direct_max_length"] = saved
 
@@ -265,8 +271,61 @@ def test_learn_rate_scale_scales_the_components_own_steps(ewt_sentences):
     steps = {}
     for scale in (1.0, 2.0):
         nlp, examples = train_tiny(ewt_sentences[:10], steps=0, learn_rate_scale=scale)
-        features = nlp.get_pipe("vine_cascade").model.get_ref("features")
-        before = features.get_param("W").copy()
+        projection = nlp.get_pipe("vine_cascade").model.get_ref("arcs").layers[0]
+        before = projection.get_param("W").copy()
         nlp.update(examples, sgd=Adam(0.001))
-        steps[scale] = np.abs(features.get_param("W") - before).max()
+        steps[scale] = np.abs(projection.get_param("W") - before).max()
     assert steps[2.0] == pytest.approx(2 * steps[1.0], rel=0.05)
+
+
+def test_training_sets_the_thresholds_from_the_recall_it_sees(ewt_sentences):
+    """threshold_interval: every few batches each pruning level's a is set from the tracker (fed by the
+    held-out sentences), whose rows reach the recall target on what it saw (or sit at the grid's floor); the
+    training cascade prunes with the new values."""
+    nlp, _ = train_tiny(ewt_sentences[:40], steps=6, threshold_interval=2, recall=0.9, held_out=0.5)
+    parser = nlp.get_pipe("vine_cascade")
+    rows = parser.threshold_rows
+    assert len(rows) == 3 and all(row["alpha"] is not None for row in rows)
+    assert parser.cfg["alphas"] == [row["alpha"] for row in rows]
+    assert parser.cascade.alphas == parser.cfg["alphas"] == parser.predict_cascade.alphas
+    for row in rows:
+        assert row["gold_recall"] >= 0.9 or row["alpha"] == -1.0
+    assert parser.tracker.sentences.max() > 0
+    frozen, _ = train_tiny(ewt_sentences[:40], steps=6, threshold_interval=0)
+    assert frozen.get_pipe("vine_cascade").cfg["alphas"] == [0.0, 0.0, 0.0]
+
+
+def test_calibrate_command_saves_a_recalibrated_pipeline(trained, tmp_path):
+    import json
+    import subprocess
+    import sys
+    from spacy.tokens import DocBin
+    nlp, examples = trained
+    nlp.to_disk(tmp_path / "pipeline")
+    DocBin(docs=[eg.reference for eg in examples[60:]]).to_disk(tmp_path / "dev.spacy")
+    result = subprocess.run([sys.executable, "-m", "vineparse.pipeline", "calibrate", str(tmp_path / "pipeline"),
+                             str(tmp_path / "dev.spacy"), "--recall", "0.9", "--max-heads", "4",
+                             "--output", str(tmp_path / "out")], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "vine: a =" in result.stdout and "first: a =" in result.stdout
+    cfg = json.loads((tmp_path / "out" / "vine_cascade" / "cfg").read_text())
+    assert cfg["max_heads"] == 4 and len(cfg["alphas"]) == 3
+    bad = subprocess.run([sys.executable, "-m", "vineparse.pipeline", "calibrate", str(tmp_path / "missing"),
+                          str(tmp_path / "dev.spacy"), "--output", str(tmp_path / "x")],
+                         capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2 and "error" in bad.stderr
+
+
+def test_held_out_sentences_are_a_stable_share_kept_out_of_the_losses(ewt_sentences):
+    from vineparse.pipeline.thresholds import is_held_out
+    sentences = [list(s.words) for s in ewt_sentences]
+    picked = [is_held_out(words, 0.3) for words in sentences]
+    assert picked == [is_held_out(words, 0.3) for words in sentences]
+    assert 0.1 < np.mean(picked) < 0.5 and not any(is_held_out(words, 0.0) for words in sentences)
+    nlp, examples = train_tiny(ewt_sentences[:20], steps=0, held_out=0.3)
+    parser = nlp.get_pipe("vine_cascade")
+    from vineparse.pipeline.training import batch_loss
+    vectors = parser.model.predict([eg.predicted for eg in examples])
+    _, _, details = batch_loss(parser, examples, vectors)
+    held = sum(is_held_out(list(s.words), 0.3) for s in ewt_sentences[:20])
+    assert details["held_out"] == held and details["sentences"] == 20 - held

@@ -7,6 +7,9 @@ dense matrix under a mask, from the sentence's dense arc scores); everything els
 pruning, decoding with forced parts, the parts of a structure) is inherited unchanged, so the runner
 `Cascade`, `training._cascade_step` and `training.choose_alpha` work on these levels as they are.
 
+`parse_pieces` is the one prediction loop over a batch's pieces (the seam for a compiled cascade runtime);
+training's loop over levels is `objective.sentence_loss`, its thresholds `thresholds.RecallTracker`.
+
 `update(sent, heads, step)` moves the scores of the structure's parts by `step` through the gradient: it adds
 -step to d loss / d part score (a perceptron step of +1 on gold is a gradient of -1), and the component
 backpropagates those gradients into the thinc model.
@@ -17,7 +20,8 @@ import numpy as np
 
 from .. import kernels
 from ..cascade.cascade import Cascade
-from ..cascade.levels import FirstOrderLevel, SecondOrderLevel, ThirdOrderLevel, VineLevel, full_mask
+from ..cascade.levels import (ARC, GRAND_SIBLING, GRANDPARENT, SIBLING, FirstOrderLevel, SecondOrderLevel,
+                              ThirdOrderLevel, VineLevel, arc_rows, full_mask)
 
 
 class NeuralScoring:
@@ -27,11 +31,27 @@ class NeuralScoring:
     max_heads (int or None): an Eisner-order pruning level keeps at most this many heads per word (those of
         highest max-marginal; the best tree's arcs always survive), so the next level's work is bounded
         even where the threshold alone keeps too much (long or badly scored sentences).
+
+    Max-marginals are memoized on the sentence per level and input mask (the same mask object) while no
+    cost is set: a sentence's scores do not change while it is parsed or while a batch's losses are
+    computed, and training asks for them twice per level (the cascade loss, then the pruning).
     """
 
     def __init__(self, band: int = 5, max_heads=None):
         self.band = band
         self.head_cap = max_heads   # read by the Eisner levels' `prune_mask`; the vine's ignores it
+
+    def max_marginals(self, sent, mask=None, *masks):
+        plain = sent.cost is None and sent.outer_cost is None and all(m is None for m in masks)
+        if not plain:
+            return super().max_marginals(sent, mask, *masks)
+        key = (self.name, id(mask))
+        hit = sent.max_marginal_memo.get(key)
+        if hit is not None and hit[0] is mask:
+            return hit[1]
+        result = super().max_marginals(sent, mask, *masks)
+        sent.max_marginal_memo[key] = (mask, result)
+        return result
 
     def _score(self, sent, kind, rows):
         return sent.part_scores(kind, rows)
@@ -58,33 +78,21 @@ class NeuralScoring:
 
 
 class NeuralVineLevel(NeuralScoring, VineLevel):
-    """The vine on neural scores. `best_structure` finds the best vine structure from the max-marginals and
-    leaves them on the sentence (`SentenceScores.vine_max_marginals`), so that a cascade run on the same
-    sentence does not repeat the vine pass (prediction splits a doc with the vine, then parses it)."""
-
-    def max_marginals(self, sent, mask=None, outer_mask=None):
-        memo = getattr(sent, "vine_max_marginals", None)
-        if (memo is not None and memo[0] == self.band and mask is None and outer_mask is None
-                and sent.cost is None and sent.outer_cost is None):
-            return memo[1]
-        return super().max_marginals(sent, mask, outer_mask)
+    """The vine on neural scores. `best_structure` finds the best vine structure from the max-marginals
+    (memoized on the sentence, see `NeuralScoring`), so that a cascade run on the same sentence does not
+    repeat the vine pass (prediction splits a doc with the vine, then parses it)."""
 
     def _memo(self, sent, memo_limit: int):
-        """The unmasked vine max-marginals of `sent`, kept on it; None past `memo_limit` words or while a
-        cost is set (training)."""
+        """The unmasked vine max-marginals of `sent`; None past `memo_limit` words or while a cost is set."""
         if sent.n > memo_limit or sent.cost is not None or sent.outer_cost is not None:
             return None
-        memo = getattr(sent, "vine_max_marginals", None)
-        if memo is None or memo[0] != self.band:
-            memo = (self.band, super().max_marginals(sent))
-            sent.vine_max_marginals = memo
-        return memo[1]
+        return self.max_marginals(sent)
 
     def at_most_one_root(self, sent, memo_limit: int = 256, rtol: float = 1e-9) -> bool:
         """True if no best vine structure of `sent` has two ROOT words: at most one word's ROOT max-marginal
         reaches the best score (within rtol x max(1, |best|)); a ROOT word of a best structure has its
         ROOT max-marginal equal to the best score. Then the vine makes `sent` one sentence. False (not
-        known) past `memo_limit` words. Leaves the max-marginals on `sent`."""
+        known) past `memo_limit` words."""
         result = self._memo(sent, memo_limit)
         if result is None:
             return False
@@ -93,9 +101,9 @@ class NeuralVineLevel(NeuralScoring, VineLevel):
 
     def best_structure(self, sent, memo_limit: int = 256):
         """The best vine structure (heads, attach) as `decode` returns it. For sentences of at most
-        `memo_limit` words it is read off the max-marginals (kept on `sent`) when no word has a tie between
-        its two best attachments (then the best structure is unique and each word's best attachment is its
-        part of it); otherwise, and for longer sentences, it is decoded."""
+        `memo_limit` words it is read off the max-marginals when no word has a tie between its two best
+        attachments (then the best structure is unique and each word's best attachment is its part of
+        it); otherwise, and for longer sentences, it is decoded."""
         result = self._memo(sent, memo_limit)
         structure = None if result is None else structure_from_max_marginals(*result)
         return self.decode(sent) if structure is None else structure
@@ -106,11 +114,38 @@ class NeuralFirstOrderLevel(NeuralScoring, FirstOrderLevel):
 
 
 class NeuralSecondOrderLevel(NeuralScoring, SecondOrderLevel):
-    pass
+    def tree_parts(self, heads):
+        return [(ARC, arc_rows(heads)), (SIBLING, sibling_rows(heads))]
 
 
 class NeuralThirdOrderLevel(NeuralScoring, ThirdOrderLevel):
-    pass
+    def tree_parts(self, heads):
+        siblings = sibling_rows(heads)
+        inner = siblings[siblings[:, 0] > 0]
+        grand = np.concatenate([heads[inner[:, 0], None], inner[:, [0, 2]]], axis=1)
+        gsib = np.concatenate([heads[inner[:, 0], None], inner], axis=1)
+        return [(ARC, arc_rows(heads)), (SIBLING, siblings), (GRANDPARENT, grand), (GRAND_SIBLING, gsib)]
+
+
+def sibling_rows(heads: np.ndarray) -> np.ndarray:
+    """(h, s, m) of every arc of a tree, s the next modifier of h towards h on m's side (s == h for the
+    first): the rows of `cascade.levels.sibling_rows` (in another order), vectorized. Training asks for the
+    parts of several structures per sentence and level, and the loop over heads was a seventh of its time.
+    heads: int64 (n + 1,), heads[0] = -1. RETURNS int64 (n, 3). O(n log n)."""
+    m = np.arange(1, len(heads), dtype=np.int64)
+    h = np.asarray(heads[1:], dtype=np.int64)
+    order = np.lexsort((m, h))                     # by head, then position
+    hs, ms = h[order], m[order]
+    s = hs.copy()
+    same_before = np.concatenate([[False], hs[1:] == hs[:-1]])
+    right = (ms > hs) & same_before
+    right[1:] &= ms[:-1] > hs[1:]                  # the modifier before is on the right too
+    s[right] = np.concatenate([[0], ms[:-1]])[right]
+    same_after = np.concatenate([hs[:-1] == hs[1:], [False]])
+    left = (ms < hs) & same_after
+    left[:-1] &= ms[1:] < hs[:-1]                  # the modifier after is on the left too
+    s[left] = np.concatenate([ms[1:], [0]])[left]
+    return np.stack([hs, s, ms], axis=1)
 
 
 def structure_from_max_marginals(best: float, arc_mm: np.ndarray, outer_mm: np.ndarray, rtol: float = 1e-9):
@@ -160,6 +195,15 @@ def check_orders(orders: Sequence[int]) -> tuple:
     if orders[-1] == 0:
         raise ValueError("the last level must be an Eisner order (1, 2 or 3), not the vine")
     return orders
+
+
+def parse_pieces(cascade: Cascade, sentences: Sequence, direct_max_length: int = 0) -> list:
+    """The best tree (heads, int64 (n + 1,)) of each sentence (`parts.SentenceScores`, at most
+    `splitting.MAX_SEGMENT` words) through the cascade; sentences of at most `direct_max_length` words are
+    decoded by the last level over every arc. The one prediction loop over a batch's pieces: the seam where a
+    compiled cascade runtime takes over."""
+    last = cascade.levels[-1]
+    return [last.decode(sent, None) if sent.n <= direct_max_length else cascade.run(sent) for sent in sentences]
 
 
 def neural_cascade(orders: Sequence[int], band: int, alphas: Sequence[float], max_heads=None) -> Cascade:

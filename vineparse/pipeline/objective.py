@@ -1,22 +1,24 @@
-"""The training losses of one sentence, as gradients of its neural part scores.
+"""The training losses of one sentence, as gradients of its part scores.
 
 For a sentence with projectivized gold tree y and the cascade's levels 0..K:
 
-* arcs: head-selection cross-entropy, -sum_m log softmax_h s(h, m) at h = y(m) (a dense, well-conditioned
-  signal for the biaffine scorer shared by every level);
+* arcs, shared by every level: the first-order tree CRF, log Z - s(y), with its gradient the arc marginals
+  minus the gold arcs (`kernels.eisner_marginals`: a globally normalised, well-conditioned signal for the
+  biaffine scorer), or head-selection cross-entropy, -sum_m log softmax_h s(h, m) at h = y(m)
+  (`arc_loss = "local"`);
 * the vine (level 0), when there is one: also a cost-augmented structured hinge on vine structures, so that
   its best structure, whose ROOT words split documents without sentence boundaries, is accurate too;
 * pruning levels k < K: the structured cascade loss [1 - score_k(y) + t_a]_+ of Weiss & Taskar (2010), by
-  `vineparse.cascade.training._cascade_step` on the mask the levels before k leave;
+  `vineparse.cascade.training._cascade_step`, on the mask the levels before k leave at the cascade's
+  current thresholds (the masks it predicts with), which `thresholds.RecallTracker` sets as training goes
+  from held-out sentences (`training.py`);
 * the last level: the cost-augmented structured hinge (Taskar et al. 2004) under the cascade's mask plus the
-  gold arcs, max_y' [score(y') + hamming(y, y')] - score(y), with hamming counting wrong heads;
-* labels: cross-entropy of the gold (decorated) label of each gold arc; labels never seen in `initialize`
-  are left out of the loss and counted.
+  gold arcs, max_y' [score(y') + hamming(y, y')] - score(y), with hamming counting wrong heads.
 
-The structured losses (cascade and hinges) are weighted by `structured_weight` against the two
-cross-entropies: their subgradients are sums of +-1 over whole structures, and unweighted they would dominate
-what a shared tok2vec learns. Each loss adds d loss / d part score to the sentence's `SentenceScores`; `SentenceScores.backward` turns them
-into d loss / d Z. Cost: one cascade run plus the forced decodes of the cascade steps.
+Labels are learnt for a whole batch at once (`training.py`). The structured losses (cascade and hinges) are
+weighted by `structured_weight` against the arc loss: their subgradients are sums of +-1 over whole
+structures. Each loss adds d loss / d part score to the sentence's `SentenceScores`. Cost: one cascade run
+plus the forced decodes of the cascade steps, and O(n^3) for the tree CRF.
 """
 from dataclasses import dataclass
 
@@ -28,20 +30,20 @@ from ..cascade.training import Example, TrainingSettings, _cascade_step
 from ..kernels._checks import NoStructureError
 from .parts import SentenceScores
 
+ARC_LOSSES = ("crf", "local")
+
 
 @dataclass
 class SentenceLoss:
-    """The parts of one sentence's loss, and what was left out."""
+    """The parts of one sentence's loss."""
 
     arcs: float = 0.0
     cascade: int = 0          # pruning levels with a positive cascade loss
     hinge: float = 0.0
-    labels: float = 0.0
-    unseen_labels: int = 0
 
     @property
     def total(self) -> float:
-        return self.arcs + self.hinge + self.labels
+        return self.arcs + self.hinge
 
 
 def head_selection_loss(sent: SentenceScores, heads: np.ndarray) -> float:
@@ -60,6 +62,19 @@ def head_selection_loss(sent: SentenceScores, heads: np.ndarray) -> float:
     d_arcs[:, 1:] = probs
     sent.add_arc_gradient(d_arcs)
     return loss
+
+
+def tree_crf_loss(sent: SentenceScores, heads: np.ndarray) -> float:
+    """log Z - s(y) over projective single-root trees (the gold tree must be one); adds its gradient, the
+    arc marginals minus the gold arcs. O(n^3)."""
+    n = sent.n
+    scores = sent.dense_arcs()
+    log_z, marginals = kernels.eisner_marginals(scores)
+    m = np.arange(1, n + 1)
+    d_arcs = marginals.copy()
+    d_arcs[heads[1:], m] -= 1.0
+    sent.add_arc_gradient(d_arcs)
+    return max(float(log_z - scores[heads[1:], m].sum()), 0.0)
 
 
 def gold_arc_mask(mask, heads: np.ndarray):
@@ -116,27 +131,13 @@ def vine_hinge_loss(level, sent: SentenceScores, heads: np.ndarray) -> float:
     return max(margin, 0.0)
 
 
-def label_loss(sent: SentenceScores, heads: np.ndarray, labels: np.ndarray):
-    """Cross-entropy of the known gold labels (label id -1 = unseen). RETURNS (loss, unseen count,
-    (heads, mods, d logits) for `SentenceScores.backward`)."""
-    mods = np.flatnonzero(labels[1:] >= 0) + 1
-    unseen = len(heads) - 1 - len(mods)
-    if not len(mods):
-        return 0.0, unseen, None
-    probs = sent.label_probabilities(heads[mods], mods)
-    rows = np.arange(len(mods))
-    loss = -float(np.log(np.maximum(probs[rows, labels[mods]], 1e-30)).sum())
-    probs[rows, labels[mods]] -= 1.0
-    return loss, unseen, (heads[mods], mods, probs.astype(np.float32))
-
-
-def sentence_loss(cascade, sent: SentenceScores, heads: np.ndarray, labels: np.ndarray,
-                  settings: TrainingSettings, rng, structured_weight: float = 1.0, label_weight: float = 1.0):
-    """All losses of one sentence. heads: projective gold tree (int64, n + 1); labels: label ids (n + 1,),
-    -1 where unseen; label_weight multiplies the label cross-entropy (and its gradient). RETURNS
-    (SentenceLoss, label gradient or None)."""
+def sentence_loss(cascade, sent: SentenceScores, heads: np.ndarray, settings: TrainingSettings, rng,
+                  structured_weight: float = 1.0, arc_loss: str = "crf") -> SentenceLoss:
+    """All losses of one sentence but its labels'. heads: projective gold tree (int64, n + 1)."""
+    if arc_loss not in ARC_LOSSES:
+        raise ValueError(f"arc_loss must be one of {ARC_LOSSES}, got {arc_loss!r}")
     result = SentenceLoss()
-    result.arcs = head_selection_loss(sent, heads)
+    result.arcs = tree_crf_loss(sent, heads) if arc_loss == "crf" else head_selection_loss(sent, heads)
     sent.gradient_scale = structured_weight
     if isinstance(cascade.levels[0], VineLevel) and len(cascade.levels) > 1:
         result.hinge += vine_hinge_loss(cascade.levels[0], sent, heads)
@@ -152,9 +153,4 @@ def sentence_loss(cascade, sent: SentenceScores, heads: np.ndarray, labels: np.n
     result.hinge += hinge_loss(cascade.levels[-1], sent, heads, mask)
     sent.gradient_scale = 1.0
     result.hinge *= structured_weight
-    result.labels, result.unseen_labels, label_grad = label_loss(sent, heads, labels)
-    if label_weight != 1.0 and label_grad is not None:
-        result.labels *= label_weight
-        label_grad = (label_grad[0], label_grad[1], label_grad[2] * np.float32(label_weight))
-    return result, label_grad
-
+    return result

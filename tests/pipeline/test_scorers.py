@@ -1,0 +1,177 @@
+"""The thinc scorer layers: finite-difference checks of every backward pass (inputs and parameters), and the
+fused CPU part kernel against the layer."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from thinc.api import NumpyOps, Ops
+
+from vineparse.pipeline.parts import PartTable, SentenceScores
+from vineparse.pipeline.scorers import (GRAND_SIBLING, GRANDPARENT, N_BUCKETS, PART_ROLES, SIBLING,
+                                        DISTANCE_CLASSES, arc_scorer, dense_buckets, distance_buckets,
+                                        label_scorer, outer_scorer, part_scorer, with_root_row)
+
+W = 5
+
+
+def float64_model(model, X):
+    """Initialize `model` (its projection on X), then give every parameter random float64 values, on thinc's
+    generic `Ops` (NumpyOps' BLIS gemm takes float32 only)."""
+    for node in model.walk():
+        node.ops = Ops()
+    if model.layers:
+        model.layers[0].initialize(X=X)
+        for layer in model.layers[1:]:
+            layer.initialize()
+    model.initialize()
+    rng = np.random.default_rng(7)
+    for node in model.walk():
+        for name in node.param_names:
+            node.set_param(name, rng.normal(0.0, 0.5, node.get_param(name).shape))
+    return model
+
+
+def check_gradients(model, inputs, X, weights_of, eps=1e-6, tol=1e-5):
+    """d (sum of weights * outputs) / d X and / d every parameter, against central differences."""
+    def loss():
+        out, _ = model(inputs(X), is_train=False)
+        return weights_of(out)
+
+    out, backprop = model(inputs(X), is_train=True)
+    for node in model.walk():
+        for name in node.param_names:
+            if node.has_grad(name):
+                node.set_grad(name, np.zeros_like(node.get_param(name)))
+    dX = backprop(grads(out, weights_of))
+    dX = np.vstack(dX) if isinstance(dX, list) else dX
+    for index in np.ndindex(X.shape):
+        saved = X[index]
+        X[index] = saved + eps
+        plus = loss()
+        X[index] = saved - eps
+        minus = loss()
+        X[index] = saved
+        assert dX[index] == pytest.approx((plus - minus) / (2 * eps), abs=tol), index
+    for node in model.walk():
+        for name in node.param_names:
+            value = node.get_param(name)
+            grad = node.get_grad(name) if node.has_grad(name) else np.zeros_like(value)
+            for index in np.ndindex(value.shape):
+                saved = value[index]
+                value[index] = saved + eps
+                plus = loss()
+                value[index] = saved - eps
+                minus = loss()
+                value[index] = saved
+                assert grad[index] == pytest.approx((plus - minus) / (2 * eps), abs=tol), (node.name, name, index)
+
+
+def grads(out, weights_of):
+    """d (weights_of(out)) / d out for the linear weightings used here."""
+    return weights_of(out, gradient=True)
+
+
+def weighting(seed):
+    rng = np.random.default_rng(seed)
+    cache = {}
+
+    def weights_of(out, gradient=False):
+        parts = out if isinstance(out, list) else [out]
+        ws = [cache.setdefault(i, rng.normal(size=o.shape)) for i, o in enumerate(parts)]
+        if gradient:
+            return ws if isinstance(out, list) else ws[0]
+        return float(sum((w * o).sum() for w, o in zip(ws, parts)))
+
+    return weights_of
+
+
+def test_arc_scorer_backward_matches_finite_differences():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(9, W))
+    model = float64_model(arc_scorer(3, nI=W), X)
+    rows = [np.array([0, 1, 2, 3]), np.array([0, 4, 5]), np.array([6, 8, 7, 2])]
+    positions = [None, None, np.array([0, 5, 1, 30])]       # a root shared; far positions
+    check_gradients(model, lambda X: (X, rows, positions), X, weighting(1))
+
+
+@pytest.mark.parametrize("kind", [SIBLING, GRANDPARENT, GRAND_SIBLING])
+def test_part_scorer_backward_matches_finite_differences(kind):
+    rng = np.random.default_rng(kind)
+    X = rng.normal(size=(6, W))
+    model = float64_model(part_scorer(kind, 3, nI=W), X)
+    rows = rng.integers(0, 6, size=(7, PART_ROLES[kind]))
+    if kind != GRANDPARENT:
+        column = 1 if kind == SIBLING else 2
+        rows[::2, column] = rows[::2, column - 1]           # parts without an inner sibling
+    buckets = rng.integers(0, N_BUCKETS, size=7)
+    check_gradients(model, lambda X: (X, rows, buckets), X, weighting(2))
+
+
+def test_label_scorer_backward_matches_finite_differences():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(6, W))
+    model = float64_model(label_scorer(4, nL=3, nI=W), X)
+    heads, mods = np.array([0, 1, 1, 3, 0]), np.array([1, 2, 3, 4, 5])
+    buckets = distance_buckets(heads, mods)
+    check_gradients(model, lambda X: (X, heads, mods, buckets), X, weighting(4))
+
+
+def test_outer_scorer_and_root_row_backward_match_finite_differences():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(4, W))
+    check_gradients(float64_model(outer_scorer(nI=W), X), lambda X: X, X, weighting(6))
+    root = with_root_row(W)
+    root.ops = Ops()
+    root.initialize()
+    root.set_param("root", rng.normal(size=W))
+    check_gradients(root, lambda X: [X[:2], X[2:]], X, weighting(7))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10_000), st.integers(1, 9), st.sampled_from([SIBLING, GRANDPARENT, GRAND_SIBLING]))
+def test_fused_cpu_part_scores_equal_the_layer(seed, n, kind):
+    """What the cascade searches with (`SentenceScores.part_scores`, the fused kernel over `PartTable`)
+    equals the thinc layer's forward pass, which training differentiates, on float32 parameters."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n + 3, W)).astype("f")
+    model = part_scorer(kind, 4, nI=W)
+    model.layers[0].initialize(X=X)
+    model.initialize()
+    for name in ("v", "none", "Q"):
+        model.set_param(name, rng.normal(size=model.get_param(name).shape).astype("f"))
+    rows = np.concatenate([[2], rng.permutation(np.arange(3, n + 3))[:n]])      # a sentence's rows
+    parts = rng.integers(0, n + 1, size=(12, PART_ROLES[kind]))
+    if kind != GRANDPARENT:
+        column = 1 if kind == SIBLING else 2
+        parts[::3, column] = parts[::3, column - 1]
+    head = 0 if kind == SIBLING else 1
+    buckets = dense_buckets(n)[parts[:, head], parts[:, -1]]
+    expected = model.predict((X, rows[parts], buckets))
+    table = PartTable(model.layers[0].predict(X), model.get_param("v"), model.get_param("none"),
+                      model.get_param("Q"))
+    sent = SentenceScores(np.zeros((n + 1, n + 1)), np.zeros((n + 1, 2)), {kind: table}, rows, cache=False)
+    assert np.allclose(sent.part_scores(kind, parts), expected, rtol=1e-4, atol=1e-4)
+
+
+def test_distance_buckets():
+    h = np.array([0, 0, 1, 2, 3, 1, 40, 3])
+    m = np.array([1, 7, 2, 1, 9, 40, 1, 3 + 16])
+    expected = [0, 0, 1, 1 + DISTANCE_CLASSES, 1 + 5, 1 + 10, 1 + DISTANCE_CLASSES + 10, 1 + 8]
+    assert list(distance_buckets(h, m)) == expected
+    dense = dense_buckets(6)
+    assert all(dense[a, b] == distance_buckets(a, b) for a in range(7) for b in range(7))
+
+
+def test_distance_terms_tell_equal_words_apart():
+    X = np.random.default_rng(0).normal(size=(5, W))
+    X[2] = X[4]                              # two equal head candidates for word 1, at distance 1 and 3
+    model = float64_model(arc_scorer(3, nI=W), X)
+    c = model.get_param("c")
+    c[:] = 0.0
+    c[distance_buckets(2, 1)] = 5.0
+    scores = model.predict((X, [np.arange(5)], None))[0]
+    assert scores[2, 1] > scores[4, 1]
+
+
+def test_layers_run_on_the_models_ops():
+    model = arc_scorer(3, nI=W)
+    assert isinstance(model.ops, NumpyOps)

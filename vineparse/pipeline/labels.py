@@ -1,0 +1,60 @@
+"""Dependency labels of `vine_cascade`: the label set, batch prediction and writing parses to docs.
+
+Labels are the projectivized gold labels of the training examples (spaCy's decoration `label||head_label`
+marks a lifted arc); predictions are deprojectivized when written, so no decorated label reaches the output.
+"""
+from typing import Callable, Iterable, List, Sequence, Tuple
+
+import numpy as np
+from spacy.attrs import DEP, HEAD
+from spacy.pipeline._parser_internals import nonproj
+from spacy.tokens import Doc
+
+from .batch import Batch, as_cpu
+from .scorers import distance_buckets, label_hidden
+
+
+def collect_labels(get_examples: Callable) -> List[str]:
+    """The sorted projectivized (decorated) labels of the examples."""
+    found = set()
+    for example in get_examples():
+        _, deps = example.get_aligned_parse(projectivize=True)
+        found.update(d for d in deps if d)
+    return sorted(found)
+
+
+def predict_labels(batch: Batch, heads: Sequence[np.ndarray], labels: Sequence[str]) -> List[np.ndarray]:
+    """The most probable label id of each token's arc, for a whole batch at once. heads: per doc the
+    absolute head index of every token (a root points at itself); labels: the label set. A root never gets
+    a decorated label (deprojectivization would move the root under one of its own children)."""
+    sizes = [len(h) for h in heads]
+    if not sum(sizes):
+        return [np.zeros(0, dtype=np.int64) for _ in heads]
+    first_row = np.repeat(batch.doc_rows, sizes)
+    token = np.concatenate([np.arange(size) for size in sizes])
+    absolute = np.concatenate(heads)
+    head, mod = np.where(absolute == token, 0, absolute + 1), token + 1       # positions in the doc; 0 = root
+    scorer = batch.model.get_ref("labels")
+    projection = scorer.layers[0].predict(batch.X)
+    hidden, _ = label_hidden(scorer, projection, first_row + head, first_row + mod, distance_buckets(head, mod))
+    logits = as_cpu(batch.ops, scorer.layers[1].predict(hidden))
+    decorated = np.array(["||" in label for label in labels], dtype=bool)
+    if decorated.any() and not decorated.all():
+        roots = head == 0
+        logits[np.ix_(roots, decorated)] = -np.inf
+    best = logits.argmax(axis=1).astype(np.int64)
+    return np.split(best, np.cumsum(sizes)[:-1])
+
+
+def write_parses(vocab, labels: Sequence[str], docs: Iterable[Doc],
+                 predictions: Iterable[Tuple[np.ndarray, np.ndarray]]) -> None:
+    """Write heads and labels (ids into `labels`) to the docs, then deprojectivize them."""
+    label_hashes = np.array([vocab.strings.add(label) for label in labels], dtype=np.uint64)
+    for doc, (heads, label_ids) in zip(docs, predictions):
+        if not len(doc):
+            continue
+        array = np.zeros((len(doc), 2), dtype=np.uint64)
+        array[:, 0] = (heads - np.arange(len(doc))).astype(np.int64).view(np.uint64)
+        array[:, 1] = label_hashes[label_ids]
+        doc.from_array([HEAD, DEP], array)
+        nonproj.deprojectivize(doc)

@@ -1,0 +1,343 @@
+"""The scorers of `vine_cascade` as thinc layers: arcs, vine outer arcs, higher-order parts and labels.
+
+Every scorer reads X, the encoder's token vectors of a batch stacked into one (R, w) array with a learned
+root row before each doc's tokens (`with_root_row`), and owns its projection of X (a thinc `Relu` or
+`Linear`) and the parameters on top of it. Forward and backward passes use the layer's `ops` (`ops.xp`,
+`ops.gemm`, `ops.scatter_add`), so the same config trains on CPU or GPU; the cascade's dynamic programs read
+the scores on the CPU. Positions: a sentence is a list of rows of X (its root row first, then its tokens);
+`distance_buckets` gives the signed, log-bucketed distance of an arc (h, m) of token positions (0 = root).
+
+* arcs (biaffine, Dozat & Manning 2017): [H | D] = relu(X W_a + b_a), s(h, m) = H[h] U D[m] + H[h] . u +
+  H[h] . F[b] + D[m] . E[b] + c[b], b = bucket(h, m): a translation-invariant convolutional encoder cannot
+  tell equal words at different distances apart without the distance terms. Per sentence the scores are a
+  dense (n + 1, n + 1) array; O(n^2 a) per sentence.
+* outer arcs of the vine: a `Linear` (w -> 2) per row: s(m, left), s(m, right).
+* sibling (h, s, m), grandparent (g, h, m), grand-sibling (g, h, s, m): v . relu(sum_j P[w_j, role j] +
+  Q[bucket(h, m)]) with P = X W_k + b_k (rows, roles x p) (a linear layer over the concatenated words is
+  the sum of per-role projections, so each row is projected once and a part costs O(p)); a learned row
+  replaces the sibling's when s == h. `PART_ROLES[kind]` lists the roles in column order.
+* labels of an arc (h, m): logits = Linear(relu(P_l[h, head] + P_l[m, dep] + M[b])), P_l = X W_l + b_l.
+
+Sizes: a, p, l (the widths) and nL labels; every scorer costs O(rows x w x width) for its projection.
+Initialization: the top model (`architectures.py`) initializes each projection (`layers[0]`) on a sample of X,
+then the scorer (its own parameters: zeros, or small random "no sibling" rows).
+"""
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+from thinc.api import Linear, Model, Relu
+from thinc.types import Floats1d, Floats2d, Ints1d
+
+# upper bounds (exclusive) of the distance classes |h - m| = 1, 2, 3, 4, 5, 6-7, 8-10, 11-15, 16-20, 21-30, 31+
+DISTANCE_EDGES = np.array([2, 3, 4, 5, 6, 8, 11, 16, 21, 31])
+DISTANCE_CLASSES = len(DISTANCE_EDGES) + 1
+N_BUCKETS = 1 + 2 * DISTANCE_CLASSES          # the root, then heads left of m, then heads right of m
+BUCKET_TABLE_LIMIT = 512                      # tables of `dense_buckets` are cached up to this length
+_DENSE_BUCKETS = {}
+
+SIBLING, GRANDPARENT, GRAND_SIBLING = 2, 3, 4       # = `_kernels.features.PartKind` (checked in parts.py)
+PART_ROLES = {SIBLING: 3, GRANDPARENT: 3, GRAND_SIBLING: 4}
+SIBLING_COLUMN = {SIBLING: 1, GRANDPARENT: -1, GRAND_SIBLING: 2}    # the role that may be "no sibling"
+HEAD_COLUMN = {SIBLING: 0, GRANDPARENT: 1, GRAND_SIBLING: 1}       # the column of h (m is the last one)
+
+
+def distance_buckets(h, m) -> np.ndarray:
+    """The distance bucket of each arc h -> m (int64, broadcast shape; positions, 0 = root): 0 for the root,
+    1 + class(|h - m|) for a head left of m, 1 + DISTANCE_CLASSES + class(|h - m|) for a head right of m."""
+    h, m = np.asarray(h), np.asarray(m)
+    classes = np.searchsorted(DISTANCE_EDGES, np.abs(h - m), side="right")
+    return np.where(h == 0, 0, 1 + classes + DISTANCE_CLASSES * (h > m)).astype(np.int64)
+
+
+def dense_buckets(n: int) -> np.ndarray:
+    """`distance_buckets` of every (h, m) of an n-word sentence, (n + 1, n + 1), cached up to
+    BUCKET_TABLE_LIMIT words (read only)."""
+    out = _DENSE_BUCKETS.get(n)
+    if out is None:
+        index = np.arange(n + 1)
+        out = distance_buckets(index[:, None], index[None, :])
+        out.setflags(write=False)
+        if n <= BUCKET_TABLE_LIMIT:
+            _DENSE_BUCKETS[n] = out
+    return out
+
+
+# -- the root row
+
+
+def with_root_row(nO: Optional[int] = None) -> Model[List[Floats2d], List[Floats2d]]:
+    """Each doc's token vectors (n, w) -> (n + 1, w) with a learned root row (param "root") first."""
+    return Model("vine_root_row", _root_forward, init=_root_init, dims={"nO": nO}, params={"root": None})
+
+
+def _root_init(model: Model, X=None, Y=None) -> None:
+    if X is not None and X:
+        model.set_dim("nO", X[0].shape[1])
+    rng = np.random.default_rng(0)
+    model.set_param("root", model.ops.asarray1f(rng.normal(0.0, 0.1, model.get_dim("nO")).astype("f")))
+
+
+def _root_forward(model: Model, X: List[Floats2d], is_train: bool):
+    root = model.get_param("root")
+    xp = model.ops.xp
+    Y = [xp.vstack([root[None, :].astype(x.dtype), x]) for x in X]
+
+    def backprop(dY: List[Floats2d]) -> List[Floats2d]:
+        if dY:
+            model.inc_grad("root", sum(d[0] for d in dY))
+        return [d[1:] for d in dY]
+
+    return Y, backprop
+
+
+# -- arcs
+
+
+ArcInput = Tuple[Floats2d, List[Ints1d], Optional[List[Ints1d]]]
+
+
+def arc_scorer(width: int, nI: Optional[int] = None) -> Model[ArcInput, List[Floats2d]]:
+    """Biaffine arc scores (see the module docstring). Input (X (R, w), rows, positions): per sentence its
+    rows of X and, optionally, the token positions of those rows (None = 0..n, a contiguous sentence);
+    output: per sentence the dense (n + 1, n + 1) scores [h, m]. `layers[0]` is the projection (call it once
+    per batch and `biaffine_scores` per group of sentences to score a batch in pieces)."""
+    projection = Relu(nO=2 * width, nI=nI)
+    return Model("vine_arc_scorer", _arc_forward, init=_arc_init, layers=[projection], dims={"width": width},
+                 params={"U": None, "u": None, "E": None, "F": None, "c": None})
+
+
+def _arc_init(model: Model, X=None, Y=None) -> None:
+    a = model.get_dim("width")
+    ops = model.ops
+    model.set_param("U", ops.alloc2f(a, a))
+    model.set_param("u", ops.alloc1f(a))
+    model.set_param("E", ops.alloc2f(N_BUCKETS, a))
+    model.set_param("F", ops.alloc2f(N_BUCKETS, a))
+    model.set_param("c", ops.alloc1f(N_BUCKETS))
+
+
+def _sentence_buckets(model: Model, rows: Ints1d, positions: Optional[Ints1d]):
+    n = len(rows) - 1
+    table = dense_buckets(n) if positions is None else distance_buckets(positions[:, None], positions[None, :])
+    return model.ops.asarray(table)
+
+
+def biaffine_scores(model: Model, HD: Floats2d, rows: Sequence[Ints1d], positions=None, is_train: bool = False):
+    """The dense scores of each sentence from the projection HD (R, 2a) = `layers[0]` of X; RETURNS (scores,
+    backprop) with backprop(d scores) -> d HD (R, 2a)."""
+    a = model.get_dim("width")
+    U, u, E, F, c = (model.get_param(name) for name in ("U", "u", "E", "F", "c"))
+    xp = model.ops.xp
+    positions = [None] * len(rows) if positions is None else positions
+    out, saved = [], []
+    for index, pos in zip(rows, positions):
+        index = model.ops.asarray(index, dtype="i")
+        H, D = HD[index, :a], HD[index, a:]
+        HU = H @ U
+        b = _sentence_buckets(model, index, pos)
+        HF = H @ F.T + c[None, :]               # (n + 1, N_BUCKETS), per head and bucket
+        DE = D @ E.T
+        columns = xp.arange(len(index))
+        S = HU @ D.T + (H @ u)[:, None] + xp.take_along_axis(HF, b, axis=1) + DE[columns[None, :], b]
+        out.append(S)
+        saved.append((index, H, D, HU, b))
+
+    def backprop(dS_list: List[Floats2d]) -> Floats2d:
+        dHD = model.ops.alloc2f(*HD.shape, dtype=HD.dtype)
+        for (index, H, D, HU, b), dS in zip(saved, dS_list):
+            dS = model.ops.asarray(dS, dtype=HD.dtype)
+            size = len(index)
+            d_row = dS.sum(axis=1)
+            d_HU = dS @ D
+            model.inc_grad("U", H.T @ d_HU)
+            model.inc_grad("u", H.T @ d_row)
+            dH = d_HU @ U.T + d_row[:, None] * u[None, :]
+            dD = dS.T @ HU
+            # dS summed per (head, bucket) and per (dependent, bucket)
+            columns = xp.arange(size)
+            by_head = _bucket_table(model.ops, (columns[:, None] * N_BUCKETS + b).ravel(), dS.ravel(), size)
+            by_dep = _bucket_table(model.ops, (columns[None, :] * N_BUCKETS + b).ravel(), dS.ravel(), size)
+            model.inc_grad("c", by_head.sum(axis=0))
+            model.inc_grad("F", by_head.T @ H)
+            model.inc_grad("E", by_dep.T @ D)
+            dH += by_head @ F
+            dD += by_dep @ E
+            model.ops.scatter_add(dHD, index, xp.hstack([dH, dD]))
+        return dHD
+
+    return out, backprop
+
+
+def _bucket_table(ops, flat_index, values, size: int):
+    """(size, N_BUCKETS): values summed at flat_index = row * N_BUCKETS + bucket (ops.scatter_add, so any
+    backend)."""
+    out = ops.alloc1f(size * N_BUCKETS, dtype=values.dtype)
+    ops.scatter_add(out, ops.asarray(flat_index, dtype="i"), values)
+    return out.reshape(size, N_BUCKETS)
+
+
+def _arc_forward(model: Model, inputs: ArcInput, is_train: bool):
+    X, rows, positions = inputs
+    HD, backprop_projection = model.layers[0](X, is_train)
+    scores, backprop_biaffine = biaffine_scores(model, HD, rows, positions, is_train)
+
+    def backprop(dS: List[Floats2d]) -> Floats2d:
+        return backprop_projection(backprop_biaffine(dS))
+
+    return scores, backprop
+
+
+# -- outer arcs
+
+
+def outer_scorer(nI: Optional[int] = None) -> Model[Floats2d, Floats2d]:
+    """The vine's outer-arc scores of every row: (R, w) -> (R, 2) [left, right]."""
+    return Linear(nO=2, nI=nI, init_W=_zeros)
+
+
+def _zeros(ops, shape):
+    return ops.alloc(shape)
+
+
+# -- higher-order parts
+
+
+PartInput = Tuple[Floats2d, Ints1d, Ints1d]     # X (R, w), part rows (P, roles) of X, buckets (P,)
+
+
+def part_scorer(kind: int, width: int, nI: Optional[int] = None) -> Model[PartInput, Floats1d]:
+    """The part MLP of one kind (see the module docstring): (X, part rows (parts, roles) as rows of X,
+    distance buckets (parts,) of their arc h -> m) -> scores (parts,). `layers[0]` projects X (R, w) to
+    P (R, roles x width) (call it once per batch and `part_mlp` per group of parts). Inference reads the same
+    parameters in the fused CPU kernel (`_kernels/part_mlp.pyx`, via `parts.PartTable`)."""
+    if kind not in PART_ROLES:
+        raise ValueError(f"unknown part kind {kind!r}")
+    projection = Linear(nO=PART_ROLES[kind] * width, nI=nI)
+    return Model(f"vine_part_{kind}", _part_forward, init=_part_init, layers=[projection],
+                 dims={"width": width}, attrs={"kind": kind},
+                 params={"v": None, "none": None, "Q": None})
+
+
+def _part_init(model: Model, X=None, Y=None) -> None:
+    p = model.get_dim("width")
+    rng = np.random.default_rng(model.attrs["kind"])
+    ops = model.ops
+    model.set_param("v", ops.alloc1f(p))
+    model.set_param("none", ops.asarray1f(rng.normal(0.0, 0.1, p).astype("f")))
+    model.set_param("Q", ops.alloc2f(N_BUCKETS, p))
+
+
+def part_mlp(model: Model, P: Floats2d, rows, buckets, is_train: bool = False):
+    """Scores (parts,) of the parts `rows` (parts, roles), rows of the projection P (R, roles x width);
+    RETURNS (scores, backprop(d scores) -> dP)."""
+    ops, xp = model.ops, model.ops.xp
+    p, kind = model.get_dim("width"), model.attrs["kind"]
+    v, none, Q = model.get_param("v"), model.get_param("none"), model.get_param("Q")
+    rows = ops.asarray(rows, dtype="i")
+    buckets = ops.asarray(buckets, dtype="i")
+    sibling = SIBLING_COLUMN[kind]
+    first = rows[:, sibling] == rows[:, sibling - 1] if sibling > 0 else None
+    pre = Q[buckets].astype(P.dtype)
+    for j in range(rows.shape[1]):
+        block = P[rows[:, j], j * p:(j + 1) * p]
+        if j == sibling:
+            block = xp.where(first[:, None], none[None, :].astype(P.dtype), block)
+        pre = pre + block
+    hidden = ops.relu(pre)
+    scores = hidden @ v
+
+    def backprop(d_scores: Floats1d) -> Floats2d:
+        d_scores = ops.asarray(d_scores, dtype=P.dtype)
+        model.inc_grad("v", hidden.T @ d_scores)
+        d_pre = ops.backprop_relu(d_scores[:, None] * v[None, :], hidden)
+        model.inc_grad("Q", _bucket_sum(ops, buckets, d_pre))
+        dP = ops.alloc2f(*P.shape, dtype=P.dtype)
+        for j in range(rows.shape[1]):
+            target = d_pre
+            if j == sibling:
+                model.inc_grad("none", d_pre[first].sum(axis=0))
+                target = xp.where(first[:, None], 0.0, d_pre)
+            dP[:, j * p:(j + 1) * p] += _row_sum(ops, rows[:, j], target, P.shape[0])
+        return dP
+
+    return scores, backprop
+
+
+def _part_forward(model: Model, inputs: PartInput, is_train: bool):
+    X, rows, buckets = inputs
+    P, backprop_projection = model.layers[0](X, is_train)
+    scores, backprop_mlp = part_mlp(model, P, rows, buckets, is_train)
+
+    def backprop(d_scores: Floats1d) -> Floats2d:
+        return backprop_projection(backprop_mlp(d_scores))
+
+    return scores, backprop
+
+
+def _bucket_sum(ops, buckets, values):
+    out = ops.alloc2f(N_BUCKETS, values.shape[1], dtype=values.dtype)
+    ops.scatter_add(out, buckets, values)
+    return out
+
+
+def _row_sum(ops, index, values, size: int):
+    """(size, width): values summed into the rows `index` names."""
+    out = ops.alloc2f(size, values.shape[1], dtype=values.dtype)
+    ops.scatter_add(out, index, values)
+    return out
+
+
+# -- labels
+
+
+LabelInput = Tuple[Floats2d, Ints1d, Ints1d, Ints1d]       # X (R, w), heads (A,), mods (A,), buckets (A,)
+
+
+def label_scorer(width: int, nL: Optional[int] = None, nI: Optional[int] = None) -> Model[LabelInput, Floats2d]:
+    """Label logits of arcs: (X, head rows, dependent rows, distance buckets) -> (A, nL). With [Ph | Pd] =
+    X W + b (rows, 2 width), the hidden layer relu(Ph[h] + Pd[m] + M[bucket]) reads the head and the
+    dependent (each row carries its context from the encoder) and the arc's direction and distance;
+    `layers[1]` (a `Linear`) maps it to the logits."""
+    projection = Linear(nO=2 * width, nI=nI)
+    output = Linear(nO=nL, nI=width)
+    return Model("vine_label_scorer", _label_forward, init=_label_init, layers=[projection, output],
+                 dims={"width": width, "nL": nL}, params={"M": None})
+
+
+def _label_init(model: Model, X=None, Y=None) -> None:
+    if model.has_dim("nL") and model.get_dim("nL") and not model.layers[1].has_dim("nO"):
+        model.layers[1].set_dim("nO", model.get_dim("nL"))
+    model.layers[1].initialize()
+    model.set_param("M", model.ops.alloc2f(N_BUCKETS, model.get_dim("width")))
+
+
+def label_hidden(model: Model, P: Floats2d, heads, mods, buckets, is_train: bool = False):
+    """The hidden layer of the arcs from the projection P (R, 2 width); RETURNS (hidden (A, width),
+    backprop(d hidden) -> dP)."""
+    ops = model.ops
+    l = model.get_dim("width")
+    heads, mods, buckets = (ops.asarray(x, dtype="i") for x in (heads, mods, buckets))
+    M = model.get_param("M")
+    hidden = ops.relu(P[heads, :l] + P[mods, l:] + M[buckets].astype(P.dtype))
+
+    def backprop(d_hidden: Floats2d) -> Floats2d:
+        d_pre = ops.backprop_relu(d_hidden, hidden)
+        model.inc_grad("M", _bucket_sum(ops, buckets, d_pre))
+        dP = ops.alloc2f(*P.shape, dtype=P.dtype)
+        dP[:, :l] += _row_sum(ops, heads, d_pre, P.shape[0])
+        dP[:, l:] += _row_sum(ops, mods, d_pre, P.shape[0])
+        return dP
+
+    return hidden, backprop
+
+
+def _label_forward(model: Model, inputs: LabelInput, is_train: bool):
+    X, heads, mods, buckets = inputs
+    P, backprop_projection = model.layers[0](X, is_train)
+    hidden, backprop_hidden = label_hidden(model, P, heads, mods, buckets, is_train)
+    logits, backprop_output = model.layers[1](hidden, is_train)
+
+    def backprop(d_logits: Floats2d) -> Floats2d:
+        return backprop_projection(backprop_hidden(backprop_output(d_logits)))
+
+    return logits, backprop

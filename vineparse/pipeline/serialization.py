@@ -1,0 +1,84 @@
+"""Saving and loading `vine_cascade`: its settings (JSON) and model (thinc msgpack) by srsly, with a format
+version; a file that cannot be read (truncated, another kind of file, another version) raises a ValueError
+naming the file and what was expected, instead of msgpack's or JSON's bare message."""
+from pathlib import Path
+from typing import Callable
+
+import srsly
+from spacy import util
+from spacy.errors import Errors
+
+FORMAT_VERSION = 3      # 3: thinc scorer layers (vineparse.VineCascadeModel.v2)
+
+
+class ModelFileError(ValueError):
+    """A saved vine_cascade component that cannot be read."""
+
+
+def _read(what: str, source: str, read: Callable):
+    try:
+        return read()
+    except ModelFileError:
+        raise
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError) as err:
+        raise ModelFileError(f"cannot read the vine_cascade {what} from {source}: {err} (a truncated or "
+                             f"damaged file, or not a vine_cascade {what})") from None
+
+
+def check_cfg(cfg, source: str) -> dict:
+    if not isinstance(cfg, dict):
+        raise ModelFileError(f"the vine_cascade settings in {source} are not a JSON object")
+    version = cfg.get("format_version")
+    if version != FORMAT_VERSION:
+        raise ModelFileError(f"{source}: this vine_cascade component was saved with format version {version}, "
+                             f"but this vineparse reads version {FORMAT_VERSION}: retrain it or use a matching "
+                             f"vineparse")
+    return cfg
+
+
+def load_model(component, data: bytes, source: str) -> None:
+    features = component.model.get_ref("labels")
+    if not features.has_dim("nL") or not features.get_dim("nL"):
+        component.set_label_count(len(component.cfg["labels"]))
+
+    def read():
+        try:
+            component.model.from_bytes(data)
+        except AttributeError:
+            raise ModelFileError(f"{source}: {Errors.E149}") from None
+    _read("model", source, read)
+
+
+def to_bytes(component, exclude=tuple()) -> bytes:
+    serialize = {"cfg": lambda: srsly.json_dumps(component.cfg),
+                 "vocab": lambda: component.vocab.to_bytes(exclude=exclude),
+                 "model": lambda: component.model.to_bytes()}
+    return util.to_bytes(serialize, exclude)
+
+
+def from_bytes(component, data: bytes, exclude=tuple()):
+    source = f"the bytes of component {component.name!r}"
+    deserialize = {"cfg": lambda b: component.load_cfg(check_cfg(_read("settings", source,
+                                                                           lambda: srsly.json_loads(b)), source)),
+                   "vocab": lambda b: component.vocab.from_bytes(b, exclude=exclude),
+                   "model": lambda b: load_model(component, b, source)}
+    _read("component", source, lambda: util.from_bytes(data, deserialize, exclude))
+    return component
+
+
+def to_disk(component, path, exclude=tuple()) -> None:
+    path = util.ensure_path(path)
+    serialize = {"cfg": lambda p: srsly.write_json(p, component.cfg),
+                 "vocab": lambda p: component.vocab.to_disk(p, exclude=exclude),
+                 "model": lambda p: p.open("wb").write(component.model.to_bytes())}
+    util.to_disk(path, serialize, exclude)
+
+
+def from_disk(component, path, exclude=tuple()):
+    path = util.ensure_path(path)
+    deserialize = {"cfg": lambda p: component.load_cfg(check_cfg(_read("settings", str(p),
+                                                                           lambda: srsly.read_json(p)), str(p))),
+                   "vocab": lambda p: component.vocab.from_disk(p, exclude=exclude),
+                   "model": lambda p: load_model(component, Path(p).read_bytes(), str(p))}
+    util.from_disk(path, deserialize, exclude)
+    return component

@@ -1,0 +1,162 @@
+"""Training `vine_cascade`: the losses of a batch and their gradients through the thinc scorers.
+
+For a batch of examples: the gold sentences of each predicted doc (projectivized, decorated labels), the
+scorers run once over the batch's stacked encoder output with their backward passes, each sentence's losses
+(`objective.sentence_loss`: arc loss, vine hinge, cascade losses on the masks the cascade predicts with, the
+last level's hinge) computed on the CPU from its `SentenceScores`, the label cross-entropy of every gold arc
+of the batch at once; then the gradients of arc, outer and part scores and of the label logits go back
+through the scorers into d encoder output. A stable share of the sentences (`held_out`) is kept out of the
+losses: their pruning levels' max-marginals go to the component's `thresholds.RecallTracker`, from which
+the component refreshes the thresholds.
+"""
+from dataclasses import dataclass
+from typing import Dict, Iterator, List, Tuple
+
+import numpy as np
+
+from .architectures import PART_REFS
+from .batch import Batch, as_cpu
+from .objective import sentence_loss
+from .parts import SentenceScores
+from .scorers import HEAD_COLUMN, dense_buckets, distance_buckets, part_mlp
+from .thresholds import is_held_out, observe_sentence
+
+
+@dataclass
+class GoldSentence:
+    doc: int                 # index of the example in the batch
+    start: int
+    end: int
+    heads: np.ndarray        # projective gold tree, int64 (n + 1,), heads[0] = -1, 0 = the root
+    labels: np.ndarray       # label ids (n + 1,), -1 where unseen (and at 0)
+    held_out: bool = False   # kept out of the losses; its recall sets the pruning thresholds
+
+
+def gold_sentences(examples, label_ids: Dict[str, int], skip, held_out: float = 0.0) -> Iterator[GoldSentence]:
+    """The gold sentences of each example's predicted doc; sentences whose tokens do not all align
+    one-to-one with gold heads are reported to `skip(what, detail)` and left out. held_out: the share of
+    sentences marked held out (`thresholds.is_held_out`)."""
+    for i, example in enumerate(examples):
+        heads, deps = example.get_aligned_parse(projectivize=True)
+        doc = example.predicted
+        if len(example.reference) == len(doc) and example.alignment.x2y.lengths.max(initial=1) == 1:
+            spans = [(s.start, s.end) for s in example.reference.sents] if len(doc) else []
+        else:
+            spans = [(0, len(doc))] if len(doc) else []
+        for start, end in spans:
+            local = heads[start:end]
+            if any(h is None or not start <= h < end for h in local) or any(not d for d in deps[start:end]):
+                skip("sentences", f"a sentence of {end - start} tokens without one-to-one gold heads")
+                continue
+            tree = np.array([-1] + [h - start + 1 for h in local], dtype=np.int64)
+            positions = np.arange(1, end - start + 1)
+            tree[1:][tree[1:] == positions] = 0          # spaCy marks a root by its own index
+            labels = np.array([-1] + [label_ids.get(d, -1) for d in deps[start:end]], dtype=np.int64)
+            hold = is_held_out([t.text for t in doc[start:end]], held_out)
+            yield GoldSentence(i, start, end, tree, labels, hold)
+
+
+def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
+    """The batch's loss and d loss / d encoder output (one array per doc, like `vectors`); the scorers'
+    parameter gradients are added to their layers. RETURNS (loss, d vectors, details)."""
+    model, cfg = component.model, component.cfg
+    ops = model.ops
+    batch = Batch(model, vectors)
+    every = list(gold_sentences(examples, component.label_ids, component.skip, cfg.get("held_out", 0.0)))
+    held = [s for s in every if s.held_out]
+    sentences = [s for s in every if not s.held_out]
+    details = {"sentences": len(sentences), "held_out": len(held), "arcs": 0.0, "hinge": 0.0, "labels": 0.0,
+               "cascade": 0}
+    zeros = [ops.alloc2f(*v.shape, dtype=v.dtype) for v in vectors]
+    X = batch.X
+    if held and cfg.get("threshold_interval", 0):
+        observe_held_out(component, batch, held)
+    if not sentences:
+        return 0.0, zeros, details
+    rows = [batch.rows_of(s.doc, s.start, s.end) for s in sentences]
+    arcs, backprop_arcs = model.get_ref("arcs")((X, rows, None), is_train=True)
+    outer, backprop_outer = model.get_ref("outer")(X, is_train=True)
+    projections, backprop_projections = {}, {}
+    for kind, name in PART_REFS.items():
+        projections[kind], backprop_projections[kind] = model.get_ref(name).layers[0](X, is_train=True)
+    batch.outer = as_cpu(ops, outer).astype(np.float64)
+    batch.tables = batch.part_tables(projections)
+    cascade = component.cascade
+    total = 0.0
+    scored = []
+    for s, r, S in zip(sentences, rows, arcs):
+        sent = SentenceScores(as_cpu(ops, S), batch.outer[r], batch.tables, r, cache=True)
+        result = sentence_loss(cascade, sent, s.heads, component.settings, component.rng,
+                               cfg["structured_weight"], cfg["arc_loss"])
+        details["arcs"] += result.arcs
+        details["hinge"] += result.hinge
+        details["cascade"] += result.cascade
+        total += result.total
+        scored.append(sent)
+
+    d_X = backprop_arcs([ops.asarray(s.d_arcs if s.d_arcs is not None else np.zeros((s.n + 1, s.n + 1)),
+                                     dtype=X.dtype) for s in scored])
+    d_outer = np.zeros((X.shape[0], 2))
+    for s in scored:
+        if s.d_outer is not None:
+            np.add.at(d_outer, s.rows, s.d_outer)
+    d_X = d_X + backprop_outer(ops.asarray(d_outer, dtype=X.dtype))
+    for kind, name in PART_REFS.items():
+        scorer = model.get_ref(name)
+        found = [(s, s.part_gradients(kind)) for s in scored]
+        found = [(s, g) for s, g in found if g is not None]
+        if not found:
+            continue
+        part_rows = np.concatenate([s.rows[local] for s, (local, _) in found])
+        buckets = np.concatenate([dense_buckets(s.n)[local[:, HEAD_COLUMN[kind]], local[:, -1]]
+                                  for s, (local, _) in found])
+        gradient = np.concatenate([g for _, (_, g) in found])
+        _, backprop_mlp = part_mlp(scorer, projections[kind], part_rows, buckets, is_train=True)
+        d_X = d_X + backprop_projections[kind](backprop_mlp(ops.asarray(gradient, dtype=X.dtype)))
+
+    label_loss, d_label = label_cross_entropy(component, X, batch, sentences)
+    if d_label is not None:
+        d_X = d_X + d_label
+    details["labels"] = label_loss
+    total += label_loss
+    d_vectors = [d_X[start:start + len(v)] for start, v in zip(batch.doc_rows, vectors)]
+    return total, d_vectors, details
+
+
+def observe_held_out(component, batch: Batch, held: List[GoldSentence]) -> None:
+    """Report the held-out sentences' max-marginals to the component's recall tracker (no gradients: the
+    scorers run in prediction mode)."""
+    if batch.tables is None:
+        batch.predict()
+    scored = batch.score([batch.rows_of(s.doc, s.start, s.end) for s in held])
+    for s, sent in zip(held, scored):
+        observe_sentence(component.cascade, sent, s.heads, component.tracker)
+
+
+def label_cross_entropy(component, X, batch: Batch, sentences: List[GoldSentence]):
+    """Cross-entropy of the known gold labels of every gold arc of the batch, times `label_weight`, and
+    d loss / d X (None without a known label); labels never seen in `initialize` are counted."""
+    heads, mods, buckets, labels = [], [], [], []
+    for s in sentences:
+        known = np.flatnonzero(s.labels[1:] >= 0) + 1
+        component.skipped["unseen_labels"] += s.end - s.start - len(known)
+        rows = batch.rows_of(s.doc, s.start, s.end)
+        heads.append(rows[s.heads[known]])
+        mods.append(rows[known])
+        buckets.append(distance_buckets(s.heads[known], known))
+        labels.append(s.labels[known])
+    labels = np.concatenate(labels)
+    if not len(labels):
+        return 0.0, None
+    ops = component.model.ops
+    scorer = component.model.get_ref("labels")
+    logits, backprop = scorer((X, np.concatenate(heads), np.concatenate(mods), np.concatenate(buckets)),
+                              is_train=True)
+    logits = logits - logits.max(axis=1, keepdims=True)
+    probs = ops.xp.exp(logits)
+    probs /= probs.sum(axis=1, keepdims=True)
+    index = ops.asarray(np.arange(len(labels)), dtype="i"), ops.asarray(labels, dtype="i")
+    weight = component.cfg["label_weight"]
+    loss = -weight * float(ops.xp.log(ops.xp.maximum(probs[index], 1e-30)).sum())
+    probs[index] -= 1.0
+    return loss, backprop(probs * weight)
