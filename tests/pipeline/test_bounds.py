@@ -40,10 +40,9 @@ def test_a_long_preset_sentence_is_one_projective_tree_parsed_in_bounded_pieces(
     words = [t.text for eg in examples for t in eg.predicted]
     words = (words * (1 + 2000 // len(words)))[:2000]
     sizes = []
-    run, decode = parser.predict_cascade.run, parser.predict_cascade.levels[-1].decode
-    monkeypatch.setattr(parser.predict_cascade, "run", lambda sent, **kw: sizes.append(sent.n) or run(sent, **kw))
-    monkeypatch.setattr(parser.predict_cascade.levels[-1], "decode",
-                        lambda sent, mask=None, force=None: sizes.append(sent.n) or decode(sent, mask, force))
+    from vineparse.pipeline import levels
+    scorer = levels.neural_scorer
+    monkeypatch.setattr(levels, "neural_scorer", lambda group: sizes.extend(s.n for s in group) or scorer(group))
     doc = words_doc(nlp.vocab, words, starts={0})
     (absolute, labels), = parser.predict([doc])
     assert max(sizes) <= MAX_SEGMENT and sum(sizes) >= len(words)

@@ -219,7 +219,7 @@ def test_recall_tracker_agrees_with_the_masks(seed, n, cap):
         finite = values[np.isfinite(values)]
 
         def tie(alpha):
-            return bool(np.any(np.abs(finite - threshold(best, values, alpha)) < 1e-9))
+            return bool(np.any(np.abs(finite - threshold(best, arc_mm, outer_mm, alpha)) < 1e-9))
 
         tracker = RecallTracker(1, decay=1.0)
         tracker.observe(0, level, best, arc_mm, outer_mm, gold)

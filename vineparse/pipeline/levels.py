@@ -19,7 +19,10 @@ from typing import Sequence
 import numpy as np
 
 from .. import kernels
+from .._kernels.cascade_runtime import CascadeRuntime
+from .._kernels.neural_scorer import NeuralScorer
 from ..cascade.cascade import Cascade
+from .scorers import DISTANCE_EDGES, HEAD_COLUMN, SIBLING_COLUMN
 from ..cascade.levels import (ARC, GRAND_SIBLING, GRANDPARENT, SIBLING, FirstOrderLevel, SecondOrderLevel,
                               ThirdOrderLevel, VineLevel, arc_rows, full_mask)
 
@@ -197,13 +200,37 @@ def check_orders(orders: Sequence[int]) -> tuple:
     return orders
 
 
-def parse_pieces(cascade: Cascade, sentences: Sequence, direct_max_length: int = 0) -> list:
-    """The best tree (heads, int64 (n + 1,)) of each sentence (`parts.SentenceScores`, at most
-    `splitting.MAX_SEGMENT` words) through the cascade; sentences of at most `direct_max_length` words are
-    decoded by the last level over every arc. The one prediction loop over a batch's pieces: the seam where a
-    compiled cascade runtime takes over."""
-    last = cascade.levels[-1]
-    return [last.decode(sent, None) if sent.n <= direct_max_length else cascade.run(sent) for sent in sentences]
+def parse_pieces(cascade: Cascade, sentences: Sequence, direct_max_length: int = 0, n_threads: int = 1) -> list:
+    """The best tree (heads, int64 (n + 1,)) of each sentence (`parts.SentenceScores` without a cost, at most
+    `splitting.MAX_SEGMENT` words) through the compiled cascade runtime (`_kernels/cascade_runtime.pyx`, the
+    one the sparse `CascadeParser` runs on: the same levels, thresholds and head caps, with the neural scores
+    of `_kernels/neural_scorer.pyx`); sentences of at most `direct_max_length` words are decoded by the last
+    level over every arc. One runtime call per group, so no Python runs between sentences."""
+    sentences = list(sentences)
+    direct = [i for i, sent in enumerate(sentences) if sent.n <= direct_max_length]
+    pruned = [i for i, sent in enumerate(sentences) if sent.n > direct_max_length]
+    trees = [None] * len(sentences)
+    levels = cascade.levels
+    caps = [0 if isinstance(level, VineLevel) else (level.head_cap or 0) for level in levels[:-1]]
+    band = levels[0].band
+    for chosen, runtime in ((direct, CascadeRuntime([levels[-1].order], [], [], band)),
+                            (pruned, CascadeRuntime([level.order for level in levels], cascade.alphas, caps, band))):
+        if chosen:
+            group = [sentences[i] for i in chosen]
+            for i, heads in zip(chosen, runtime.run(neural_scorer(group), n_threads=n_threads)):
+                trees[i] = heads
+    return trees
+
+
+def neural_scorer(sentences: Sequence) -> NeuralScorer:
+    """The runtime's scorer over sentences (`parts.SentenceScores`) of one batch (they share its part tables)."""
+    tables = sentences[0].tables if sentences else None
+    part_tables = None
+    if tables is not None:
+        part_tables = [(tables[kind].P, tables[kind].v, tables[kind].none, tables[kind].Q, SIBLING_COLUMN[kind],
+                        HEAD_COLUMN[kind]) for kind in (SIBLING, GRANDPARENT, GRAND_SIBLING)]
+    return NeuralScorer([sent.dense_arcs() for sent in sentences], [sent.outer for sent in sentences],
+                        [sent.rows for sent in sentences], part_tables, DISTANCE_EDGES)
 
 
 def neural_cascade(orders: Sequence[int], band: int, alphas: Sequence[float], max_heads=None) -> Cascade:
