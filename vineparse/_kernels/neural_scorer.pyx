@@ -15,6 +15,9 @@ from .features cimport SIBLING, GRAND_SIBLING
 from .part_mlp cimport PartMLP, part_mlp_score, MAX_ROLES
 
 import numpy as np
+cimport numpy as cnp
+
+cnp.import_array()
 
 cdef enum:
     KINDS = 3                   # sibling, grandparent, grand-sibling
@@ -51,8 +54,8 @@ cdef class NeuralScorer(Scorer):
 
     def __init__(self, arcs, outer, rows, tables=None, distance_edges=()):
         cdef Py_ssize_t i, kind, j, count = len(arcs)
-        cdef const double[:, ::1] a, o
-        cdef const int64_t[::1] r
+        cdef cnp.ndarray a, o, r
+        cdef Py_ssize_t N
         cdef const float[:, ::1] P, Q
         cdef const float[::1] v, none
         if not len(outer) == len(rows) == count:
@@ -102,22 +105,24 @@ cdef class NeuralScorer(Scorer):
         self.n_edges = len(distance_edges)
         for j in range(self.n_edges):
             self.edges[j] = distance_edges[j]
+        if self.has_parts and count:
+            every = np.concatenate([np.asarray(r).ravel() for r in rows])
+            limit = min(self._keep[4 * kind].shape[0] for kind in range(KINDS))
+            if every.size and (every.min() < 0 or every.max() >= limit):
+                raise ValueError(f"rows outside the {limit} rows of P")
         for i in range(count):
             a = np.ascontiguousarray(arcs[i], dtype=np.float64)
             o = np.ascontiguousarray(outer[i], dtype=np.float64)
             r = np.ascontiguousarray(rows[i], dtype=np.int64)
-            N = a.shape[0]
-            if a.shape[1] != N or o.shape[0] != N or o.shape[1] != 2 or r.shape[0] != N or N < 1:
+            N = cnp.PyArray_DIM(a, 0) if cnp.PyArray_NDIM(a) == 2 else 0
+            if (N < 1 or cnp.PyArray_DIM(a, 1) != N or cnp.PyArray_NDIM(o) != 2 or cnp.PyArray_DIM(o, 0) != N
+                    or cnp.PyArray_DIM(o, 1) != 2 or cnp.PyArray_NDIM(r) != 1 or cnp.PyArray_DIM(r, 0) != N):
                 raise ValueError(f"sentence {i}: arcs {np.shape(arcs[i])}, outer {np.shape(outer[i])} and rows "
                                  f"{np.shape(rows[i])} must be (n + 1, n + 1), (n + 1, 2) and (n + 1,)")
-            if self.has_parts:
-                for kind in range(KINDS):
-                    if np.max(r) >= self._keep[4 * kind].shape[0] or np.min(r) < 0:
-                        raise ValueError(f"sentence {i}: rows outside the {self._keep[4 * kind].shape[0]} rows of P")
             self._keep += [a, o, r]
-            self.arc_ptr[i] = &a[0, 0]
-            self.outer_ptr[i] = &o[0, 0]
-            self.row_ptr[i] = &r[0]
+            self.arc_ptr[i] = <const double*>cnp.PyArray_DATA(a)
+            self.outer_ptr[i] = <const double*>cnp.PyArray_DATA(o)
+            self.row_ptr[i] = <const int64_t*>cnp.PyArray_DATA(r)
             self.lengths[i] = N - 1
 
     def __dealloc__(self):

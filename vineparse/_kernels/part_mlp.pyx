@@ -21,8 +21,7 @@ cdef double part_mlp_score(const PartMLP* mlp, const int64_t* words, int64_t buc
     words: the part's k rows of Z; bucket: its distance row (ignored without distance rows); pre: p floats."""
     cdef Py_ssize_t j, c, p = mlp.p
     cdef const float* row
-    cdef float x
-    cdef double total = 0.0
+    cdef float x, total = 0      # float sums vectorise (the scores feed max-plus passes, not gradients)
     for c in range(p):
         pre[c] = 0
     for j in range(mlp.k):

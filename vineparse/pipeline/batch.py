@@ -19,6 +19,18 @@ def as_cpu(ops, array) -> np.ndarray:
     return ops.to_numpy(array)
 
 
+def project(layer: Model, X):
+    """`layer.predict(X)` for a thinc `Linear` or `Relu` layer, as one `xp.matmul` (numpy's BLAS on the CPU,
+    cupy's on a GPU): thinc's own CPU gemm is blis, whose generic fallback kernel is several times slower on
+    CPUs it has no kernels for. Other layers predict as usual."""
+    if layer.name not in ("linear", "relu") or not layer.has_param("W"):
+        return layer.predict(X)
+    xp = layer.ops.xp
+    Y = xp.matmul(X, layer.get_param("W").T)
+    Y += layer.get_param("b")
+    return xp.maximum(Y, 0, out=Y) if layer.name == "relu" else Y
+
+
 class Batch:
     """The stacked encoder output of a batch and what every sentence of it reads.
 
@@ -56,10 +68,10 @@ class Batch:
         """Project X for every scorer (no gradients)."""
         if self.X is None:
             return self
-        self.HD = self.model.get_ref("arcs").layers[0].predict(self.X)
-        self.outer = as_cpu(self.ops, self.model.get_ref("outer").predict(self.X)).astype(np.float64)
+        self.HD = project(self.model.get_ref("arcs").layers[0], self.X)
+        self.outer = as_cpu(self.ops, project(self.model.get_ref("outer"), self.X)).astype(np.float64)
         if self.want_parts:
-            self.tables = self.part_tables({kind: self.model.get_ref(name).layers[0].predict(self.X)
+            self.tables = self.part_tables({kind: project(self.model.get_ref(name).layers[0], self.X)
                                             for kind, name in PART_REFS.items()})
         return self
 

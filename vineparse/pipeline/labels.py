@@ -10,7 +10,7 @@ from spacy.attrs import DEP, HEAD
 from spacy.pipeline._parser_internals import nonproj
 from spacy.tokens import Doc
 
-from .batch import Batch, as_cpu
+from .batch import Batch, as_cpu, project
 from .scorers import distance_buckets, label_hidden
 
 
@@ -35,9 +35,9 @@ def predict_labels(batch: Batch, heads: Sequence[np.ndarray], labels: Sequence[s
     absolute = np.concatenate(heads)
     head, mod = np.where(absolute == token, 0, absolute + 1), token + 1       # positions in the doc; 0 = root
     scorer = batch.model.get_ref("labels")
-    projection = scorer.layers[0].predict(batch.X)
+    projection = project(scorer.layers[0], batch.X)
     hidden, _ = label_hidden(scorer, projection, first_row + head, first_row + mod, distance_buckets(head, mod))
-    logits = as_cpu(batch.ops, scorer.layers[1].predict(hidden))
+    logits = as_cpu(batch.ops, project(scorer.layers[1], hidden))
     decorated = np.array(["||" in label for label in labels], dtype=bool)
     if decorated.any() and not decorated.all():
         roots = head == 0
