@@ -167,7 +167,7 @@ cdef inline void push(DenseBackward* sr, DenseCharts* d, const double* qp, const
     for Max and Log, lane by lane along the chosen edges for Path and Sample."""
     cdef Py_ssize_t N = d.N, s, r, best_r
     cdef double zero, state, c
-    cdef double* x = d.lane3
+    cdef double* x = d.lane3                    # Path and Sample (Max, Log, Real use lane2, lane3 otherwise)
     if DenseBackward is RealSemiring:
         for s in range(lanes):
             d.lane2[s] = qp[s] / in_p[s] if qp[s] != 0.0 and in_p[s] > 0.0 else 0.0
@@ -177,9 +177,15 @@ cdef inline void push(DenseBackward* sr, DenseCharts* d, const double* qp, const
             d.lane2[s] = qp[s] - in_p[s] if qp[s] > -INFINITY else -INFINITY
         lanes_push_max(qa, qb, a, b, N, 1 - N, count, d.lane2, lanes)
     elif DenseBackward is LogSemiring:
+        # normalised shares (see semiring.pxd): exp(a + b - m) / sum, m the lane's largest a + b
+        lanes_max(d.lane2, a, b, N, 1 - N, count, lanes)
+        lanes_sum_exp(d.lane3, d.lane2, a, b, N, 1 - N, count, lanes)
         for s in range(lanes):
-            d.lane2[s] = -in_p[s] if qp[s] != 0.0 else -INFINITY
-        lanes_push_exp(qa, qb, a, b, N, 1 - N, count, d.lane2, qp, lanes)
+            if qp[s] != 0.0 and d.lane3[s] > 0.0:
+                d.lane2[s], d.lane3[s] = -d.lane2[s], qp[s] / d.lane3[s]
+            else:
+                d.lane2[s], d.lane3[s] = -INFINITY, 0.0
+        lanes_push_exp(qa, qb, a, b, N, 1 - N, count, d.lane2, d.lane3, lanes)
     else:
         zero = q_zero(sr)
         for s in range(lanes):
@@ -190,7 +196,7 @@ cdef inline void push(DenseBackward* sr, DenseCharts* d, const double* qp, const
                 x[r] = a[r * N + s] + b[r * (1 - N) + s] - in_p[s]
                 if x[r] > x[best_r]:
                     best_r = r
-            prepare_shares(sr, x, count)
+            prepare_shares(sr, x, count, x[best_r])
             state = parent_state(sr, qp[s])
             for r in range(count):
                 c = share(sr, &state, x[r])
