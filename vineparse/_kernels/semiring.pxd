@@ -27,7 +27,8 @@ RealSemiring (<+, x, 0, 1> on exp(score), in linear space) is the Log semiring
 without logarithms, for the dense first-order charts when the weights are
 normalised so that no value can overflow or underflow (eisner_dense.pyx checks
 this and falls back on Log otherwise); its Q is the same marginal probability:
-Q[a] += Q[p] * in[a] * in[b] * w / in[p].
+Q[a] += Q[p] * in[a] * in[b] * w / in[p]. RealSampleSemiring samples over such a
+chart, drawing each edge with probability in[a] in[b] w / in[p] (normalised).
 """
 from libc.math cimport exp, log, INFINITY
 from libc.stdint cimport uint64_t
@@ -51,6 +52,9 @@ cdef struct SampleSemiring:
 
 cdef struct RealSemiring:
     char unused
+
+cdef struct RealSampleSemiring:
+    uint64_t state    # as SampleSemiring (same layout), over a Real inside chart
 
 
 ctypedef fused Inside:
