@@ -26,6 +26,7 @@ import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -343,7 +344,8 @@ def main(argv=None):
     rounds = 2 if args.quick else args.rounds
     rows = run_suite(SUITES["quick" if args.quick else "full"], 10 if args.quick else args.repeats)
     yard = yardstick((10, 40) if args.quick else (10, 40, 100), rounds)
-    batched = batch(32, 40, rounds, args.supar, args.out.parent)
+    with tempfile.TemporaryDirectory() as scratch:                # the scores handed to the SuPar worker
+        batched = batch(32, 40, rounds, args.supar, Path(scratch))
     quiet = wait_for_quiet(args.quiet_load, args.wait_minutes) if args.quiet_load else None
     scaling = threads((32,) if args.quick else (32, 512), 40, rounds)
     scaling["waited_for_quiet"] = {"below": args.quiet_load, "reached": quiet}
