@@ -1,27 +1,50 @@
-"""Kernel benchmark: milliseconds per sentence, one thread, medians.
+"""Kernel benchmark: per-sentence times, yardsticks, batches and threads, in one run.
 
-    python bench/kernels.py [--quick] [--out bench/out/kernels.json] [--plot bench/out/kernels.png]
+    python bench/kernels.py [--quick] [--supar /path/to/supar-venv/bin/python]
+                            [--out bench/out/kernels.json] [--plot bench/out/kernels.png]
 
-Prints one JSON object per measurement (JSON lines) and writes them, with the
-fitted exponents and the targets of issues #2 and #3 side by side, to --out.
-Every call is timed end to end through the checked Python API (input checks,
-graph construction and the Cython passes), on fresh random scores each time.
+Four parts, each printed as JSON lines and written together to --out with the command
+line, git commit, machine and load averages:
+
+* suite: median ms per sentence of every kernel through the checked Python API
+  (input checks included), one thread, fresh random scores for every call;
+* yardstick (n = 10, 40, 100): the first-order best tree against a vectorised numpy
+  Eisner (bench/numpy_eisner.py, O(n) numpy steps; its heads are checked equal to
+  ours), marginals against the best tree, and the fixed cost of one call at n = 10;
+  measured in interleaved rounds, ratios taken per round, medians reported;
+* batch: 32 sentences of 40 words, padded, per sentence: argmax and marginals through
+  the batch API on one and on two threads, and SuPar's batched DependencyCRF (argmax,
+  marginals; torch, one thread) run in its own virtual environment by
+  bench/supar_worker.py, interleaved with ours round by round, heads checked equal;
+* threads: the same batch and one of 512 sentences on 1 and 2 threads (after waiting
+  for a quiet machine with --quiet-load), with the load averages beside the figures.
 """
 import argparse
 import json
+import os
+import platform
+import statistics
+import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
 
-from vineparse.bench import KERNELS, fit_exponent, median_ms
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from numpy_eisner import eisner_numpy  # noqa: E402
 
-# (kernel, sizes) measured; the quick profile is for smoke runs.
+from vineparse import kernels  # noqa: E402
+from vineparse.bench import KERNELS, fit_exponent, median_ms  # noqa: E402
+
 SUITES = {
     "full": [
         ("eisner", (10, 20, 40, 60, 100)),
         ("eisner_max_marginals", (10, 20, 40, 60, 100)),
         ("eisner_marginals", (10, 20, 40, 60, 100)),
+        ("eisner_hypergraph", (10, 20, 40, 60, 100)),
+        ("eisner_marginals_hypergraph", (10, 20, 40, 60, 100)),
         ("eisner2", (10, 20, 40, 60, 100)),
         ("eisner2_max_marginals", (10, 20, 40, 60)),
         ("eisner3", (10, 20, 40, 60, 100)),
@@ -40,37 +63,177 @@ SUITES = {
 
 # (description, kernel, n, upper bound in ms)
 TARGETS = [
-    ("first-order best tree, n = 40", "eisner", 40, 0.1),
-    ("first-order marginals, n = 40", "eisner_marginals", 40, 0.3),
     ("second-order best tree, n = 40", "eisner2", 40, 1.0),
     ("third-order best tree, n = 40", "eisner3", 40, 40.0),
 ]
-# (description, kernel, bound): fitted exponent of time against n, at most the bound
 EXPONENT_TARGETS = [
     ("second order under a vine-style mask, n = 20..200", "eisner2_vine_mask", 1.5),
     ("third order under a vine-style mask, n = 20..200", "eisner3_vine_mask", 1.5),
     ("vine pass (best), n = 20..400", "vine_b5", 1.1),
     ("vine pass (max-marginals), n = 20..400", "vine_b5_max_marginals", 1.1),
 ]
-# (description, unpruned kernel, masked kernel, n, lower bound on the speed-up)
 SPEEDUP_TARGETS = [
     ("second order, vine-style mask vs unpruned, n = 100", "eisner2", "eisner2_vine_mask", 100, 20.0),
     ("third order, vine-style mask vs unpruned, n = 100", "eisner3", "eisner3_vine_mask", 100, 20.0),
 ]
 
 
-def run(suite, repeats, seed=0):
+def run_suite(suite, repeats, seed=0, seconds=3.0):
+    """Median ms per call of each (kernel, n); slow points take fewer calls (at least 5,
+    about `seconds` in all)."""
     rng = np.random.default_rng(seed)
     rows = []
     for name, sizes in suite:
         for n in sizes:
-            row = {"kernel": name, "n": n, "ms": median_ms(KERNELS[name], n, repeats, rng)}
+            first = timed(KERNELS[name](rng, n), 1)
+            count = int(min(repeats, max(5, seconds / max(first, 1e-9))))
+            row = {"kernel": name, "n": n, "ms": median_ms(KERNELS[name], n, count, rng), "calls": count}
             print(json.dumps(row), flush=True)
             rows.append(row)
     return rows
 
 
-def summarise(rows):
+def timed(call, repeats):
+    """Median seconds of `repeats` calls (after one warm-up)."""
+    call()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def summary(values):
+    return {"median": statistics.median(values), "min": min(values), "max": max(values), "rounds": len(values)}
+
+
+def yardstick(sizes, rounds, seed=1):
+    """Ours against numpy, marginals against best, per round, interleaved."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for n in sizes:
+        rows = {"numpy_ms": [], "eisner_ms": [], "eisner_marginals_ms": [], "eisner_max_marginals_ms": []}
+        for _ in range(rounds):
+            scores = rng.normal(size=(n + 1, n + 1))
+            assert np.array_equal(eisner_numpy(scores), kernels.eisner(scores)), "numpy yardstick disagrees"
+            repeats = max(5, 2000 // (n * n))
+            rows["numpy_ms"].append(timed(lambda: eisner_numpy(scores), max(3, repeats // 20)) * 1e3)
+            rows["eisner_ms"].append(timed(lambda: kernels.eisner(scores), repeats * 10) * 1e3)
+            rows["eisner_marginals_ms"].append(timed(lambda: kernels.eisner_marginals(scores), repeats * 10) * 1e3)
+            rows["eisner_max_marginals_ms"].append(timed(lambda: kernels.eisner_max_marginals(scores),
+                                                         repeats * 10) * 1e3)
+        result = {k: summary(v) for k, v in rows.items()}
+        result["speedup_over_numpy"] = summary([a / b for a, b in zip(rows["numpy_ms"], rows["eisner_ms"])])
+        result["marginals_over_best"] = summary([a / b for a, b in zip(rows["eisner_marginals_ms"],
+                                                                        rows["eisner_ms"])])
+        out[n] = result
+        print(json.dumps({"yardstick_n": n, "numpy_ms": result["numpy_ms"]["median"],
+                          "eisner_ms": result["eisner_ms"]["median"],
+                          "speedup_over_numpy": result["speedup_over_numpy"]["median"],
+                          "marginals_over_best": result["marginals_over_best"]["median"]}), flush=True)
+    return out
+
+
+class SuPar:
+    """The long-lived worker in SuPar's virtual environment (bench/supar_worker.py)."""
+
+    def __init__(self, python):
+        worker = Path(__file__).resolve().parent / "supar_worker.py"
+        self.process = subprocess.Popen([python, str(worker)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        text=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
+
+    def run(self, scores_path, what, repeats):
+        self.process.stdin.write(json.dumps({"scores": str(scores_path), "what": what, "repeats": repeats}) + "\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError("the SuPar worker stopped (see its stderr)")
+        return json.loads(line)
+
+    def close(self):
+        self.process.stdin.close()
+        self.process.wait(timeout=60)
+
+
+def batch(B, n, rounds, supar_python, scratch, seed=2):
+    """Per-sentence ms of a padded batch: ours on 1 and 2 threads, SuPar, interleaved."""
+    rng = np.random.default_rng(seed)
+    rows = {key: [] for key in ("argmax_1", "argmax_2", "marginals_1", "marginals_2",
+                                "supar_argmax", "supar_marginals")}
+    supar = SuPar(supar_python) if supar_python else None
+    info = {}
+    try:
+        for round_ in range(rounds):
+            scores = rng.normal(size=(B, n + 1, n + 1)).astype(np.float32).astype(np.float64)
+            path = scratch / "batch_scores.npy"
+            np.save(path, scores)
+            for threads in (1, 2):
+                rows[f"argmax_{threads}"].append(
+                    timed(lambda: kernels.eisner_batch(scores, n_threads=threads), 20) / B * 1e3)
+                rows[f"marginals_{threads}"].append(
+                    timed(lambda: kernels.eisner_marginals_batch(scores, n_threads=threads), 20) / B * 1e3)
+            if supar is not None:
+                answer = supar.run(path, "argmax", 3)
+                if round_ == 0:
+                    ours = kernels.eisner_batch(scores)
+                    agree = np.mean(np.asarray(answer["heads"])[:, 1:] == ours[:, 1:])
+                    info = {"torch": answer["torch"], "torch_threads": answer["threads"],
+                            "argmax_agreement_with_ours": float(agree)}
+                rows["supar_argmax"].append(statistics.median(answer["ms_per_sentence"]))
+                rows["supar_marginals"].append(statistics.median(supar.run(path, "marginals", 3)["ms_per_sentence"]))
+    finally:
+        if supar is not None:
+            supar.close()
+    result = {key: summary(values) for key, values in rows.items() if values}
+    for what in ("argmax", "marginals"):
+        result[f"{what}_threads_speedup"] = summary([a / b for a, b in zip(rows[f"{what}_1"], rows[f"{what}_2"])])
+        if rows[f"supar_{what}"]:
+            result[f"{what}_speedup_over_supar"] = summary([s / o for s, o in zip(rows[f"supar_{what}"],
+                                                                                 rows[f"{what}_1"])])
+    result.update(info)
+    print(json.dumps({"batch": B, "n": n, **{k: v["median"] if isinstance(v, dict) else v
+                                              for k, v in result.items()}}), flush=True)
+    return result
+
+
+def wait_for_quiet(load, minutes):
+    """Wait (up to `minutes`) until the 1-minute load average drops below `load`."""
+    deadline = time.time() + 60 * minutes
+    while os.getloadavg()[0] >= load and time.time() < deadline:
+        time.sleep(20)
+    return os.getloadavg()[0] < load
+
+
+def threads(sizes, n, rounds, seed=3):
+    """Thread scaling of the batch API (1 -> 2 threads), with the load beside it, and the
+    process CPU time per sentence (equal on 1 and 2 threads: no time lost spinning)."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for B in sizes:
+        scores = rng.normal(size=(B, n + 1, n + 1))
+        wall = {1: [], 2: []}
+        cpu = {1: [], 2: []}
+        before = os.getloadavg()
+        for _ in range(rounds):
+            for count in (1, 2):
+                start, start_cpu = time.perf_counter(), time.process_time()
+                for _ in range(3):
+                    kernels.eisner_marginals_batch(scores, n_threads=count)
+                wall[count].append((time.perf_counter() - start) / 3)
+                cpu[count].append((time.process_time() - start_cpu) / 3)
+        out[B] = {"ms_per_sentence_1": summary([t / B * 1e3 for t in wall[1]]),
+                  "ms_per_sentence_2": summary([t / B * 1e3 for t in wall[2]]),
+                  "cpu_ms_per_sentence_1": summary([t / B * 1e3 for t in cpu[1]]),
+                  "cpu_ms_per_sentence_2": summary([t / B * 1e3 for t in cpu[2]]),
+                  "speedup": summary([a / b for a, b in zip(wall[1], wall[2])]),
+                  "load_before": before, "load_after": os.getloadavg()}
+        print(json.dumps({"threads_batch": B, "speedup": out[B]["speedup"]["median"],
+                          "load": out[B]["load_before"]}), flush=True)
+    return out
+
+
+def summarise(rows, yard, batched, scaling=None):
     by_kernel = {}
     for row in rows:
         by_kernel.setdefault(row["kernel"], []).append(row)
@@ -78,11 +241,33 @@ def summarise(rows):
                  for k, rs in by_kernel.items() if len(rs) > 1}
     lookup = {(r["kernel"], r["n"]): r["ms"] for r in rows}
     targets = []
+    if 40 in yard:
+        y = yard[40]
+        targets.append({"target": "first-order best tree, n = 40: >= 50x the numpy yardstick",
+                        "measured": round(y["speedup_over_numpy"]["median"], 1),
+                        "met": y["speedup_over_numpy"]["median"] >= 50})
+        targets.append({"target": "first-order marginals <= 3x best tree, n = 40",
+                        "measured": round(y["marginals_over_best"]["median"], 2),
+                        "met": y["marginals_over_best"]["median"] <= 3})
+    if 10 in yard:
+        us = yard[10]["eisner_ms"]["median"] * 1e3
+        targets.append({"target": "fixed cost of one call at n = 10 <= 10 us", "measured_us": round(us, 2),
+                        "met": us <= 10})
+    if scaling:
+        speedup = scaling[32]["speedup"]["median"]
+        targets.append({"target": "batch of 32, n = 40, marginals: 2 threads >= 1.8x one thread",
+                        "measured": round(speedup, 2), "met": speedup >= 1.8,
+                        "load_before": scaling[32]["load_before"]})
+    if batched:
+        for what in ("argmax", "marginals"):
+            key = f"{what}_speedup_over_supar"
+            if key in batched:
+                targets.append({"target": f"batch of 32, n = 40, {what}: >= 30x SuPar DependencyCRF per sentence",
+                                "measured": round(batched[key]["median"], 1), "met": batched[key]["median"] >= 30})
     for what, kernel, n, bound in TARGETS:
-        ms = lookup.get((kernel, n))
-        if ms is not None:
-            targets.append({"target": what, "bound_ms": bound, "measured_ms": round(ms, 4),
-                            "met": ms <= bound})
+        if (kernel, n) in lookup:
+            targets.append({"target": what, "bound_ms": bound, "measured_ms": round(lookup[(kernel, n)], 4),
+                            "met": lookup[(kernel, n)] <= bound})
     for what, kernel, bound in EXPONENT_TARGETS:
         if kernel in exponents:
             targets.append({"target": what, "bound_exponent": bound, "measured_exponent": round(exponents[kernel], 2),
@@ -95,39 +280,84 @@ def summarise(rows):
     return {"exponents": exponents, "targets": targets}
 
 
-def plot(rows, path):
+def machine():
+    cpu = ""
+    try:
+        cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return {"platform": platform.platform(), "cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
+            "numpy": np.__version__, "openmp": kernels.has_openmp()}
+
+
+def commit():
+    here = Path(__file__).resolve().parent
+    try:
+        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True).stdout.strip()
+        dirty = bool(subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here,
+                                    capture_output=True, text=True).stdout.strip())
+        return {"commit": sha, "dirty": dirty}
+    except OSError:
+        return {"commit": None, "dirty": None}
+
+
+def plot(rows, yard, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
     for kernel in dict.fromkeys(r["kernel"] for r in rows):
         pts = [(r["n"], r["ms"]) for r in rows if r["kernel"] == kernel]
-        ax.loglog(*zip(*pts), marker="o", label=kernel)
-    ax.set_xlabel("sentence length n")
-    ax.set_ylabel("ms per sentence (median)")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+        left.loglog(*zip(*pts), marker="o", label=kernel)
+    left.set_xlabel("sentence length n")
+    left.set_ylabel("ms per sentence (median)")
+    left.grid(True, which="both", alpha=0.3)
+    left.legend(fontsize=7)
+    sizes = sorted(yard)
+    for key, label in (("numpy_ms", "numpy yardstick (best tree)"), ("eisner_ms", "eisner (best tree)"),
+                       ("eisner_max_marginals_ms", "eisner_max_marginals"), ("eisner_marginals_ms", "eisner_marginals")):
+        right.loglog(sizes, [yard[n][key]["median"] for n in sizes], marker="o", label=label)
+    right.set_xlabel("sentence length n")
+    right.set_ylabel("ms per sentence (median over rounds)")
+    right.grid(True, which="both", alpha=0.3)
+    right.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="a few sizes only (smoke run)")
-    parser.add_argument("--repeats", type=int, default=50, help="timed calls per point")
+    parser.add_argument("--quick", action="store_true", help="a few sizes and rounds only (smoke run)")
+    parser.add_argument("--repeats", type=int, default=50, help="timed calls per suite point")
+    parser.add_argument("--rounds", type=int, default=7, help="interleaved rounds of the yardstick and batch parts")
+    parser.add_argument("--supar", default=None,
+                        help="python of a virtual environment with supar and torch (e.g. ../supar-venv/bin/python)")
+    parser.add_argument("--quiet-load", type=float, default=None,
+                        help="before the thread part, wait until the 1-minute load average is below this")
+    parser.add_argument("--wait-minutes", type=float, default=30, help="the longest wait for --quiet-load")
     parser.add_argument("--out", type=Path, default=Path("bench/out/kernels.json"))
     parser.add_argument("--plot", type=Path, default=None, help="PNG of time against n")
     args = parser.parse_args(argv)
-    rows = run(SUITES["quick" if args.quick else "full"], args.repeats)
-    summary = summarise(rows)
-    for target in summary["targets"]:
-        print(json.dumps(target))
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"rows": rows, **summary}, indent=2) + "\n")
+    started = {"load_start": os.getloadavg(), "started": time.strftime("%Y-%m-%d %H:%M:%S")}
+    rounds = 2 if args.quick else args.rounds
+    rows = run_suite(SUITES["quick" if args.quick else "full"], 10 if args.quick else args.repeats)
+    yard = yardstick((10, 40) if args.quick else (10, 40, 100), rounds)
+    with tempfile.TemporaryDirectory() as scratch:                # the scores handed to the SuPar worker
+        batched = batch(32, 40, rounds, args.supar, Path(scratch))
+    quiet = wait_for_quiet(args.quiet_load, args.wait_minutes) if args.quiet_load else None
+    scaling = threads((32,) if args.quick else (32, 512), 40, rounds)
+    scaling["waited_for_quiet"] = {"below": args.quiet_load, "reached": quiet}
+    result = {"command": [sys.executable] + sys.argv, **commit(), "machine": machine(), **started,
+              "load_end": os.getloadavg(), "rows": rows, "yardstick": yard, "batch": batched, "threads": scaling,
+              **summarise(rows, yard, batched, scaling)}
+    for target in result["targets"]:
+        print(json.dumps(target))
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
     if args.plot:
         args.plot.parent.mkdir(parents=True, exist_ok=True)
-        plot(rows, args.plot)
+        plot(rows, yard, args.plot)
     return 0
 
 

@@ -13,8 +13,8 @@ from . import kernels
 from .stats import empirical_exponent as fit_exponent  # noqa: F401  (re-exported for bench/)
 
 
-def _first_order(fn: Callable) -> Callable:
-    return lambda rng, n: (lambda scores=rng.normal(size=(n + 1, n + 1)): fn(scores))
+def _first_order(fn: Callable, **options) -> Callable:
+    return lambda rng, n: (lambda scores=rng.normal(size=(n + 1, n + 1)): fn(scores, **options))
 
 
 def _second_order(fn: Callable, masked: bool = False) -> Callable:
@@ -43,10 +43,10 @@ def _vine(fn: Callable, band: int = 5) -> Callable:
     return make
 
 
-def _masked_first_order(fn: Callable) -> Callable:
+def _masked_first_order(fn: Callable, **options) -> Callable:
     def make(rng, n):
         scores, mask = rng.normal(size=(n + 1, n + 1)), vine_style_mask(n, rng)
-        return lambda: fn(scores, mask)
+        return lambda: fn(scores, mask, **options)
     return make
 
 
@@ -55,6 +55,9 @@ KERNELS: Dict[str, Callable] = {
     "eisner_max_marginals": _first_order(kernels.eisner_max_marginals),
     "eisner_marginals": _first_order(kernels.eisner_marginals),
     "eisner_vine_mask": _masked_first_order(kernels.eisner),
+    "eisner_hypergraph": _first_order(kernels.eisner, engine="hypergraph"),
+    "eisner_marginals_hypergraph": _first_order(kernels.eisner_marginals, engine="hypergraph"),
+    "eisner_vine_mask_dense": _masked_first_order(kernels.eisner, engine="dense"),
     "eisner2": _second_order(kernels.eisner2),
     "eisner2_max_marginals": _second_order(kernels.eisner2_max_marginals),
     "eisner2_vine_mask": _second_order(kernels.eisner2, masked=True),

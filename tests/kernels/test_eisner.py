@@ -165,3 +165,21 @@ def test_dense_marginals_in_linear_and_log_space(scale, n):
         assert dense_z == pytest.approx(sparse_z, rel=1e-12, abs=1e-9)
         np.testing.assert_allclose(dense, sparse, atol=1e-9)
         np.testing.assert_allclose(dense[:, 1:].sum(axis=0), 1.0, atol=1e-9)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("scale", [0.3, 40.0])
+def test_sample_frequencies_match_marginals(engine, scale):
+    """Samples follow the marginals whether the dense charts sample in linear space
+    (moderate scores) or in log space (scores whose normalised weights underflow)."""
+    n = 5
+    rng = np.random.default_rng(int(scale))
+    scores = rng.normal(size=(n + 1, n + 1)) * scale
+    if scale > 1:
+        scores[0, 3] += 900.0                  # normalised weights of some trees underflow: the log-space path
+    _, marg = kernels.eisner_marginals(scores, engine="hypergraph")
+    samples = kernels.eisner_sample(scores, count=20000, seed=9, engine=engine)
+    freq = np.zeros((n + 1, n + 1))
+    for m in range(1, n + 1):
+        np.add.at(freq[:, m], samples[:, m], 1)
+    np.testing.assert_allclose(freq / len(samples), marg, atol=0.015)

@@ -27,7 +27,7 @@ from .vine cimport Vine
 from .arcs cimport ArcIndex
 
 import numpy as np
-from .memory import check_status, SCORE_LIMIT
+from .memory import check_size, check_status, SCORE_LIMIT
 
 cnp.import_array()
 
@@ -340,6 +340,7 @@ PART_LISTINGS = ("sibling_parts", "grandparent_parts", "grand_sibling_parts")
 cdef object point_outputs(EisnerJob* j, int what, Py_ssize_t N, Py_ssize_t count):
     """Allocate one sentence's output and point the job at it."""
     cdef cnp.ndarray out
+    check_size(8 * N * (1 if what == BEST else count if what == SAMPLE else N), "the result arrays")
     if what == BEST:
         out = np.empty(N, dtype=np.int64)
     elif what == SAMPLE:
@@ -505,6 +506,8 @@ cdef object padded_scores(scores, lengths):
         lengths = np.full(B, N - 1, dtype=np.int64)
     else:
         lengths = np.asarray(lengths)
+        if lengths.size == 0:
+            lengths = lengths.astype(np.int64)
         if lengths.dtype.kind not in "iu" or lengths.shape != (B,):
             raise ValueError(f"lengths must be {B} integers (words per sentence), got {lengths.dtype} "
                              f"of shape {lengths.shape}")
@@ -558,6 +561,7 @@ def eisner_batch(str grammar, scores, lengths, masks, tuple parts, bint single_r
                 raise ValueError(f"padded masks must be boolean of shape {(<object>s).shape}, got "
                                  f"{masks.dtype} {masks.shape}")
             m = np.ascontiguousarray(masks)
+        check_size(8 * B * N * (1 if what == BEST else count if what == SAMPLE else N), "the result arrays")
         if what == BEST:
             out_arr = np.full((B, N), -1, dtype=np.int64)
         elif what == SAMPLE:
@@ -681,6 +685,7 @@ cdef object point_vine(VineJob* j, scores, outer, Py_ssize_t band, mask, outer_m
 
 cdef object point_vine_outputs(VineJob* j, int what, Py_ssize_t N):
     cdef cnp.ndarray a, b
+    check_size(8 * N * (2 if what == BEST else N + 2), "the result arrays")
     if what == BEST:
         a = np.empty(N, dtype=np.int64)
         b = np.empty(N, dtype=np.int8)
@@ -746,7 +751,7 @@ def vine_batch(scores, outer, Py_ssize_t band, masks, outer_masks, lengths, int 
     outputs): per sentence (heads, attach) or (arcs, outer) in lists, or padded
     arrays (heads -1, attach 0, max-marginals -inf, marginals 0 beyond a sentence)."""
     cdef cnp.ndarray s, o, values, a, b, m, om
-    cdef Py_ssize_t B, N, i, k
+    cdef Py_ssize_t B, N = 0, i, k
     cdef VineJob* jobs
     cdef bint padded = isinstance(scores, np.ndarray) and np.ndim(scores) == 3
     n_threads = thread_count(n_threads)
@@ -777,6 +782,7 @@ def vine_batch(scores, outer, Py_ssize_t band, masks, outer_masks, lengths, int 
     keep = []
     if padded:
         s, o = scores, outer
+        check_size(8 * B * N * (2 if what == BEST else N + 2), "the result arrays")
         if what == BEST:
             a = np.full((B, N), -1, dtype=np.int64)
             b = np.zeros((B, N), dtype=np.int8)

@@ -25,6 +25,9 @@ cdef enum:
     ENGINE_AUTO = 0             # dense charts when the mask keeps enough arcs (see eisner.pyx)
     ENGINE_DENSE = 1            # dense charts, contiguous SIMD scans (eisner_dense.pyx)
     ENGINE_HYPERGRAPH = 2       # the shared engine; work follows the mask
+    CHART_MAX = 0
+    CHART_LOG = 1
+    CHART_REAL = 2
 
 
 cdef class FirstOrder(Hypergraph):
@@ -44,9 +47,11 @@ cdef class FirstOrder(Hypergraph):
     cdef double* dense_buf
     cdef size_t dense_cap
     cdef DenseCharts charts
+    cdef int chart                  # what the dense inside charts hold: CHART_MAX, CHART_LOG or CHART_REAL
 
     cdef int reset(self, Py_ssize_t n, const double* scores, Py_ssize_t stride,
                    const unsigned char* allowed, Py_ssize_t allowed_stride, bint single_root) noexcept nogil
+    cdef bint _real_inside(self, double* log_z) noexcept nogil
     cdef int _reset_dense(self) noexcept nogil
     cdef int _reset_hypergraph(self) noexcept nogil
     cdef Py_ssize_t _schedule(self) noexcept nogil

@@ -31,7 +31,7 @@ from .arcs cimport ArcIndex
 from .memory cimport (grow, memory_limit, STATUS_OK, STATUS_NO_STRUCTURE, STATUS_OUT_OF_MEMORY,
                       STATUS_TOO_LARGE)
 from libc.math cimport log
-from .semiring cimport MaxSemiring, LogSemiring, PathSemiring, SampleSemiring, RealSemiring
+from .semiring cimport MaxSemiring, LogSemiring, PathSemiring, SampleSemiring, RealSemiring, RealSampleSemiring
 from .eisner_dense cimport (DenseCharts, DENSE_ARRAYS, dense_point, dense_scores, dense_weights, real_is_safe,
                             dense_inside, dense_backward, dense_heads, dense_arcs)
 
@@ -132,6 +132,7 @@ cdef class FirstOrder(Hypergraph):
         cdef PathSemiring path
         if not self.dense:
             return Hypergraph.run_best(self, score)
+        self.chart = CHART_MAX
         score[0] = dense_inside(&mx, &self.charts)
         if score[0] == -INFINITY:
             return STATUS_NO_STRUCTURE
@@ -142,24 +143,35 @@ cdef class FirstOrder(Hypergraph):
         cdef MaxSemiring mx
         if not self.dense:
             return Hypergraph.run_max_marginals(self, best)
+        self.chart = CHART_MAX
         best[0] = dense_inside(&mx, &self.charts)
         if best[0] == -INFINITY:
             return STATUS_NO_STRUCTURE
         dense_backward(&mx, &self.charts)
         return STATUS_OK
 
+    cdef bint _real_inside(self, double* log_z) noexcept nogil:
+        """The dense inside pass in linear space, if no value can under- or overflow."""
+        cdef RealSemiring real
+        cdef double z
+        if not dense_weights(&self.charts):
+            return False
+        z = dense_inside(&real, &self.charts)
+        if not real_is_safe(&self.charts, z):
+            return False
+        log_z[0] = log(z) + self.charts.shift
+        self.chart = CHART_REAL
+        return True
+
     cdef int run_marginals(self, double* log_z) noexcept nogil:
         cdef LogSemiring lg
         cdef RealSemiring real
-        cdef double z
         if not self.dense:
             return Hypergraph.run_marginals(self, log_z)
-        if dense_weights(&self.charts):         # linear space when no value can under- or overflow
-            z = dense_inside(&real, &self.charts)
-            if real_is_safe(&self.charts, z):
-                log_z[0] = log(z) + self.charts.shift
-                dense_backward(&real, &self.charts)
-                return STATUS_OK
+        if self._real_inside(log_z):
+            dense_backward(&real, &self.charts)
+            return STATUS_OK
+        self.chart = CHART_LOG
         log_z[0] = dense_inside(&lg, &self.charts)
         if log_z[0] == -INFINITY:
             return STATUS_NO_STRUCTURE
@@ -170,16 +182,25 @@ cdef class FirstOrder(Hypergraph):
         cdef LogSemiring lg
         if not self.dense:
             return Hypergraph.run_log_inside(self, log_z)
+        if self._real_inside(log_z):
+            return STATUS_OK
+        self.chart = CHART_LOG
         log_z[0] = dense_inside(&lg, &self.charts)
         return STATUS_NO_STRUCTURE if log_z[0] == -INFINITY else STATUS_OK
 
     cdef int run_sample(self, uint64_t* state) noexcept nogil:
         cdef SampleSemiring smp
+        cdef RealSampleSemiring real
         if not self.dense:
             return Hypergraph.run_sample(self, state)
-        smp.state = state[0]
-        dense_backward(&smp, &self.charts)
-        state[0] = smp.state
+        if self.chart == CHART_REAL:
+            real.state = state[0]
+            dense_backward(&real, &self.charts)
+            state[0] = real.state
+        else:
+            smp.state = state[0]
+            dense_backward(&smp, &self.charts)
+            state[0] = smp.state
         return STATUS_OK
 
     cdef Py_ssize_t _schedule(self) noexcept nogil:

@@ -2,7 +2,7 @@
 """Dense first-order Eisner over charts stored by span width (see eisner_dense.pyx);
 FirstOrder (eisner.pxd) runs it behind its usual C API when the mask keeps most arcs."""
 from libc.stdint cimport int64_t
-from .semiring cimport MaxSemiring, LogSemiring, PathSemiring, SampleSemiring, RealSemiring
+from .semiring cimport MaxSemiring, LogSemiring, PathSemiring, SampleSemiring, RealSemiring, RealSampleSemiring
 
 ctypedef fused DenseInside:
     MaxSemiring
@@ -15,6 +15,7 @@ ctypedef fused DenseBackward:
     PathSemiring
     SampleSemiring
     RealSemiring
+    RealSampleSemiring
 
 
 cdef struct DenseCharts:

@@ -19,7 +19,8 @@ The passes are written over the semirings of semiring.pxd like the engine's:
 inside in Max or Log, backward in Max (max-marginals), Log (marginals), Path (one
 best tree) or Sample (a tree drawn from p ∝ exp(score)), pushing each parent's q
 to the tails of its edges with the same rules (Path and Sample walk only the
-items of the chosen tree, span by span). Work O(n^3) whatever the mask (masked
+items of the chosen tree, span by span; RealSample samples over a Real chart).
+Work O(n^3) whatever the mask (masked
 arcs are -inf), memory 13 (n + 1)^2 doubles; the engine's sparse grammar wins
 when the mask keeps few arcs.
 
@@ -36,8 +37,8 @@ overflow); otherwise the caller runs the Log semiring.
 """
 from libc.math cimport INFINITY, log
 from libc.stdint cimport int64_t
-from .semiring cimport (MaxSemiring, LogSemiring, PathSemiring, SampleSemiring, RealSemiring, vexp_inplace,
-                        q_zero, q_goal, parent_state, prepare_shares, share, accumulate)
+from .semiring cimport (MaxSemiring, LogSemiring, PathSemiring, SampleSemiring, RealSemiring, RealSampleSemiring,
+                        vexp_inplace, uniform, q_zero, q_goal, parent_state, prepare_shares, share, accumulate)
 
 cdef double LOG_10 = 2.302585092994046
 cdef double LOG_4 = 1.3862943611198906
@@ -166,9 +167,27 @@ cdef inline void push(DenseBackward* sr, DenseCharts* d, const double* qp, const
     b[r (1 - N) + s] of their edges: the engine's backward step, all lanes at once
     for Max and Log, lane by lane along the chosen edges for Path and Sample."""
     cdef Py_ssize_t N = d.N, s, r, best_r
-    cdef double zero, state, c
-    cdef double* x = d.lane3
-    if DenseBackward is RealSemiring:
+    cdef double zero, state, c, total
+    cdef double* x = d.lane3                    # Path and Sample (Max, Log, Real use lane2, lane3 otherwise)
+    if DenseBackward is RealSampleSemiring:
+        for s in range(lanes):                  # draw one edge with probability a b / sum over the edges
+            if qp[s] == 0.0:
+                continue
+            best_r, total = 0, 0.0
+            for r in range(count):
+                x[r] = a[r * N + s] * b[r * (1 - N) + s]
+                total += x[r]
+                if x[r] > x[best_r]:
+                    best_r = r
+            state = uniform(<SampleSemiring*>sr) * total
+            for r in range(count):
+                if state < x[r]:
+                    best_r = r                  # the drawn edge (else rounding left mass: the best edge)
+                    break
+                state -= x[r]
+            qa[best_r * N + s] += 1.0
+            qb[best_r * (1 - N) + s] += 1.0
+    elif DenseBackward is RealSemiring:
         for s in range(lanes):
             d.lane2[s] = qp[s] / in_p[s] if qp[s] != 0.0 and in_p[s] > 0.0 else 0.0
         lanes_push_mul(qa, qb, a, b, N, 1 - N, count, d.lane2, lanes)
@@ -177,9 +196,15 @@ cdef inline void push(DenseBackward* sr, DenseCharts* d, const double* qp, const
             d.lane2[s] = qp[s] - in_p[s] if qp[s] > -INFINITY else -INFINITY
         lanes_push_max(qa, qb, a, b, N, 1 - N, count, d.lane2, lanes)
     elif DenseBackward is LogSemiring:
+        # normalised shares (see semiring.pxd): exp(a + b - m) / sum, m the lane's largest a + b
+        lanes_max(d.lane2, a, b, N, 1 - N, count, lanes)
+        lanes_sum_exp(d.lane3, d.lane2, a, b, N, 1 - N, count, lanes)
         for s in range(lanes):
-            d.lane2[s] = -in_p[s] if qp[s] != 0.0 else -INFINITY
-        lanes_push_exp(qa, qb, a, b, N, 1 - N, count, d.lane2, qp, lanes)
+            if qp[s] != 0.0 and d.lane3[s] > 0.0:
+                d.lane2[s], d.lane3[s] = -d.lane2[s], qp[s] / d.lane3[s]
+            else:
+                d.lane2[s], d.lane3[s] = -INFINITY, 0.0
+        lanes_push_exp(qa, qb, a, b, N, 1 - N, count, d.lane2, d.lane3, lanes)
     else:
         zero = q_zero(sr)
         for s in range(lanes):
@@ -190,7 +215,7 @@ cdef inline void push(DenseBackward* sr, DenseCharts* d, const double* qp, const
                 x[r] = a[r * N + s] + b[r * (1 - N) + s] - in_p[s]
                 if x[r] > x[best_r]:
                     best_r = r
-            prepare_shares(sr, x, count)
+            prepare_shares(sr, x, count, x[best_r])
             state = parent_state(sr, qp[s])
             for r in range(count):
                 c = share(sr, &state, x[r])
@@ -209,7 +234,7 @@ cdef void dense_backward(DenseBackward* sr, DenseCharts* d) noexcept nogil:
     must be of the matching semiring (Real for Real) and in[C[0, n]] finite (> 0)."""
     cdef Py_ssize_t N = d.N, n = N - 1, w, s, L, i
     cdef double zero
-    if DenseBackward is RealSemiring:
+    if DenseBackward is RealSemiring or DenseBackward is RealSampleSemiring:
         zero = 0.0
     else:
         zero = q_zero(sr)
@@ -217,7 +242,7 @@ cdef void dense_backward(DenseBackward* sr, DenseCharts* d) noexcept nogil:
         d.qir[i] = zero
     if N == 1:
         return
-    if DenseBackward is RealSemiring:
+    if DenseBackward is RealSemiring or DenseBackward is RealSampleSemiring:
         d.qcr[n * N] = 1.0
     else:
         d.qcr[n * N] = q_goal(sr, d.crw[n * N])
@@ -229,7 +254,7 @@ cdef void dense_backward(DenseBackward* sr, DenseCharts* d) noexcept nogil:
         push(sr, d, &d.qcl[w * N], &d.clw[w * N], d.clw, &d.ilw[w * N], d.qcl, &d.qil[w * N], w, L)
         # J of width w, through its two incomplete items (one edge each, delta 0)
         for s in range(L):
-            if DenseBackward is RealSemiring:
+            if DenseBackward is RealSemiring or DenseBackward is RealSampleSemiring:
                 d.lane1[s] = d.qir[w * N + s] + d.qil[w * N + s]
             else:
                 d.lane1[s] = accumulate(sr, d.qir[w * N + s], d.qil[w * N + s])

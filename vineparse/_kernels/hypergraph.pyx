@@ -245,7 +245,7 @@ cdef int backward(Backward* sr, Hypergraph graph, const double* chart, double* q
             x[j] = chart[t1[j]] + chart[t2[j]] + w[j] - in_p
             if x[j] > x[best_j]:
                 best_j = j
-        prepare_shares(sr, x, k)
+        prepare_shares(sr, x, k, x[best_j])
         state = parent_state(sr, q[p])
         for j in range(k):
             c = share(sr, &state, x[j])

@@ -30,7 +30,7 @@ def parse_size(value):
         text = value.strip().upper().removesuffix("B")
         factor = 1
         if text and text[-1] in "KMGT":
-            factor = 1 << (10 * ("KMGT".index(text[-1]) + 1))
+            factor = 1024 ** ("KMGT".index(text[-1]) + 1)
             text = text[:-1]
         try:
             value = int(float(text) * factor)
@@ -120,3 +120,9 @@ def check_status(int status, size_t needed=0, what="the dynamic program"):
             f"limit with vineparse.kernels.set_memory_limit or the VINEPARSE_MEMORY_LIMIT environment variable")
     if status == STATUS_OUT_OF_MEMORY:
         raise MemoryError(f"could not allocate the memory of {what}")
+
+
+def check_size(nbytes, what="the result"):
+    """Raise KernelSizeError if allocating `nbytes` would pass the memory limit."""
+    if nbytes > _limit:
+        check_status(STATUS_TOO_LARGE, nbytes, what)

@@ -13,17 +13,22 @@ quantity Q pushed to the tails is semiring-specific:
 * Max:    Q[p] + delta, combined by max.  Q[x] = best score of a derivation of
           the goal that uses x (the max-marginal); Q[goal] = in[goal].
 * Log:    Q[p] * exp(delta), combined by +. Q[x] = marginal probability of x
-          (the adjoint of log Z); Q[goal] = 1.
+          (the adjoint of log Z); Q[goal] = 1. The exp(delta) of one parent's
+          edges sum to 1 in exact arithmetic; they are normalised to, so that
+          rounding (scores of magnitude 1e300 leave no digits for the deltas)
+          can never push more than Q[p] down.
 * Path:   the first edge with delta == 0 gets 1, the others 0: Q marks one best
           derivation (needs a Max inside chart).
 * Sample: an edge is drawn with probability exp(delta) (needs a Log inside
-          chart): Q marks one derivation sampled from the Gibbs distribution.
+          chart, normalised as for Log): Q marks one derivation sampled from the
+          Gibbs distribution.
 
 RealSemiring (<+, x, 0, 1> on exp(score), in linear space) is the Log semiring
 without logarithms, for the dense first-order charts when the weights are
 normalised so that no value can overflow or underflow (eisner_dense.pyx checks
 this and falls back on Log otherwise); its Q is the same marginal probability:
-Q[a] += Q[p] * in[a] * in[b] * w / in[p].
+Q[a] += Q[p] * in[a] * in[b] * w / in[p]. RealSampleSemiring samples over such a
+chart, drawing each edge with probability in[a] in[b] w / in[p] (normalised).
 """
 from libc.math cimport exp, log, INFINITY
 from libc.stdint cimport uint64_t
@@ -31,6 +36,7 @@ from libc.stdint cimport uint64_t
 cdef extern from "vexp.h" nogil:
     double vexp_sum(const double* x, Py_ssize_t n, double shift)
     void vexp_inplace(double* x, Py_ssize_t n)
+    double vexp_shift_inplace(double* x, Py_ssize_t n, double shift)
 
 cdef struct MaxSemiring:
     char unused
@@ -46,6 +52,9 @@ cdef struct SampleSemiring:
 
 cdef struct RealSemiring:
     char unused
+
+cdef struct RealSampleSemiring:
+    uint64_t state    # as SampleSemiring (same layout), over a Real inside chart
 
 
 ctypedef fused Inside:
@@ -104,11 +113,18 @@ cdef inline double parent_state(Backward* sr, double q_parent) noexcept nogil:
         return q_parent
 
 
-cdef inline void prepare_shares(Backward* sr, double* delta, Py_ssize_t k) noexcept nogil:
-    """Turn the deltas of one parent's edges into what `share` consumes:
-    probabilities exp(delta) for Log and Sample, the deltas themselves otherwise."""
+cdef inline void prepare_shares(Backward* sr, double* delta, Py_ssize_t k, double top) noexcept nogil:
+    """Turn the deltas of one parent's edges into what `share` consumes: for Log
+    and Sample the probabilities exp(delta - top) / sum (top = the largest delta),
+    the deltas themselves otherwise."""
+    cdef double total
+    cdef Py_ssize_t j
     if Backward is LogSemiring or Backward is SampleSemiring:
-        vexp_inplace(delta, k)
+        total = vexp_shift_inplace(delta, k, top)
+        if total > 0.0:
+            total = 1.0 / total
+            for j in range(k):
+                delta[j] *= total
 
 
 cdef inline double share(Backward* sr, double* state, double x) noexcept nogil:

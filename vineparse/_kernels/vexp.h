@@ -113,6 +113,26 @@ static double vexp_sum_avx2(const double* x, Py_ssize_t n, double shift) {
 }
 
 __attribute__((target("avx2,fma")))
+static double vexp_shift_inplace_avx2(double* x, Py_ssize_t n, double shift) {
+    __m256d acc = _mm256_setzero_pd(), s = _mm256_set1_pd(shift), v;
+    __m128d half;
+    Py_ssize_t i = 0;
+    double total;
+    for (; i + 3 < n; i += 4) {
+        v = vexp4(_mm256_sub_pd(_mm256_loadu_pd(x + i), s));
+        _mm256_storeu_pd(x + i, v);
+        acc = _mm256_add_pd(acc, v);
+    }
+    half = _mm_add_pd(_mm256_castpd256_pd128(acc), _mm256_extractf128_pd(acc, 1));
+    total = _mm_cvtsd_f64(half) + _mm_cvtsd_f64(_mm_unpackhi_pd(half, half));
+    for (; i < n; i++) {
+        x[i] = vexp1(x[i] - shift);
+        total += x[i];
+    }
+    return total;
+}
+
+__attribute__((target("avx2,fma")))
 static void vexp_inplace_avx2(double* x, Py_ssize_t n) {
     Py_ssize_t i = 0;
     for (; i + 3 < n; i += 4)
@@ -129,6 +149,20 @@ static inline double vexp_sum(const double* x, Py_ssize_t n, double shift) {
     if (n >= 4 && vexp_use_avx2()) return vexp_sum_avx2(x, n, shift);
 #endif
     for (i = 0; i < n; i++) total += vexp1(x[i] - shift);
+    return total;
+}
+
+/* x[i] = exp(x[i] - shift); returns the sum of the new x */
+static inline double vexp_shift_inplace(double* x, Py_ssize_t n, double shift) {
+    double total = 0.0;
+    Py_ssize_t i;
+#ifdef VINEPARSE_VEXP_AVX2
+    if (n >= 4 && vexp_use_avx2()) return vexp_shift_inplace_avx2(x, n, shift);
+#endif
+    for (i = 0; i < n; i++) {
+        x[i] = vexp1(x[i] - shift);
+        total += x[i];
+    }
     return total;
 }
 
