@@ -6,8 +6,9 @@
 Four parts, each printed as JSON lines and written together to --out with the command
 line, git commit, machine and load averages:
 
-* suite: median ms per sentence of every kernel through the checked Python API
-  (input checks included), one thread, fresh random scores for every call;
+* suite: median ms per sentence of every kernel through the checked Python API, paying what a caller
+  pays (input checks, and for second and third order the listing of the parts the mask admits), one
+  thread, fresh random scores for every call;
 * yardstick (n = 10, 40, 100): the first-order best tree against a vectorised numpy
   Eisner (bench/numpy_eisner.py, O(n) numpy steps; its heads are checked equal to
   ours), marginals against the best tree, and the fixed cost of one call at n = 10;

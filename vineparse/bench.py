@@ -18,21 +18,29 @@ def _first_order(fn: Callable, **options) -> Callable:
 
 
 def _second_order(fn: Callable, masked: bool = False) -> Callable:
+    """A timed call that pays what a caller pays: listing the parts the mask admits (the arc index) and the
+    dynamic program, on part scores drawn beforehand."""
     def make(rng, n):
         scores = rng.normal(size=(n + 1, n + 1))
         mask = vine_style_mask(n, rng) if masked else None
-        sib = rng.normal(size=len(kernels.second_order_parts(mask, n)))
-        return lambda: fn(scores, sib, mask)
+        pool = rng.normal(size=len(kernels.second_order_parts(mask, n)))
+        return lambda: fn(scores, pool[:len(kernels.second_order_parts(mask, n))], mask)
     return make
 
 
 def _third_order(fn: Callable, masked: bool = False) -> Callable:
+    """As `_second_order`, for the three part kinds of the third-order model."""
     def make(rng, n):
         scores = rng.normal(size=(n + 1, n + 1))
         mask = vine_style_mask(n, rng) if masked else None
-        parts = kernels.third_order_parts(mask, n)
-        sib, grand, gsib = (rng.normal(size=len(parts[k])) for k in ("sibling", "grandparent", "grand_sibling"))
-        return lambda: fn(scores, sib, grand, gsib, mask)
+        counts = {k: len(v) for k, v in kernels.third_order_parts(mask, n).items()}
+        pools = {k: rng.normal(size=c) for k, c in counts.items()}
+
+        def call():
+            parts = kernels.third_order_parts(mask, n)
+            return fn(scores, *(pools[k][:len(parts[k])] for k in ("sibling", "grandparent", "grand_sibling")),
+                      mask)
+        return call
     return make
 
 
