@@ -7,8 +7,8 @@ from thinc.api import NumpyOps, Ops
 
 from vineparse.pipeline.parts import PartTable, SentenceScores
 from vineparse.pipeline.scorers import (GRAND_SIBLING, GRANDPARENT, N_BUCKETS, PART_ROLES, SIBLING,
-                                        DISTANCE_CLASSES, arc_scorer, dense_buckets, distance_buckets,
-                                        label_scorer, outer_scorer, part_scorer, with_root_row)
+                                        DISTANCE_CLASSES, arc_scorer, biaffine_predict, biaffine_row_terms,
+                                        dense_buckets, distance_buckets, label_scorer, outer_scorer, part_scorer, with_root_row)
 
 W = 5
 
@@ -150,6 +150,30 @@ def test_fused_cpu_part_scores_equal_the_layer(seed, n, kind):
                       model.get_param("Q"))
     sent = SentenceScores(np.zeros((n + 1, n + 1)), np.zeros((n + 1, 2)), {kind: table}, rows, cache=False)
     assert np.allclose(sent.part_scores(kind, parts), expected, rtol=1e-4, atol=1e-4)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10_000), st.lists(st.integers(0, 40), min_size=1, max_size=12))
+def test_batched_arc_scores_equal_the_layer(seed, lengths):
+    """Prediction's batched biaffine scores (sentences grouped by length and padded) equal the layer's
+    forward pass sentence by sentence, for any mix of lengths (the empty sentence included), as float64
+    C-contiguous arrays."""
+    rng = np.random.default_rng(seed)
+    starts = np.cumsum([0] + [n + 1 for n in lengths])
+    X = rng.normal(size=(starts[-1] + 2, W)).astype("f")
+    model = arc_scorer(4, nI=W)
+    model.layers[0].initialize(X=X)
+    model.initialize()
+    for name in ("U", "u", "E", "F", "c"):
+        model.set_param(name, rng.normal(size=model.get_param(name).shape).astype("f"))
+    rows = [np.arange(start, start + n + 1) for start, n in zip(starts, lengths)]
+    rows = [rows[i] for i in rng.permutation(len(rows))]          # rows of the batch in any order
+    expected = model.predict((X, rows, None))
+    HD = model.layers[0].predict(X)
+    found = biaffine_predict(biaffine_row_terms(model, HD), rows)
+    for want, got, r in zip(expected, found, rows):
+        assert got.shape == (len(r), len(r)) and got.dtype == np.float64 and got.flags["C_CONTIGUOUS"]
+        assert np.allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
 def test_distance_buckets():

@@ -3,7 +3,7 @@
 The encoder gives per doc an (n + 1, w) array (root row first); the batch stacks them into X (R, w), and each
 scorer projects X once (`Batch.predict`), or once with its backward pass (`Batch.begin_update`, training).
 `rows_of(doc, start, end)` names a sentence's rows (its doc's root row, then its tokens), `score` gives the
-dense arc scores of any lists of rows as `parts.SentenceScores` (the cascade reads them on the CPU).
+dense arc scores of any lists of rows (contiguous sentences batched by `scorers.biaffine_predict`) as `parts.SentenceScores` (the cascade reads them on the CPU).
 """
 from typing import Dict, List, Optional, Sequence
 
@@ -12,7 +12,7 @@ from thinc.api import Model
 
 from .architectures import PART_REFS
 from .parts import PartTable, SentenceScores
-from .scorers import biaffine_scores
+from .scorers import biaffine_predict, biaffine_row_terms, biaffine_scores
 
 
 def as_cpu(ops, array) -> np.ndarray:
@@ -47,6 +47,7 @@ class Batch:
         self.X = self.ops.xp.vstack(vectors) if vectors else None
         self.want_parts = parts
         self.HD = None
+        self.arc_terms = None
         self.outer = None
         self.tables: Optional[Dict[int, PartTable]] = None
 
@@ -69,6 +70,7 @@ class Batch:
         if self.X is None:
             return self
         self.HD = project(self.model.get_ref("arcs").layers[0], self.X)
+        self.arc_terms = biaffine_row_terms(self.model.get_ref("arcs"), self.HD)
         self.outer = as_cpu(self.ops, project(self.model.get_ref("outer"), self.X)).astype(np.float64)
         if self.want_parts:
             self.tables = self.part_tables({kind: project(self.model.get_ref(name).layers[0], self.X)
@@ -80,6 +82,9 @@ class Batch:
         """`SentenceScores` of each row list (dense arc scores by the biaffine layer, one call for all)."""
         if not rows:
             return []
-        dense, _ = biaffine_scores(self.model.get_ref("arcs"), self.HD, rows, positions)
-        return [SentenceScores(as_cpu(self.ops, S), self.outer[r], self.tables, r, cache=cache)
-                for S, r in zip(dense, rows)]
+        scorer = self.model.get_ref("arcs")
+        if positions is None or all(p is None for p in positions):
+            dense = biaffine_predict(self.arc_terms, rows)
+        else:
+            dense = [as_cpu(self.ops, S) for S in biaffine_scores(scorer, self.HD, rows, positions)[0]]
+        return [SentenceScores(S, self.outer[r], self.tables, r, cache=cache) for S, r in zip(dense, rows)]

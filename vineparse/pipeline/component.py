@@ -316,7 +316,7 @@ class VineCascadeParser(TrainablePipe):
         if not any(len(doc) for doc in docs):
             return [(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)) for _ in docs]
         batch = Batch(self.model, self.model.predict(docs), parts=max(self.predict_cascade_orders()) > 1).predict()
-        units = [self.pieces(batch, i, doc) for i, doc in enumerate(docs)]
+        units = self.pieces(batch, docs)
         trees = iter(parse_pieces(self.predict_cascade, [sent for doc_units in units for *_, pieces in doc_units
                                                          for _, _, sent in pieces],
                                   self.cfg.get("direct_max_length", 0)))
@@ -336,18 +336,23 @@ class VineCascadeParser(TrainablePipe):
             return [(s.start, s.end, True) for s in doc.sents]
         return [(0, len(doc), False)]
 
-    def pieces(self, batch: Batch, index: int, doc: Doc):
-        """(unit start, unit end, preset, [(piece start, piece end, SentenceScores)]) per unit of the doc,
-        piece offsets relative to the unit (see `splitting.py`)."""
-        units = self.units(doc)
-        short = [(a, b) for a, b, _ in units if b - a <= MAX_SEGMENT]
-        scored = iter(batch.score([batch.rows_of(index, a, b) for a, b in short]))
+    def pieces(self, batch: Batch, docs: Sequence[Doc]):
+        """Per doc of the batch, (unit start, unit end, preset, [(piece start, piece end, SentenceScores)]) per
+        unit of the doc, piece offsets relative to the unit (see `splitting.py`). The units of at most
+        MAX_SEGMENT words of every doc are scored in one call."""
+        units = [self.units(doc) for doc in docs]
+        short = [batch.rows_of(i, a, b) for i, doc_units in enumerate(units) for a, b, _ in doc_units
+                 if b - a <= MAX_SEGMENT]
+        scored = iter(batch.score(short))
         vine = self._vine()
         out = []
-        for start, end, preset in units:
-            rows = batch.rows_of(index, start, end)
-            whole = next(scored) if end - start <= MAX_SEGMENT else None
-            out.append((start, end, preset, unit_pieces(whole, rows, batch.score, vine, not preset)))
+        for i, doc_units in enumerate(units):
+            doc_out = []
+            for start, end, preset in doc_units:
+                rows = batch.rows_of(i, start, end)
+                whole = next(scored) if end - start <= MAX_SEGMENT else None
+                doc_out.append((start, end, preset, unit_pieces(whole, rows, batch.score, vine, not preset)))
+            out.append(doc_out)
         return out
 
     def _assemble(self, batch: Batch, index: int, length: int, units, trees) -> np.ndarray:
@@ -372,7 +377,7 @@ class VineCascadeParser(TrainablePipe):
         boundaries (`splitting.py`)."""
         batch = Batch(self.model, self.model.predict([doc]), parts=False).predict()
         spans = []
-        for start, end, preset, pieces in self.pieces(batch, 0, doc):
+        for start, end, preset, pieces in self.pieces(batch, [doc])[0]:
             spans += [(start, end)] if preset else [(start + a, start + b) for a, b, _ in pieces]
         return spans
 
