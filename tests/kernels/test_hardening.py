@@ -43,7 +43,7 @@ def test_issue15_listing_too_many_parts_raises_before_allocating(memory_limit):
         kernels.eisner3(np.zeros((301, 301)))
 
 
-def test_issue15_failed_allocation_is_a_memory_error():
+def test_issue15_failed_allocation_is_a_memory_error(tmp_path):
     """With the address space capped below what a chart needs (and the kernels' own limit
     lifted), malloc fails: the kernels raise MemoryError, never return garbage."""
     script = textwrap.dedent("""
@@ -64,7 +64,7 @@ def test_issue15_failed_allocation_is_a_memory_error():
             else:
                 print("no error")
     """)
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     lines = done.stdout.strip().splitlines()
     assert done.returncode == 0, done.stderr
     assert len(lines) == 3 and all(line.startswith("MemoryError: could not allocate") for line in lines), lines
@@ -120,10 +120,10 @@ def test_memory_limit_is_checked_before_allocating(memory_limit):
     assert len(kernels.eisner(np.zeros((201, 201)))) == 201
 
 
-def test_memory_limit_from_the_environment():
+def test_memory_limit_from_the_environment(tmp_path):
     done = subprocess.run([sys.executable, "-c", "from vineparse import kernels; print(kernels.get_memory_limit())"],
-                          capture_output=True, text=True, env={"VINEPARSE_MEMORY_LIMIT": "512M",
-                                                               "PATH": "/usr/bin:/bin"}, timeout=120)
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={"VINEPARSE_MEMORY_LIMIT": "512M", "PATH": "/usr/bin:/bin"})
     assert done.stdout.strip() == str(512 << 20), done.stderr
 
 

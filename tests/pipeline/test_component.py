@@ -305,14 +305,15 @@ def test_calibrate_command_saves_a_recalibrated_pipeline(trained, tmp_path):
     DocBin(docs=[eg.reference for eg in examples[60:]]).to_disk(tmp_path / "dev.spacy")
     result = subprocess.run([sys.executable, "-m", "vineparse.pipeline", "calibrate", str(tmp_path / "pipeline"),
                              str(tmp_path / "dev.spacy"), "--recall", "0.9", "--max-heads", "4",
-                             "--output", str(tmp_path / "out")], capture_output=True, text=True, timeout=300)
+                             "--output", str(tmp_path / "out")], cwd=tmp_path, capture_output=True, text=True,
+                            timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "vine: a =" in result.stdout and "first: a =" in result.stdout
     cfg = json.loads((tmp_path / "out" / "vine_cascade" / "cfg").read_text())
     assert cfg["max_heads"] == 4 and len(cfg["alphas"]) == 3
     bad = subprocess.run([sys.executable, "-m", "vineparse.pipeline", "calibrate", str(tmp_path / "missing"),
                           str(tmp_path / "dev.spacy"), "--output", str(tmp_path / "x")],
-                         capture_output=True, text=True, timeout=300)
+                         cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2 and "error" in bad.stderr
 
 
