@@ -6,7 +6,8 @@ Input: EWT train repeated to at least `--sentences` (200,000) sentences, one CoN
 `--fraction` of it for smoke runs). Model: a vine -> 1 -> 2 -> 3 cascade (trained on EWT train first if
 `--model` does not exist: 2 epochs, 2^20 weights a level, recall 0.99 / vine 0.998). Each round runs, in order:
 
-- plain: the single-process loop `vineparse parse` runs (stream CoNLL-U, `CascadeParser.parse`, format, write);
+- plain: the single-process loop `vineparse parse` runs (stream CoNLL-U, `parse_labelled_batch` per 512
+  sentences, format, write);
 - inprocess (with `--runs`): `parse_corpus(workers=0)`: the same shards, manifest and records, without Dask;
 - dask1, dask2: `parse_corpus` on a new LocalCluster of 1 / 2 worker processes.
 
@@ -22,6 +23,7 @@ with the plain loop's. Load averages are sampled before and after every run; com
 """
 import argparse
 import hashlib
+import itertools
 import json
 import os
 import platform
@@ -98,10 +100,9 @@ def train_model(path: Path):
     emit({"section": "model", "trained": str(path), "seconds": time.perf_counter() - start})
 
 
-def plain_loop(model: str, source: Path, target: Path):
-    """The single-process loop of `vineparse parse`, streaming: words/s after the model is loaded."""
-    import numpy as np
-
+def plain_loop(model: str, source: Path, target: Path, batch_size: int = 512):
+    """The single-process loop of `vineparse parse` (its default --batch-size), streaming: words/s after the
+    model is loaded."""
     from vineparse.cascade import CascadeParser
     from vineparse.corpus import format_sentence, iter_conllu
 
@@ -110,12 +111,20 @@ def plain_loop(model: str, source: Path, target: Path):
     start = time.perf_counter()
     words = sentences = 0
     with open(target, "w", encoding="utf-8", newline="\n") as out:
-        for sentence in iter_conllu(source, require_heads=False):
-            sentence.heads = parser.parse(sentence.words, list(getattr(sentence, parser.tag)), list(sentence.upos))
-            sentence.labels = np.where(sentence.heads[1:] == 0, "root", "dep").astype(object)
-            out.write(format_sentence(sentence))
-            words += sentence.n
-            sentences += 1
+        chunk = []
+        for sentence in itertools.chain(iter_conllu(source, require_heads=False), [None]):
+            if sentence is not None:
+                chunk.append(sentence)
+                if len(chunk) < batch_size:
+                    continue
+            trees = parser.parse_labelled_batch([(s.words, list(getattr(s, parser.tag)), list(s.upos))
+                                                 for s in chunk])
+            for s, (heads, labels) in zip(chunk, trees):
+                s.set_tree(heads, labels)
+                out.write(format_sentence(s))
+                words += s.n
+                sentences += 1
+            chunk = []
     seconds = time.perf_counter() - start
     return {"sentences": sentences, "words": words, "model_load_seconds": start - load, "parse_seconds": seconds,
             "wall_seconds": time.perf_counter() - load, "words_per_second": words / seconds}

@@ -188,6 +188,9 @@ def test_a_changed_input_is_parsed_again_and_another_job_is_refused(tmp_path, ca
         parse_corpus(cascade_model, source, out, workers=0, shard_size=50, progress=False)
     redone = parse_corpus(cascade_model, source, out, workers=0, shard_size=50, overwrite=True, progress=False)
     assert redone.parsed == redone.shards == 2       # and the stale files of shards 2-4 are gone
+    before = stamps(out)
+    again = parse_corpus(cascade_model, source, out, workers=0, shard_size=50, overwrite=True, progress=False)
+    assert again.parsed == 2 and all(stamps(out)[name] != before[name] for name in before)   # parsed, not reused
     assert sorted(p.name for p in (out / "shards").iterdir()) == [f"{i:06d}.{x}" for i in range(2)
                                                                    for x in ("conllu", "json")]
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Set, Union
 
 from .manifest import (MANIFEST_FORMAT, MERGED, SHARDS, VERSION, Job, done_record, job_key, read_manifest,
-                       stale_shard_files, write_manifest)
+                       shard_file, stale_shard_files, write_manifest)
 from .models import FORMATS, LAYOUTS, check_kind_settings, detect_kind, load_model, model_digest
 from .parsing import ParseSettings
 from .plan import DEFAULT_MAX_SHARD_BYTES, Shard, check_sizes, expand_inputs, plan_inputs
@@ -307,6 +307,9 @@ def parse_corpus(model: Union[str, Path], inputs: Union[str, Path, Sequence[Unio
                 todo.append(shard)
             else:
                 records[shard.index] = record
+        if overwrite:       # a worker skips a shard whose record is complete (a task sent again): none is, yet
+            for shard in todo:
+                shard_file(str(out), shard.index, ".json").unlink(missing_ok=True)
         done_before = set(records)
         resumed = len(done_before)
         report = _ProgressLines(len(shards), resumed, progress)
