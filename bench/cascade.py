@@ -152,15 +152,11 @@ def main(argv=None):
                     help="keep the trained systems here (msgpack) and reuse them on the next run")
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--plot", type=Path, default=None)
-    ap.add_argument("--threads-only", action="store_true",
-                    help="measure only thread scaling, of VineCascade-3 under --models, and replace that part of --out")
     args = ap.parse_args(argv)
     out = args.out or Path(f"bench/results/cascade_{args.corpus}.json")
     plot_path = args.plot or out.with_suffix(".png")
     report = lambda message: print(message, file=sys.stderr, flush=True)
     meta = provenance()
-    if args.threads_only:
-        return remeasure_threads(args, out, report)
 
     train_sents, dev_sents, test_sents = load(args.corpus, dev_size=300)
     if args.limit:
@@ -268,23 +264,6 @@ def main(argv=None):
     print(markdown(summary))
     plot({name: measured[name]["times"] for name in systems}, plot_path)
     report(f"wrote {out} and {plot_path}")
-    return 0
-
-
-def remeasure_threads(args, out, report):
-    """--threads-only: thread scaling again (a quiet machine), kept in `out` with its own provenance."""
-    path = args.models / "VineCascade-3.msgpack" if args.models else None
-    if path is None or not path.exists() or not out.exists():
-        raise SystemExit(f"--threads-only needs a trained VineCascade-3 under --models and an earlier {out}")
-    summary = json.loads(out.read_text())
-    test_sents = load(args.corpus, dev_size=300)[2]
-    threads = thread_scaling(CascadeParser.load(path), (test_sents * 2)[:args.thread_sentences], "xpos",
-                             args.repeats, report)
-    threads["provenance"] = provenance()
-    summary["threads"] = threads
-    summary["targets"] = targets({row["system"]: row for row in summary["rows"]}, threads)
-    out.write_text(json.dumps(summary, indent=2, default=float) + "\n")
-    report(f"2 threads / 1 thread: {threads['speedup']}; updated {out}")
     return 0
 
 

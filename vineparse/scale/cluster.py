@@ -31,9 +31,9 @@ except ImportError as err:  # the optional dependency is missing
 # Settings of the LocalClusters we start (read when the scheduler and the worker processes start):
 # - one task at a time per worker (no task waits on a worker that may die): a lost worker costs only its shard;
 # - no statistical profiler sampling the parsing thread;
-# - glibc's allocator as in a plain process: Dask sets MALLOC_TRIM_THRESHOLD_ for its workers, which also pins
-#   the mmap threshold at 128 KiB, so every array above that was a fresh mapping (page faults, zeroing) and the
-#   weight tables got no transparent huge pages; parsing in a worker then ran ~10% slower than in one process.
+# - glibc's mmap threshold at its usual dynamic maximum (32 MiB), trimming above 256 MiB: Dask sets
+#   MALLOC_TRIM_THRESHOLD_ for its workers, which also pins the mmap threshold at 128 KiB: every array above that was a fresh mapping (page
+#   faults, zeroing) and the weight tables got no transparent huge pages, so a worker parsed ~10% slower.
 LOCAL_CLUSTER_CONFIG = {
     "distributed.scheduler.worker-saturation": 1.0,
     "distributed.worker.profile.enabled": False,
