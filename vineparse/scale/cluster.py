@@ -32,8 +32,9 @@ except ImportError as err:  # the optional dependency is missing
 # - one task at a time per worker (no task waits on a worker that may die): a lost worker costs only its shard;
 # - no statistical profiler sampling the parsing thread;
 # - glibc's mmap threshold at its usual dynamic maximum (32 MiB), trimming above 256 MiB: Dask sets
-#   MALLOC_TRIM_THRESHOLD_ for its workers, which also pins the mmap threshold at 128 KiB: every array above that was a fresh mapping (page
-#   faults, zeroing) and the weight tables got no transparent huge pages, so a worker parsed ~10% slower.
+#   MALLOC_TRIM_THRESHOLD_ for its workers, which also pins the mmap threshold at 128 KiB; every array above
+#   that was then a fresh mapping (page faults, zeroing) and the weight tables got no transparent huge pages,
+#   so a worker parsed ~10% slower than one process.
 LOCAL_CLUSTER_CONFIG = {
     "distributed.scheduler.worker-saturation": 1.0,
     "distributed.worker.profile.enabled": False,
