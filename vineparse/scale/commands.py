@@ -24,7 +24,7 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
                         help="comma-separated outputs: spacy (DocBin) and/or conllu (default: spacy for a spaCy "
                              "model, conllu for a cascade)")
     parser.add_argument("--shard-size", type=int, default=None, metavar="N",
-                        help="documents (text) or sentences (CoNLL-U) per shard (default: 1000)")
+                        help="documents (text) or sentences (CoNLL-U) per shard (default: 2000)")
     parser.add_argument("--batch-size", type=int, default=64, metavar="N", help="documents per nlp.pipe batch")
     parser.add_argument("--max-words", type=int, default=1000, metavar="N",
                         help="cascade: skip (and report) longer sentences (default: 1000)")

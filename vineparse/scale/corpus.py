@@ -35,7 +35,7 @@ from .parsing import ParseSettings
 from .plan import DEFAULT_MAX_SHARD_BYTES, Shard, check_sizes, expand_inputs, plan_inputs
 from .shards import run_shard
 
-DEFAULT_SHARD_SIZE = 1000
+DEFAULT_SHARD_SIZE = 2000
 Progress = Union[bool, Callable[[str], None]]
 
 
