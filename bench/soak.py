@@ -75,7 +75,7 @@ def train_pipeline(path: Path, sentences, steps: int = 60) -> None:
     spacy.util.fix_random_seed(0)
     tok2vec = {"@architectures": "spacy.HashEmbedCNN.v2", "pretrained_vectors": None, "width": 64, "depth": 2,
                "embed_size": 2000, "window_size": 1, "maxout_pieces": 2, "subword_features": True}
-    model = {"@architectures": "vineparse.VineCascadeModel.v1", "arc_width": 64, "part_width": 16,
+    model = {"@architectures": "vineparse.VineCascadeModel.v2", "arc_width": 64, "part_width": 16,
              "label_width": 32, "tok2vec": tok2vec}
     nlp = spacy.blank("en")
     nlp.add_pipe("vine_cascade", config={"model": model})
