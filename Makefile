@@ -126,7 +126,7 @@ ewt-compare: $(foreach run,$(COMPARE_RUNS),$(COMPARE)/$(run)/model-best)
 # bench-astar-backoff: A* with the back-off grammar on EWT test (8-26 words) and the PTB test range, both models
 # (about 10 minutes here). bench-labels: a full EWT cascade with its labeller, UAS and LAS on test (5-10 minutes).
 # soak: RSS over 200,000 sentences through nlp.pipe, CascadeParser and the parse CLI, one after the other on one
-# core (30-45 minutes here).
+# core (about 10 minutes here).
 .PHONY: bench-astar-backoff bench-labels soak
 
 bench-astar-backoff: $(STAMP)
