@@ -140,7 +140,7 @@ soak: $(STAMP)
 
 # ---- corpus scale on Dask (issue 16) ----
 # bench-scale: parse_corpus on 1 and 2 local workers against the plain single-process loop, EWT train repeated to
-# 200,000 sentences (about 15 minutes on a quiet 2-core machine; trains the cascade first if bench/out/scale has
+# 200,000 sentences (about 8 minutes on a quiet 2-core machine; trains the cascade first if bench/out/scale has
 # none). bench-scale-smoke: the same on 5% of the input, to bench/out/.
 .PHONY: bench-scale bench-scale-smoke
 
