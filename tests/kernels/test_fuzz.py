@@ -170,15 +170,22 @@ def sibling_score(heads, scores, sib_of):
     return total
 
 
+def draw_problem(data, dense_max, scales, **mask_options):
+    """n (up to 400 under a vine-style mask, up to `dense_max` without one), a generator, a score scale, arc
+    scores (n + 1, n + 1) at that scale and the mask (None when unmasked or n = 0)."""
+    masked = data.draw(st.booleans())
+    n = data.draw(st.integers(0, 400) if masked else st.integers(0, dense_max))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    scale = data.draw(st.sampled_from(scales))
+    scores = rng.normal(size=(n + 1, n + 1)) * scale
+    mask = vine_style_mask(n, rng, **mask_options) if masked and n > 0 else None
+    return n, rng, scale, scores, mask
+
+
 @fuzz
 @given(data=st.data(), single_root=st.booleans())
 def test_second_order(data, single_root):
-    masked = data.draw(st.booleans())
-    n = data.draw(st.integers(0, 400) if masked else st.integers(0, 40))
-    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
-    scale = data.draw(st.sampled_from(SCALES[:5]))
-    scores = rng.normal(size=(n + 1, n + 1)) * scale
-    mask = vine_style_mask(n, rng) if masked and n > 0 else None
+    n, rng, scale, scores, mask = draw_problem(data, 40, SCALES[:5])
     parts = kernels.second_order_parts(mask, n)
     sib = layout(data.draw, rng.normal(size=len(parts)) * scale)
     if data.draw(st.booleans()) and len(sib):
@@ -212,11 +219,7 @@ def test_second_order(data, single_root):
 @fuzz
 @given(data=st.data(), single_root=st.booleans())
 def test_third_order(data, single_root):
-    masked = data.draw(st.booleans())
-    n = data.draw(st.integers(0, 400) if masked else st.integers(0, 12))
-    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
-    scores = rng.normal(size=(n + 1, n + 1)) * data.draw(st.sampled_from(SCALES[:4]))
-    mask = vine_style_mask(n, rng, heads_per_word=2) if masked and n > 0 else None
+    n, rng, _, scores, mask = draw_problem(data, 12, SCALES[:4], heads_per_word=2)
     parts = kernels.third_order_parts(mask, n)
     given_parts = {}
     for name, key in (("sib", "sibling"), ("grand", "grandparent"), ("gsib", "grand_sibling")):
