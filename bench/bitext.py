@@ -10,17 +10,21 @@ aligner trained by agreement (M') on all 1,000 pairs; weights trained EM-style (
    checkable links whose subtrees correspond in both gold UD trees (`vineparse.bitext.linkcheck`);
 2. speed: exact expectations (inside-outside + statistics) against one randomized-pruning iteration (the
    mask, the pruned inside pass, the fused outside + statistics pass, one sampled derivation; the median
-   over a 10-mask chain) per p x q bucket for both grammars, on seeded subsamples. The exact ternary DP
-   takes minutes at p x q ~ 1,000, so its 400-1,000 range is measured on 10 pairs from (400, 700] (the
-   speed-up grows with size, so this understates it) and 2 pairs from (700, 1,000], reported apart;
+   over a 10-mask chain) per p x q bucket for both grammars, on seeded subsamples; beside it one iteration of
+   the chain screened at SCREEN (`expectations(screen=...)`: fewer, surer links, so larger charts; the pilot
+   charts excluded). The exact ternary DP takes minutes at p x q ~ 1,000, so its 400-1,000 range is measured
+   on 10 pairs from (400, 700] (the speed-up grows with size, so this understates it) and 2 pairs from
+   (700, 1,000], reported apart;
 3. bias: L2 distance to the exact expectations (per pair, summed over features, averaged over pairs) against
-   the time per pair, for randomized pruning with 1..256 (ternary 1..128) samples (checkpoints of one chain)
-   and tic-tac-toe at every beam, with the share of the chart each beam keeps (after the widening that
-   tic-tac-toe needs when a beam leaves no derivation), on all pairs with p x q <= 130 and seeded subsamples
-   with 130 < p x q <= 400 and (binary grammar) 400 < p x q <= 1,000. Randomized pruning's L2 at
-   tic-tac-toe's time is read off its curve (log-log interpolation; past its slowest point, that point's L2;
-   a tic-tac-toe point faster than one randomized sample has no equal-time value), on the set means and
-   pair by pair for every (pair, beam) where tic-tac-toe kept less than half of that pair's chart;
+   the time per pair (each time the median of TIMING_REPEATS identical runs), for randomized pruning with
+   1..256 (ternary 1..128) samples (checkpoints of one chain), the same screened at SCREEN (its first three
+   samples are the pilot charts), and tic-tac-toe at every beam, with the share of the chart each beam keeps
+   (after the widening that tic-tac-toe needs when a beam leaves no derivation), on all pairs with
+   p x q <= 130 and seeded subsamples with 130 < p x q <= 400 and (binary grammar) 400 < p x q <= 1,000. A
+   chain's L2 at tic-tac-toe's time is read off its curve (log-log interpolation; past its slowest point, that
+   point's L2; a tic-tac-toe point faster than the chain's first sample has no equal-time value), on the set
+   means and pair by pair for every (pair, beam) where tic-tac-toe kept less than half of that pair's chart,
+   for both chains;
 4. throughput: all 897 pairs with p x q <= 1,000 through the sampler, 10 samples a pair, both grammars,
    measured (no extrapolation): the process's CPU time (one core's work) and the wall time.
 
@@ -67,6 +71,9 @@ EXACT_LIMITS = {"binary": 2500, "ternary": 1000}
 SETS = {"130": (0, 130), "400": (130, 400), "1000": (400, 1000)}       # bias sets: p x q ranges
 SECTIONS = ("m_prime", "speed", "bias", "throughput")
 SPEED_SAMPLES = 10
+SCREEN = 1e-3            # the screened configuration of randomized pruning (`expectations(screen=...)`)
+CHAINS = {"randomized": None, "screened": SCREEN}       # method name in the report -> screen
+TIMING_REPEATS = 3       # bias section: every time is the median of this many identical runs
 
 
 def emit(row):
@@ -128,10 +135,17 @@ def speed(pairs, model, profile):
                 chain = run(pair, model, grammar, "randomized", samples=SPEED_SAMPLES, seed=0)
                 sample = chain.diagnostics["sample_seconds"]
                 masks = chain.diagnostics["masks"]
+                screened = run(pair, model, grammar, "randomized", samples=SPEED_SAMPLES + 3, seed=0, screen=SCREEN)
+                pilot = min(3, screened.diagnostics["links"])
+                screened_sample = float(np.median([m["seconds"] for m in screened.diagnostics["masks"][pilot:]]))
                 rows.append(emit({
                     "section": "speed", "grammar": grammar, "bucket": f"({lo}, {hi}]", "id": pair.id,
                     "product": pair.product, "exact_seconds": exact.diagnostics["inference_seconds"],
                     "sample_seconds": sample, "speedup": exact.diagnostics["inference_seconds"] / sample,
+                    "screened_sample_seconds": screened_sample,
+                    "screened_speedup": exact.diagnostics["inference_seconds"] / screened_sample,
+                    "screened_links": screened.diagnostics["links"] - screened.diagnostics["screened"],
+                    "pilot_seconds": screened.diagnostics["screen_seconds"],
                     "exact_edges": exact.diagnostics["edges"],
                     "sample_edges": float(np.median([m["edges"] for m in masks])),
                     "kept_share": chain.diagnostics["kept"] / chain.diagnostics["bispans"],
@@ -142,8 +156,15 @@ def speed(pairs, model, profile):
     return rows
 
 
+def median_seconds(runs):
+    return float(np.median([r.diagnostics["seconds"] for r in runs]))
+
+
 def bias(pairs, model, profile):
-    """Mean curves per set (rows) and every pair's points (records: (method, setting, seconds, l2, kept))."""
+    """Mean curves per set (rows) and every pair's points (records: (method, setting, seconds, l2, kept)).
+
+    Every time is the median of TIMING_REPEATS identical runs (the results are equal; a scheduler hiccup in
+    one run does not decide an equal-time comparison)."""
     rows, records = [], []
     for grammar, sets in profile["bias_sets"].items():
         for name, count in sets.items():
@@ -153,21 +174,26 @@ def bias(pairs, model, profile):
             for pair in chosen:
                 exact = run(pair, model, grammar, "exact")
                 cps = profile["checkpoints"][grammar]
-                chain = run(pair, model, grammar, "randomized", samples=max(cps), seed=0, checkpoints=cps)
-                setup_seconds = chain.diagnostics["seconds"] - chain.diagnostics["inference_seconds"]
-                points = [("randomized", c["samples"], c["seconds"] + setup_seconds,
-                           float(np.sum((c["counts"] - exact.counts) ** 2)), chain.diagnostics["kept"] /
-                           chain.diagnostics["bispans"]) for c in chain.checkpoints]
+                points = []
+                for method, screen in CHAINS.items():
+                    chains = [run(pair, model, grammar, "randomized", samples=max(cps), seed=0, checkpoints=cps,
+                                  screen=screen) for _ in range(TIMING_REPEATS)]
+                    setup = [c.diagnostics["seconds"] - c.diagnostics["inference_seconds"] for c in chains]
+                    for i, mark in enumerate(chains[0].checkpoints):
+                        seconds = float(np.median([c.checkpoints[i]["seconds"] + s for c, s in zip(chains, setup)]))
+                        points.append((method, mark["samples"], seconds,
+                                       float(np.sum((mark["counts"] - exact.counts) ** 2)),
+                                       chains[0].diagnostics["kept"] / chains[0].diagnostics["bispans"]))
                 for beam in profile["beams"][grammar]:
-                    ttt = run(pair, model, grammar, "tictactoe", beam=beam)
-                    points.append(("tictactoe", beam, ttt.diagnostics["seconds"],
-                                   float(np.sum((ttt.counts - exact.counts) ** 2)),
-                                   ttt.diagnostics["kept"] / ttt.diagnostics["bispans"]))
+                    ttt = [run(pair, model, grammar, "tictactoe", beam=beam) for _ in range(TIMING_REPEATS)]
+                    points.append(("tictactoe", beam, median_seconds(ttt),
+                                   float(np.sum((ttt[0].counts - exact.counts) ** 2)),
+                                   ttt[0].diagnostics["kept"] / ttt[0].diagnostics["bispans"]))
                 per_pair.append({"grammar": grammar, "set": set_name(lo, hi), "id": pair.id,
                                  "product": pair.product, "exact_seconds": exact.diagnostics["seconds"],
                                  "points": points})
             records.extend(per_pair)
-            for method in ("randomized", "tictactoe"):
+            for method in (*CHAINS, "tictactoe"):
                 settings = sorted({pt[1] for pp in per_pair for pt in pp["points"] if pt[0] == method})
                 for setting in settings:
                     pts = [pt for pp in per_pair for pt in pp["points"] if pt[0] == method and pt[1] == setting]
@@ -214,13 +240,15 @@ def interpolate_l2(curve, seconds):
     return float(np.exp(np.interp(x, xs, ys)))
 
 
-def per_pair_comparison(records):
-    """Every (pair, beam) where tic-tac-toe kept < 1/2 of that pair's chart, against that pair's randomized
-    curve at the same time: counts of randomized below, above, and without an equal-time point, per grammar
-    and per grammar and set, with the largest tic-tac-toe L2 among the points where randomized is above."""
+def per_pair_comparison(records, method="randomized"):
+    """Every (pair, beam) where tic-tac-toe kept < 1/2 of that pair's chart, against that pair's curve of
+    `method` at the same time: counts of `method` below, above, and without an equal-time point, per grammar
+    and per grammar and set, with the largest tic-tac-toe L2 among the points where `method` is above."""
     out = {}
     for rec in records:
-        rand = [(pt[2], pt[3]) for pt in rec["points"] if pt[0] == "randomized"]
+        rand = [(pt[2], pt[3]) for pt in rec["points"] if pt[0] == method]
+        if not rand:
+            continue
         for method, beam, seconds, l2, kept in rec["points"]:
             if method != "tictactoe" or kept >= 0.5:
                 continue
@@ -250,6 +278,8 @@ def summarise(speed_rows, bias_rows, throughput_rows, bias_records=()):
                     "sample_seconds": float(np.median([r["sample_seconds"] for r in rows])),
                     "speedup_median": float(np.median([r["speedup"] for r in rows])),
                     "speedup_min": float(np.min([r["speedup"] for r in rows])),
+                    "screened_speedup_median": float(np.median([r["screened_speedup"] for r in rows])),
+                    "screened_links": float(np.mean([r["screened_links"] for r in rows])),
                     "links": float(np.mean([r["links"] for r in rows])),
                     "positive": float(np.mean([r["positive"] for r in rows])),
                     "kept_share": float(np.median([r["kept_share"] for r in rows]))}
@@ -261,34 +291,37 @@ def summarise(speed_rows, bias_rows, throughput_rows, bias_records=()):
                                                  f"median over >= 10 pairs ({grammar})",
                                        "measured": value, "pairs": len(rows), "met": value >= 100 and
                                        len(rows) >= 10})
-    for grammar in ("binary", "ternary"):
-        flags = []
-        for name in sorted({r["set"] for r in bias_rows if r["grammar"] == grammar}):
-            rows = [r for r in bias_rows if r["grammar"] == grammar and r["set"] == name]
-            rand = [(r["seconds"], r["l2"]) for r in rows if r["method"] == "randomized"]
-            for r in rows:
-                if r["method"] != "tictactoe":
+    for method in CHAINS:
+        for grammar in ("binary", "ternary"):
+            flags = []
+            for name in sorted({r["set"] for r in bias_rows if r["grammar"] == grammar}):
+                rows = [r for r in bias_rows if r["grammar"] == grammar and r["set"] == name]
+                curve = [(r["seconds"], r["l2"]) for r in rows if r["method"] == method]
+                if not curve:
                     continue
-                at = interpolate_l2(rand, r["seconds"])
-                point = {"grammar": grammar, "set": name, "beam": r["setting"], "seconds": r["seconds"],
-                         "kept_share": r["kept_share"], "tictactoe_l2": r["l2"], "randomized_l2": at,
-                         "below": None if at is None else at < r["l2"]}
-                summary["bias"].append(point)
-                if r["kept_share"] < 0.5:
-                    flags.append(point["below"] is True)
-        summary["targets"].append({"target": f"randomized L2 < tic-tac-toe L2 at equal time on every beam where "
-                                             f"tic-tac-toe keeps < 1/2 of the chart, set means ({grammar})",
-                                   "measured": f"{sum(flags)}/{len(flags)} beams", "met": all(flags) if flags
-                                   else None})
-    summary["bias_per_pair"] = per_pair_comparison(bias_records)
-    for grammar, counts in summary["bias_per_pair"].items():
-        if grammar not in ("binary", "ternary"):
-            continue
-        summary["targets"].append({"target": f"randomized L2 < tic-tac-toe L2 at equal time on every (pair, beam) "
-                                             f"where tic-tac-toe keeps < 1/2 of the pair's chart ({grammar})",
-                                   "measured": f"{counts['below']}/{counts['points']} below, {counts['above']} "
-                                               f"above, {counts['no_equal_time']} without an equal-time point",
-                                   "met": counts["below"] == counts["points"]})
+                for r in rows:
+                    if r["method"] != "tictactoe":
+                        continue
+                    at = interpolate_l2(curve, r["seconds"])
+                    point = {"method": method, "grammar": grammar, "set": name, "beam": r["setting"],
+                             "seconds": r["seconds"], "kept_share": r["kept_share"], "tictactoe_l2": r["l2"],
+                             "l2": at, "below": None if at is None else at < r["l2"]}
+                    summary["bias"].append(point)
+                    if r["kept_share"] < 0.5:
+                        flags.append(point["below"] is True)
+            summary["targets"].append({"target": f"{method} L2 < tic-tac-toe L2 at equal time on every beam where "
+                                                 f"tic-tac-toe keeps < 1/2 of the chart, set means ({grammar})",
+                                       "measured": f"{sum(flags)}/{len(flags)} beams", "met": all(flags) if flags
+                                       else None})
+        summary.setdefault("bias_per_pair", {})[method] = per_pair_comparison(bias_records, method)
+        for grammar, counts in summary["bias_per_pair"][method].items():
+            if grammar not in ("binary", "ternary"):
+                continue
+            summary["targets"].append({"target": f"{method} L2 < tic-tac-toe L2 at equal time on every (pair, beam) "
+                                                 f"where tic-tac-toe keeps < 1/2 of the pair's chart ({grammar})",
+                                       "measured": f"{counts['below']}/{counts['points']} below, {counts['above']} "
+                                                   f"above, {counts['no_equal_time']} without an equal-time point",
+                                       "met": counts["below"] == counts["points"]})
     limits = {"binary": 300, "ternary": 1800}
     for r in throughput_rows:
         # One core's work: the process's CPU time (the wall time, inflated by the machine's other jobs, beside it).
@@ -312,13 +345,16 @@ def plot(speed_rows, bias_rows, folder):
             continue
         fig, axes = plt.subplots(1, len(sets), figsize=(5.8 * len(sets), 4.4), squeeze=False)
         for ax, name in zip(axes[0], sets):
-            for method, marker in (("randomized", "o-"), ("tictactoe", "s--")):
+            for method, marker in (("randomized", "o-"), ("screened", "^-"), ("tictactoe", "s--")):
                 rows = sorted((r for r in bias_rows if r["grammar"] == grammar and r["set"] == name
                                and r["method"] == method), key=lambda r: r["seconds"])
+                if not rows:
+                    continue
+                label = f"randomized, screened at {SCREEN:g}" if method == "screened" else method
                 ax.loglog([r["seconds"] for r in rows], [max(r["l2"], 1e-12) for r in rows], marker,
-                          label=f"{method} ({'samples' if method == 'randomized' else 'beam: kept share'})")
+                          label=f"{label} ({'beam: kept share' if method == 'tictactoe' else 'samples'})")
                 for r in rows:
-                    text = f"{r['setting']:g}" if method == "randomized" else \
+                    text = f"{r['setting']:g}" if method != "tictactoe" else \
                         f"{r['setting']:g}: {r['kept_share']:.0%}"
                     ax.annotate(text, (r["seconds"], max(r["l2"], 1e-12)), fontsize=6,
                                 textcoords="offset points", xytext=(3, 3))

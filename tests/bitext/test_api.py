@@ -115,8 +115,13 @@ def test_bitext_command(tmp_path, capsys):
                      "--out", str(model_path)]) == 0
     assert cli.main(["bitext", "expectations", "--model", str(model_path), "--method", "exact",
                      "--max-product", "40", "--limit", "2"]) == 0
+    assert cli.main(["bitext", "expectations", "--max-product", "40", "--limit", "2", "--screen", "0.001",
+                     "--json", str(out)]) == 0
+    assert all("screened" in record for record in json.loads(out.read_text())["pairs"])
     assert cli.main(["bitext", "expectations", "--samples", "0"]) == 2
     assert "error: --samples must be >= 1" in capsys.readouterr().err
+    assert cli.main(["bitext", "expectations", "--screen", "2"]) == 2
+    assert "error: --screen must be in [0, 1]" in capsys.readouterr().err
     (tmp_path / "bad.msgpack").write_bytes(b"\x91\x01")
     assert cli.main(["bitext", "expectations", "--model", str(tmp_path / "bad.msgpack"), "--limit", "1"]) == 2
     assert "cannot load" in capsys.readouterr().err

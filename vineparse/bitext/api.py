@@ -81,7 +81,7 @@ def expectations(src: Sequence[str], tgt: Sequence[str], method: str = "exact", 
                  seed: int = 0, *, model: Optional[BitextModel] = None,
                  src_tags: Optional[Sequence[str]] = None, tgt_tags: Optional[Sequence[str]] = None,
                  grammar: Optional[str] = None, beam: float = 10.0, mask: Optional[np.ndarray] = None,
-                 checkpoints: Sequence[int] = ()) -> Expectations:
+                 checkpoints: Sequence[int] = (), screen: Optional[float] = None) -> Expectations:
     """Expected feature counts over the derivations of one sentence pair, p(d) ∝ exp(weights . f(d)).
 
     src, tgt (Sequence[str]): the tokens (p and q of them, both >= 1).
@@ -94,6 +94,8 @@ def expectations(src: Sequence[str], tgt: Sequence[str], method: str = "exact", 
     beam (float): tic-tac-toe's beam in nats (widened if it leaves no derivation).
     mask (np.ndarray or None): bool (p+1, p+1, q+1, q+1), allowed bispans [i, j) x [k, l), for every method.
     checkpoints (Sequence[int]): randomized pruning also reports its estimate after these sample counts.
+    screen (float or None): randomized pruning runs its chain only on the links of M' whose doubt (1 - posterior,
+        estimated by three pilot charts) is at most this (`randomized.link_doubts`); None: on all of M'.
     RETURNS (Expectations): counts, link posteriors and diagnostics.
     Time: exact O(p^3 q^3) binary, O(p^4 q^4) ternary; the others follow the bispans their masks keep.
     """
@@ -127,9 +129,10 @@ def expectations(src: Sequence[str], tgt: Sequence[str], method: str = "exact", 
         diag.update(kept=ttt.chart.kept, items=ttt.chart.items, edges=ttt.chart.edges, beam=ttt.beam,
                     attempts=ttt.attempts, fom_seconds=ttt.fom_seconds)
     else:
-        run = randomized_statistics(scores, feats.links, grammar, int(samples), seed, base, checkpoints)
+        run = randomized_statistics(scores, feats.links, grammar, int(samples), seed, base, checkpoints, screen)
         stats = run.statistics
-        diag.update(samples=int(samples), repairs=run.repairs,
+        diag.update(samples=int(samples), repairs=run.repairs, screened=run.screened,
+                    screen_seconds=run.screen_seconds,
                     kept=float(np.mean([r.kept for r in run.masks])),
                     masks=[vars(r) for r in run.masks],
                     sample_seconds=float(np.median([r.seconds for r in run.masks])))
@@ -166,12 +169,13 @@ def _pair_expectations(model: BitextModel, index: int, item: PairLike, options: 
 
 def corpus_expectations(pairs: Sequence[PairLike], method: str = "randomized", samples: int = 10, seed: int = 0,
                         *, model: Optional[BitextModel] = None, grammar: Optional[str] = None, beam: float = 10.0,
-                        processes: int = 1, progress: Union[bool, Callable[[str], None]] = True,
+                        screen: Optional[float] = None, processes: int = 1,
+                        progress: Union[bool, Callable[[str], None]] = True,
                         client=None) -> CorpusExpectations:
     """Expectations of every pair, with progress lines and sentence-level parallelism.
 
     pairs (Sequence): BitextPair or tuples (src, tgt[, src_tags, tgt_tags[, id]]).
-    method, samples, grammar, beam: as for `expectations`; pair i is seeded from (seed, i), so results do
+    method, samples, grammar, beam, screen: as for `expectations`; pair i is seeded from (seed, i), so results do
         not depend on `processes`.
     processes (int): worker processes (1: in this process).
     progress (bool or callable): print progress lines (or pass them to this function).
@@ -185,7 +189,8 @@ def corpus_expectations(pairs: Sequence[PairLike], method: str = "randomized", s
         raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     model = model if model is not None else BitextModel()
     check_grammar(grammar or model.config.grammar)
-    options = {"method": method, "samples": samples, "grammar": grammar, "beam": beam, "seed": seed}
+    options = {"method": method, "samples": samples, "grammar": grammar, "beam": beam, "screen": screen,
+               "seed": seed}
     start = time.perf_counter()
     outcomes = map_pairs(_pair_expectations, model, pairs, options, processes, progress,
                          label=f"bitext {method}", client=client)

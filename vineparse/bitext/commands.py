@@ -27,6 +27,9 @@ def _input_arguments(parser: argparse.ArgumentParser) -> None:
                         help="how expectations are computed (default: randomized)")
     parser.add_argument("--samples", type=int, default=10, help="masks per pair for randomized pruning")
     parser.add_argument("--beam", type=float, default=10.0, help="tic-tac-toe beam in nats")
+    parser.add_argument("--screen", type=float, default=None, metavar="TAU",
+                        help="randomized pruning: select only the M' links whose doubt (1 - posterior, from three "
+                             "pilot charts) is at most TAU (lower bias per sample, slower samples; default: all)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (>= 0)")
     parser.add_argument("--processes", type=int, default=1, help="worker processes (sentence-level)")
 
@@ -67,6 +70,8 @@ def _read(args: argparse.Namespace):
             raise CLIError(f"--{name.replace('_', '-')} must be >= 1, got {value}")
     if args.seed < 0:
         raise CLIError(f"--seed must be >= 0, got {args.seed}")
+    if args.screen is not None and not 0.0 <= args.screen <= 1.0:
+        raise CLIError(f"--screen must be in [0, 1], got {args.screen}")
     src, tgt = resolve_treebank(args.src)[0], resolve_treebank(args.tgt)[0]
     print(f"Reading {src.name} and {tgt.name} ...", end=" ", flush=True)
     start = time.perf_counter()
@@ -109,7 +114,7 @@ def _expectations(args: argparse.Namespace) -> int:
     pairs, model = _read(args)
     try:
         out = corpus_expectations(pairs, args.method, args.samples, args.seed, model=model, grammar=args.grammar,
-                                  beam=args.beam, processes=args.processes)
+                                  beam=args.beam, screen=args.screen, processes=args.processes)
     except ValueError as err:
         raise CLIError(str(err)) from err
     done = [r for r in out.results if r is not None]
@@ -141,7 +146,7 @@ def _fit(args: argparse.Namespace) -> int:
     try:
         result = fit(pairs, model, args.iterations, args.method, args.samples, args.seed,
                      learning_rate=args.learning_rate, l2=args.l2, grammar=args.grammar, beam=args.beam,
-                     processes=args.processes)
+                     screen=args.screen, processes=args.processes)
     except ValueError as err:
         raise CLIError(str(err)) from err
     result.model.to_disk(args.out)

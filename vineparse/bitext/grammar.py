@@ -135,6 +135,9 @@ class Statistics:
         for name in ("emit", "null_src", "null_tgt", "count", "mismatch"):
             getattr(self, name).__iadd__(weight * getattr(other, name))
 
+    def copy(self) -> "Statistics":
+        return self.scaled(1.0)
+
     def scaled(self, factor: float) -> "Statistics":
         return Statistics(self.emit * factor, self.null_src * factor, self.null_tgt * factor,
                           self.count * factor, self.mismatch * factor)

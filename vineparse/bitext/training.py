@@ -69,7 +69,8 @@ def _pair_gradient(model: BitextModel, index: int, item: PairLike, options: dict
     seed = pair_seed(options["seed"], index)
     clamped, log_zl, dropped = _clamped(model, pair, observed, grammar, seed)
     free = expectations(pair.src, pair.tgt, options["method"], options["samples"], seed, model=model,
-                        src_tags=pair.src_tags, tgt_tags=pair.tgt_tags, grammar=grammar, beam=options["beam"])
+                        src_tags=pair.src_tags, tgt_tags=pair.tgt_tags, grammar=grammar, beam=options["beam"],
+                        screen=options["screen"])
     objective = log_zl - free.log_partition if options["method"] == "exact" else None
     return clamped - free.counts, objective, dropped
 
@@ -77,7 +78,7 @@ def _pair_gradient(model: BitextModel, index: int, item: PairLike, options: dict
 def fit(pairs: Sequence[PairLike], model: Optional[BitextModel] = None, iterations: int = 10,
         method: str = "exact", samples: int = 10, seed: int = 0, *, learning_rate: float = 0.1,
         l2: float = 0.01, links: Optional[Sequence] = None, grammar: Optional[str] = None, beam: float = 10.0,
-        processes: int = 1, progress: Union[bool, Callable[[str], None]] = True, client=None) -> FitResult:
+        screen: Optional[float] = None, processes: int = 1, progress: Union[bool, Callable[[str], None]] = True, client=None) -> FitResult:
     """Train the weights EM-style (see the module docstring).
 
     pairs (Sequence): BitextPair or tuples (src, tgt[, src_tags, tgt_tags[, id]]).
@@ -85,7 +86,7 @@ def fit(pairs: Sequence[PairLike], model: Optional[BitextModel] = None, iteratio
         default weights).
     iterations (int): E-steps.
     method (str): how the free expectations are computed ("exact", "tictactoe", "randomized").
-    samples, seed, beam, grammar: as for `expectations`.
+    samples, seed, beam, grammar, screen: as for `expectations`.
     learning_rate (float): initial step along the gradient; l2 (float): weight of the L2 penalty.
     links (Sequence or None): observed links per pair (rows (i, k)); None: each pair's M'.
     processes (int), progress, client: as for `corpus_expectations` (with a client, each iteration's pairs
@@ -105,7 +106,7 @@ def fit(pairs: Sequence[PairLike], model: Optional[BitextModel] = None, iteratio
     report = progress if callable(progress) else (print if progress else None)
     weights = model.weights.copy()
     options = {"method": method, "samples": samples, "seed": seed, "grammar": grammar, "beam": beam,
-               "links": None if links is None else list(links)}
+               "screen": screen, "links": None if links is None else list(links)}
     history: List[dict] = []
     accepted = None        # (weights, objective, gradient) of the last accepted point
     rate = learning_rate
