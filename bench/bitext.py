@@ -249,8 +249,8 @@ def per_pair_comparison(records, method="randomized"):
         rand = [(pt[2], pt[3]) for pt in rec["points"] if pt[0] == method]
         if not rand:
             continue
-        for method, beam, seconds, l2, kept in rec["points"]:
-            if method != "tictactoe" or kept >= 0.5:
+        for name, beam, seconds, l2, kept in rec["points"]:
+            if name != "tictactoe" or kept >= 0.5:
                 continue
             at = interpolate_l2(rand, seconds)
             for key in (rec["grammar"], f"{rec['grammar']} {rec['set']}"):

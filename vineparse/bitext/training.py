@@ -78,7 +78,8 @@ def _pair_gradient(model: BitextModel, index: int, item: PairLike, options: dict
 def fit(pairs: Sequence[PairLike], model: Optional[BitextModel] = None, iterations: int = 10,
         method: str = "exact", samples: int = 10, seed: int = 0, *, learning_rate: float = 0.1,
         l2: float = 0.01, links: Optional[Sequence] = None, grammar: Optional[str] = None, beam: float = 10.0,
-        screen: Optional[float] = None, processes: int = 1, progress: Union[bool, Callable[[str], None]] = True, client=None) -> FitResult:
+        screen: Optional[float] = None, processes: int = 1, progress: Union[bool, Callable[[str], None]] = True,
+        client=None) -> FitResult:
     """Train the weights EM-style (see the module docstring).
 
     pairs (Sequence): BitextPair or tuples (src, tgt[, src_tags, tgt_tags[, id]]).
