@@ -22,16 +22,16 @@ crossing), random links of s are made negative, one at a time, until the mask ad
 `repairs` are reported). With M' empty every mask is the full chart: it is computed once and is exact.
 
 Screening (`screen`, off by default; not in the paper). The chain visits a cell A_s = a at about its
-probability, so a link of M' that the model doubts a little (posterior 1 - eps with eps around 1e-3 .. 1e-2,
-the median on PUD) is almost never sampled negative in tens of iterations, and the estimate stays near
-E[f | the link made]: a bias of about eps times the link's effect on the counts, which more samples do not
-remove until T >> 1/eps. With `screen` = tau, the first iterations are three pilot charts: M' is cut into
-random thirds, and each chart is conditioned on the links of the other two (positive, as the chain's first
-mask is) except those an earlier pilot chart found doubtful, and gives the posteriors of its own third. The
-chain then runs on the links whose doubt 1 - posterior is at most tau, leaving the others to the charts
-(marginalised exactly). The estimate is the chain's average once it has an iteration, the last pilot chart's
-before (each pilot chart is conditioned on fewer doubtful links than the one before). Fewer selected links
-mean larger charts: screening buys a much lower bias with slower samples (README, bitext section).
+probability, so a link of M' that the model doubts a little (posterior 1 - eps, eps ~ 1e-3 .. 1e-2) is almost
+never sampled negative in tens of iterations, and the estimate stays near E[f | the link made]: a bias of
+about eps times the link's effect on the counts, which more samples do not remove until T >> 1/eps. With
+`screen` = tau, the first iterations are three pilot charts: M' is cut into random thirds, and each chart is
+conditioned on the links of the other two (positive, as the chain's first mask is) except those an earlier
+pilot chart found doubtful, and gives the posteriors of its own third. The chain then runs on the links whose
+doubt 1 - posterior is at most tau, leaving the others to the charts (marginalised exactly). The estimate is
+the chain's average once it has an iteration, the last pilot chart's before (each pilot chart is conditioned
+on fewer doubtful links than the one before). Fewer selected links mean larger charts: screening buys a much
+lower bias with slower samples (README, bitext section).
 
 Randomness comes from one numpy Generator seeded with `seed`, consumed the same way whatever the number of
 iterations, so a run with T samples is the first T iterations of any longer run with the same seed.
