@@ -16,15 +16,15 @@ aligner trained by agreement (M') on all 1,000 pairs; weights trained EM-style (
    on 10 pairs from (400, 700] (the speed-up grows with size, so this understates it) and 2 pairs from
    (700, 1,000], reported apart;
 3. bias: L2 distance to the exact expectations (per pair, summed over features, averaged over pairs) against
-   the time per pair (each time the median of TIMING_REPEATS identical runs), for randomized pruning with
-   1..256 (ternary 1..128) samples (checkpoints of one chain), the same screened at SCREEN (its first three
-   samples are the pilot charts), and tic-tac-toe at every beam, with the share of the chart each beam keeps
-   (after the widening that tic-tac-toe needs when a beam leaves no derivation), on all pairs with
-   p x q <= 130 and seeded subsamples with 130 < p x q <= 400 and (binary grammar) 400 < p x q <= 1,000. A
-   chain's L2 at tic-tac-toe's time is read off its curve (log-log interpolation; past its slowest point, that
-   point's L2; a tic-tac-toe point faster than the chain's first sample has no equal-time value), on the set
-   means and pair by pair for every (pair, beam) where tic-tac-toe kept less than half of that pair's chart,
-   for both chains;
+   the time per pair (each time the median of TIMING_REPEATS identical runs, each started from a collected
+   heap), for randomized pruning with 1..256 (ternary 1..128) samples (checkpoints of one chain), the same
+   screened at SCREEN (its first three samples are the pilot charts), and tic-tac-toe at every beam, with the
+   share of the chart each beam keeps (after the widening that tic-tac-toe needs when a beam leaves no
+   derivation), on all pairs with p x q <= 130 and seeded subsamples with 130 < p x q <= 400 and (binary
+   grammar) 400 < p x q <= 1,000. A chain's L2 at tic-tac-toe's time is read off its curve (log-log
+   interpolation; past its slowest point, that point's L2; a tic-tac-toe point faster than the chain's first
+   sample has no equal-time value), on the set means and pair by pair for every (pair, beam) where
+   tic-tac-toe kept less than half of that pair's chart, for both chains;
 4. throughput: all 897 pairs with p x q <= 1,000 through the sampler, 10 samples a pair, both grammars,
    measured (no extrapolation): the process's CPU time (one core's work) and the wall time.
 
@@ -33,6 +33,7 @@ before and after, machine); PNG plots go to --plots. Times are wall-clock on a s
 from one run only (both sides of every ratio are measured in the same run, pair by pair).
 """
 import argparse
+import gc
 import json
 import os
 import sys
@@ -160,11 +161,18 @@ def median_seconds(runs):
     return float(np.median([r.diagnostics["seconds"] for r in runs]))
 
 
+def clean_run(*args, **kwargs):
+    """`run` from a collected heap: a garbage collection set off by the previous run's garbage (a 256-sample
+    chain leaves much) would otherwise land in this run's first milliseconds, whichever method it times."""
+    gc.collect()
+    return run(*args, **kwargs)
+
+
 def bias(pairs, model, profile):
     """Mean curves per set (rows) and every pair's points (records: (method, setting, seconds, l2, kept)).
 
-    Every time is the median of TIMING_REPEATS identical runs (the results are equal; a scheduler hiccup in
-    one run does not decide an equal-time comparison)."""
+    Every time is the median of TIMING_REPEATS identical runs, each from a collected heap (the results are
+    equal; a scheduler hiccup or another run's garbage does not decide an equal-time comparison)."""
     rows, records = [], []
     for grammar, sets in profile["bias_sets"].items():
         for name, count in sets.items():
@@ -176,8 +184,8 @@ def bias(pairs, model, profile):
                 cps = profile["checkpoints"][grammar]
                 points = []
                 for method, screen in CHAINS.items():
-                    chains = [run(pair, model, grammar, "randomized", samples=max(cps), seed=0, checkpoints=cps,
-                                  screen=screen) for _ in range(TIMING_REPEATS)]
+                    chains = [clean_run(pair, model, grammar, "randomized", samples=max(cps), seed=0,
+                                        checkpoints=cps, screen=screen) for _ in range(TIMING_REPEATS)]
                     setup = [c.diagnostics["seconds"] - c.diagnostics["inference_seconds"] for c in chains]
                     for i, mark in enumerate(chains[0].checkpoints):
                         seconds = float(np.median([c.checkpoints[i]["seconds"] + s for c, s in zip(chains, setup)]))
@@ -185,7 +193,7 @@ def bias(pairs, model, profile):
                                        float(np.sum((mark["counts"] - exact.counts) ** 2)),
                                        chains[0].diagnostics["kept"] / chains[0].diagnostics["bispans"]))
                 for beam in profile["beams"][grammar]:
-                    ttt = [run(pair, model, grammar, "tictactoe", beam=beam) for _ in range(TIMING_REPEATS)]
+                    ttt = [clean_run(pair, model, grammar, "tictactoe", beam=beam) for _ in range(TIMING_REPEATS)]
                     points.append(("tictactoe", beam, median_seconds(ttt),
                                    float(np.sum((ttt[0].counts - exact.counts) ** 2)),
                                    ttt[0].diagnostics["kept"] / ttt[0].diagnostics["bispans"]))
