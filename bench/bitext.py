@@ -46,6 +46,7 @@ from bitext_aligners import environment, trees       # the script's folder is fi
 
 from vineparse.bitext import BitextConfig, BitextModel, corpus_expectations, expectations, fit, pud_pairs
 from vineparse.bitext.linkcheck import subtree_agreement
+from vineparse.bitext.randomized import PILOT_CHARTS
 
 BUCKETS = [(0, 130), (130, 400), (400, 700), (700, 1000)]
 PROFILES = {
@@ -136,8 +137,9 @@ def speed(pairs, model, profile):
                 chain = run(pair, model, grammar, "randomized", samples=SPEED_SAMPLES, seed=0)
                 sample = chain.diagnostics["sample_seconds"]
                 masks = chain.diagnostics["masks"]
-                screened = run(pair, model, grammar, "randomized", samples=SPEED_SAMPLES + 3, seed=0, screen=SCREEN)
-                pilot = min(3, screened.diagnostics["links"])
+                screened = run(pair, model, grammar, "randomized", samples=SPEED_SAMPLES + PILOT_CHARTS, seed=0,
+                               screen=SCREEN)
+                pilot = min(PILOT_CHARTS, screened.diagnostics["links"])
                 screened_sample = float(np.median([m["seconds"] for m in screened.diagnostics["masks"][pilot:]]))
                 rows.append(emit({
                     "section": "speed", "grammar": grammar, "bucket": f"({lo}, {hi}]", "id": pair.id,

@@ -80,10 +80,13 @@ def _pruned_chart(scores: PairScores, grammar: str, positive: np.ndarray, negati
     return Chart(scores.forbid(mask.negative), mask.keep, grammar)
 
 
+PILOT_CHARTS = 3     # screening's pilot charts (fewer when M' has fewer links)
+
+
 def pilot_thirds(order: np.ndarray) -> List[np.ndarray]:
-    """`order` (a permutation of M's indices) cut into three parts, the smaller first."""
-    small, extra = divmod(len(order), 3)
-    sizes = [small] * (3 - extra) + [small + 1] * extra
+    """`order` (a permutation of M's indices) cut into PILOT_CHARTS parts, the smaller first."""
+    small, extra = divmod(len(order), PILOT_CHARTS)
+    sizes = [small] * (PILOT_CHARTS - extra) + [small + 1] * extra
     ends = np.cumsum(sizes)
     return [order[end - size:end] for size, end in zip(sizes, ends) if size]
 
