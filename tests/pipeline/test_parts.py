@@ -162,6 +162,23 @@ def test_vine_structure_from_max_marginals_is_the_decoded_one(n):
         assert level.max_marginals(sent) is level.max_marginals(sent)     # the cascade reuses them
 
 
+@given(st.integers(0, 10_000), st.lists(st.integers(1, 14), min_size=1, max_size=5), st.integers(1, 4))
+def test_vine_memoize_is_max_marginals_of_each_sentence(seed, lengths, band):
+    """The batched vine pass of prediction memoizes exactly what `max_marginals` computes per sentence
+    (sentences longer than the band included; one sentence with a cost set is left alone)."""
+    level = NeuralVineLevel(band)
+    batch = [random_sentence(seed + i, n, cache=False) for i, n in enumerate(lengths)]
+    batch[0].cost = np.zeros((lengths[0] + 1, lengths[0] + 1))
+    level.memoize(batch)
+    assert not batch[0].max_marginal_memo
+    for i, (sent, n) in enumerate(zip(batch[1:], lengths[1:]), 1):
+        assert len(sent.max_marginal_memo) == 1
+        best, arc_mm, outer_mm = level.max_marginals(sent)                    # read from the memo
+        expected = level.max_marginals(random_sentence(seed + i, n, cache=False))
+        assert best == expected[0]
+        assert np.array_equal(arc_mm, expected[1]) and np.array_equal(outer_mm, expected[2])
+
+
 def test_structure_from_max_marginals_gives_up_on_ties():
     from vineparse.pipeline.levels import structure_from_max_marginals
     arc_mm = np.full((3, 3), -np.inf)

@@ -127,13 +127,16 @@ def test_outer_scorer_and_root_row_backward_match_finite_differences():
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.integers(0, 10_000), st.integers(1, 9), st.sampled_from([SIBLING, GRANDPARENT, GRAND_SIBLING]))
-def test_fused_cpu_part_scores_equal_the_layer(seed, n, kind):
+@given(st.integers(0, 10_000), st.integers(1, 9), st.sampled_from([SIBLING, GRANDPARENT, GRAND_SIBLING]),
+       st.sampled_from([3, 4, 6]), st.booleans())
+def test_fused_cpu_part_scores_equal_the_layer(seed, n, kind, width, by_arc):
     """What the cascade searches with (`SentenceScores.part_scores`, the fused kernel over `PartTable`)
-    equals the thinc layer's forward pass, which training differentiates, on float32 parameters."""
+    equals the thinc layer's forward pass, which training differentiates, on float32 parameters; for
+    widths that do and do not fill its blocks of four, and for parts in runs of one arc (the kernel sums
+    an arc's terms once per run) as well as in any order."""
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n + 3, W)).astype("f")
-    model = part_scorer(kind, 4, nI=W)
+    model = part_scorer(kind, width, nI=W)
     model.layers[0].initialize(X=X)
     model.initialize()
     for name in ("v", "none", "Q"):
@@ -144,6 +147,9 @@ def test_fused_cpu_part_scores_equal_the_layer(seed, n, kind):
         column = 1 if kind == SIBLING else 2
         parts[::3, column] = parts[::3, column - 1]
     head = 0 if kind == SIBLING else 1
+    if by_arc:
+        parts = parts[np.lexsort((parts[:, -1], parts[:, head]))]
+        parts[1::2, [head, -1]] = parts[0::2, [head, -1]][:len(parts[1::2])]     # pairs sharing their arc
     buckets = dense_buckets(n)[parts[:, head], parts[:, -1]]
     expected = model.predict((X, rows[parts], buckets))
     table = PartTable(model.layers[0].predict(X), model.get_param("v"), model.get_param("none"),

@@ -12,7 +12,7 @@ from libc.stdlib cimport free, malloc
 
 from .cascade_runtime cimport Scorer, Workspace
 from .features cimport SIBLING, GRAND_SIBLING
-from .part_mlp cimport PartMLP, part_mlp_score, MAX_ROLES
+from .part_mlp cimport PartMLP, part_mlp_parts, MAX_ROLES
 
 import numpy as np
 cimport numpy as cnp
@@ -35,6 +35,8 @@ cdef class NeuralScorer(Scorer):
         first-order model.
     distance_edges (Sequence[int]): upper bounds (exclusive) of the distance classes of |h - m|; the bucket of
         h -> m is 0 for the root, 1 + class for a head left of m, 1 + classes + class for one right of m.
+    With part tables the scorer keeps those buckets for every arc of its longest sentence ((n + 1)^2 int64,
+    as much as one sentence's arc scores), and the part MLP sums an arc's terms once per run of its parts.
     """
     cdef list _keep
     cdef const double** arc_ptr
@@ -43,8 +45,8 @@ cdef class NeuralScorer(Scorer):
     cdef Py_ssize_t* lengths
     cdef PartMLP mlp[KINDS]
     cdef bint has_parts
-    cdef int64_t edges[MAX_EDGES]
-    cdef Py_ssize_t n_edges, max_p
+    cdef const int64_t* buckets     # (stride, stride): the distance row of every arc h -> m of the batch
+    cdef Py_ssize_t stride, max_p
 
     def __cinit__(self):
         self.arc_ptr = NULL
@@ -77,9 +79,9 @@ cdef class NeuralScorer(Scorer):
                 P, v, none, Q = (np.ascontiguousarray(x, dtype=np.float32) for x in (P_, v_, none_, Q_))
                 self._keep += [P, v, none, Q]
                 roles = P.shape[1] // v.shape[0] if v.shape[0] else 0
-                if roles < 2 or roles > MAX_ROLES or roles * v.shape[0] != P.shape[1] or Q.shape[1] != v.shape[0]:
+                if roles < 3 or roles > MAX_ROLES or roles * v.shape[0] != P.shape[1] or Q.shape[1] != v.shape[0]:
                     raise ValueError(f"part kind {kind}: P {np.shape(P_)}, v {np.shape(v_)} and Q {np.shape(Q_)} "
-                                     f"do not fit a part MLP of 2..{MAX_ROLES} roles")
+                                     f"do not fit a part MLP of 3..{MAX_ROLES} roles")
                 if not (sibling_column == -1 or 1 <= sibling_column < roles) or not 0 <= head_column < roles:
                     raise ValueError(f"part kind {kind}: sibling column {sibling_column} or head column "
                                      f"{head_column} outside the {roles} roles")
@@ -102,9 +104,6 @@ cdef class NeuralScorer(Scorer):
                                      f"{1 + 2 * (len(distance_edges) + 1)} buckets")
         if len(distance_edges) > MAX_EDGES:
             raise ValueError(f"at most {MAX_EDGES} distance edges")
-        self.n_edges = len(distance_edges)
-        for j in range(self.n_edges):
-            self.edges[j] = distance_edges[j]
         if self.has_parts and count:
             every = np.concatenate([np.asarray(r).ravel() for r in rows])
             limit = min(self._keep[4 * kind].shape[0] for kind in range(KINDS))
@@ -124,6 +123,14 @@ cdef class NeuralScorer(Scorer):
             self.outer_ptr[i] = <const double*>cnp.PyArray_DATA(o)
             self.row_ptr[i] = <const int64_t*>cnp.PyArray_DATA(r)
             self.lengths[i] = N - 1
+        self.buckets = NULL
+        if self.has_parts:      # bucket of h -> m: 0 for the root, else 1 + distance class, + classes if h > m
+            self.stride = max([self.lengths[i] + 1 for i in range(count)], default=1)
+            h, m = np.indices((self.stride, self.stride))
+            classes = np.searchsorted(np.asarray(distance_edges, dtype=np.int64), np.abs(h - m), side="right")
+            table = np.where(h == 0, 0, 1 + classes + (len(distance_edges) + 1) * (h > m)).astype(np.int64)
+            self._keep.append(table)
+            self.buckets = <const int64_t*>cnp.PyArray_DATA(table)
 
     def __dealloc__(self):
         free(self.arc_ptr)
@@ -136,7 +143,7 @@ cdef class NeuralScorer(Scorer):
 
     cdef Py_ssize_t begin(self, Workspace ws, Py_ssize_t i) noexcept nogil:
         cdef Py_ssize_t n = self.lengths[i]
-        if ws.reserve(n) < 0 or ws.reserve_cache(self.max_p) < 0:      # the arc cache is the MLP's scratch
+        if ws.reserve(n) < 0 or ws.reserve_cache(self.max_p) < 0:      # the arc cache: the MLP's scratch
             return -1
         ws.n = n
         ws.sentence = i
@@ -156,29 +163,11 @@ cdef class NeuralScorer(Scorer):
             out[j] = outer[j]
         return 0
 
-    cdef inline int64_t bucket(self, int64_t h, int64_t m) noexcept nogil:
-        cdef int64_t d = h - m if h > m else m - h, c = 0
-        if h == 0:
-            return 0
-        while c < self.n_edges and d >= self.edges[c]:
-            c += 1
-        return 1 + c + (self.n_edges + 1) * (h > m)
-
     cdef int parts(self, Workspace ws, int level, int kind, const int64_t* rows, Py_ssize_t count,
                    double* out) noexcept nogil:
-        cdef Py_ssize_t slot = kind - SIBLING, p, j, k
-        cdef const PartMLP* mlp
-        cdef const int64_t* where = self.row_ptr[ws.sentence]
-        cdef const int64_t* part
-        cdef int64_t words[MAX_ROLES]
-        cdef float* scratch = <float*>ws.arc_cache
+        cdef Py_ssize_t slot = kind - SIBLING
         if not self.has_parts or slot < 0 or slot >= KINDS:
             return -1
-        mlp = &self.mlp[slot]
-        k = mlp.k
-        for p in range(count):
-            part = &rows[p * k]
-            for j in range(k):
-                words[j] = where[part[j]]
-            out[p] = part_mlp_score(mlp, words, self.bucket(part[mlp.head_column], part[k - 1]), scratch)
+        part_mlp_parts(&self.mlp[slot], rows, count, self.row_ptr[ws.sentence], self.buckets, self.stride,
+                       <float*>ws.arc_cache, out)
         return 0

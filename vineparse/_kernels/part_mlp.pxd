@@ -2,7 +2,7 @@
 """The part MLP of the spaCy component (part_mlp.pyx) for C callers (the cascade runtime's neural scorer).
 
     cdef PartMLP mlp       # pointers into float32 arrays that outlive the calls
-    score = part_mlp_score(&mlp, words, bucket, scratch)    # words: the part's k rows of Z; scratch: p floats
+    part_mlp_parts(&mlp, parts, count, row_of, buckets, stride, scratch, out)   # scratch: p floats
 """
 from libc.stdint cimport int64_t
 
@@ -21,4 +21,5 @@ cdef struct PartMLP:
     const float* distance       # (D, p) distance rows, or NULL
     Py_ssize_t head_column      # the role of h (the distance row is the bucket of h -> the last role's word)
 
-cdef double part_mlp_score(const PartMLP* mlp, const int64_t* words, int64_t bucket, float* pre) noexcept nogil
+cdef void part_mlp_parts(const PartMLP* mlp, const int64_t* parts, Py_ssize_t count, const int64_t* row_of,
+                         const int64_t* buckets, Py_ssize_t stride, float* scratch, double* out) noexcept nogil

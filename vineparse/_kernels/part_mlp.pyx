@@ -7,57 +7,115 @@ A part (w_0, ..., w_{k-1}) of one kind scores
 
 (`vineparse.pipeline.parts` defines the roles). numpy would gather a (P, p) block per role and add them up:
 k + 3 passes over P x p floats and as many temporaries. Here each part is summed into a buffer of p floats
-and dotted with v at once. Time O(P k p), memory O(P).
+and dotted with v at once. The terms a part shares with its arc h -> m (the rows of h and m and the distance
+row) are summed once for a run of parts of the same arc (the runtime's part lists come grouped by arc), so
+a part costs one or two row additions beyond them. Time O(P k p), memory O(P).
 """
-from cython cimport floating
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
 import numpy as np
 
 
-cdef double part_mlp_score(const PartMLP* mlp, const int64_t* words, int64_t bucket, float* pre) noexcept nogil:
-    """One part's score: v . relu(sum of its roles' rows of Z (or the "no sibling" row) + its distance row).
-    words: the part's k rows of Z; bucket: its distance row (ignored without distance rows); pre: p floats."""
-    cdef Py_ssize_t j, c, p = mlp.p
+cdef inline const float* role_row(const PartMLP* mlp, const int64_t* words, Py_ssize_t j) noexcept nogil:
+    """Role j's row of Z for a part on `words` (the "no sibling" row where the sibling repeats the head)."""
+    if j == mlp.sibling_column and words[j] == words[j - 1]:
+        return mlp.none
+    return &mlp.Z[words[j] * mlp.columns + mlp.starts[j]]
+
+
+cdef void part_mlp_parts(const PartMLP* mlp, const int64_t* parts, Py_ssize_t count, const int64_t* row_of,
+                         const int64_t* buckets, Py_ssize_t stride, float* scratch, double* out) noexcept nogil:
+    """Scores of `count` parts (rows of k = 3 or 4 positions, row-major) into out:
+    v . relu(rows of h and m + distance row of h -> m + the other roles' rows), summed in that order.
+    row_of: the row of Z of each position (NULL: the position itself); buckets: the distance row of arc
+    h -> m at h * stride + m (ignored without distance rows); scratch: p floats. No checks: the caller
+    keeps positions, rows and buckets in range."""
+    cdef Py_ssize_t i, j, c, p = mlp.p, k = mlp.k, head = mlp.head_column
+    cdef float* arc = scratch
+    cdef const int64_t* part
     cdef const float* row
-    cdef float x, total = 0      # float sums vectorise (the scores feed max-plus passes, not gradients)
-    for c in range(p):
-        pre[c] = 0
-    for j in range(mlp.k):
-        if j == mlp.sibling_column and words[j] == words[j - 1]:
-            row = mlp.none
+    cdef const float* other
+    cdef const float* others[MAX_ROLES]
+    cdef int64_t h = -1, m = -1
+    cdef int64_t words[MAX_ROLES]
+    cdef Py_ssize_t n_others
+    for i in range(count):
+        part = &parts[i * k]
+        for j in range(k):
+            words[j] = part[j] if row_of == NULL else row_of[part[j]]
+        if i == 0 or part[head] != h or part[k - 1] != m:
+            h, m = part[head], part[k - 1]
+            row = role_row(mlp, words, head)
+            other = role_row(mlp, words, k - 1)
+            for c in range(p):
+                arc[c] = row[c] + other[c]
+            if mlp.distance != NULL:
+                row = &mlp.distance[buckets[h * stride + m] * p]
+                for c in range(p):
+                    arc[c] += row[c]
+        n_others = 0
+        for j in range(k - 1):
+            if j != head:
+                others[n_others] = role_row(mlp, words, j)
+                n_others += 1
+        if n_others == 1:
+            out[i] = hidden_dot(arc, others[0], NULL, mlp.v, p)
         else:
-            row = &mlp.Z[words[j] * mlp.columns + mlp.starts[j]]
-        for c in range(p):
-            pre[c] += row[c]
-    if mlp.distance != NULL:
-        row = &mlp.distance[bucket * p]
-        for c in range(p):
-            pre[c] += row[c]
-    for c in range(p):
-        x = pre[c]
-        total += (x if x > 0 else 0) * mlp.v[c]    # branch-free: the sign of x is not predictable
-    return total
+            out[i] = hidden_dot(arc, others[0], others[1], mlp.v, p)
 
 
-def part_mlp_scores(const floating[:, ::1] Z, const int64_t[:, ::1] rows, const int64_t[::1] starts,
-                    const floating[::1] v, Py_ssize_t sibling_column, const floating[::1] none_row,
-                    const floating[:, ::1] distance, const int64_t[:, ::1] buckets, Py_ssize_t head_column):
+cdef inline double hidden_dot(const float* arc, const float* first, const float* second, const float* v,
+                              Py_ssize_t p) noexcept nogil:
+    """v . relu(arc + first (+ second)), in blocks of four floats kept in registers (four independent
+    sums, not one chain of p additions)."""
+    cdef Py_ssize_t c = 0, q
+    cdef float x
+    cdef float lanes[4]
+    for q in range(4):
+        lanes[q] = 0
+    if second == NULL:
+        while c + 4 <= p:
+            for q in range(4):
+                x = arc[c + q] + first[c + q]
+                lanes[q] += (x if x > 0 else 0) * v[c + q]     # branch-free: the sign is not predictable
+            c += 4
+        while c < p:
+            x = arc[c] + first[c]
+            lanes[c % 4] += (x if x > 0 else 0) * v[c]
+            c += 1
+    else:
+        while c + 4 <= p:
+            for q in range(4):
+                x = arc[c + q] + first[c + q] + second[c + q]
+                lanes[q] += (x if x > 0 else 0) * v[c + q]
+            c += 4
+        while c < p:
+            x = arc[c] + first[c] + second[c]
+            lanes[c % 4] += (x if x > 0 else 0) * v[c]
+            c += 1
+    return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3])
+
+
+def part_mlp_scores(const float[:, ::1] Z, const int64_t[:, ::1] rows, const int64_t[::1] starts,
+                    const float[::1] v, Py_ssize_t sibling_column, const float[::1] none_row,
+                    const float[:, ::1] distance, const int64_t[:, ::1] buckets, Py_ssize_t head_column):
     """Scores (float64 (P,)) of the parts `rows` (P, k) with role j read from columns starts[j]:starts[j] + p
-    of Z (rows 0..n), p = len(v).
-
+    of Z (rows 0..n), p = len(v); all float32.
     sibling_column: the role that takes `none_row` (p,) where its word equals the one before it (no inner
         sibling), or -1 for none. distance (D, p): the distance rows, or an empty array (0 rows) for none;
         the part's row is buckets[h, m] (buckets (n + 1, n + 1)) for its arc h -> m, h = the word in
-        `head_column`, m = the last word. Raises IndexError for a word outside 0..n, a bucket outside
-        0..D-1 or role columns outside Z.
+        `head_column` (< k - 1), m = the last word. Raises IndexError for a word outside 0..n, a bucket
+        outside 0..D-1 or role columns outside Z.
     """
-    cdef Py_ssize_t P = rows.shape[0], k = rows.shape[1], p = v.shape[0], n_rows = Z.shape[0]
-    cdef Py_ssize_t i, j, c, word
+    cdef Py_ssize_t P = rows.shape[0], k = rows.shape[1], p = v.shape[0], n_rows = Z.shape[0], j
     cdef bint use_distance = distance.shape[0] > 0
-    if starts.shape[0] != k:
-        raise ValueError(f"{k} roles per part but {starts.shape[0]} column starts")
+    cdef PartMLP mlp
+    if p < 1:
+        raise ValueError("the part MLP needs a hidden width of at least 1")
+    if not 3 <= k <= MAX_ROLES or starts.shape[0] != k:
+        raise ValueError(f"parts need 3..{MAX_ROLES} roles with one column start each, got {k} roles and "
+                         f"{starts.shape[0]} starts")
     for j in range(k):
         if starts[j] < 0 or starts[j] + p > Z.shape[1]:
             raise IndexError(f"role {j} reads columns {starts[j]}..{starts[j] + p - 1} of a {Z.shape[1]}-column Z")
@@ -65,49 +123,37 @@ def part_mlp_scores(const floating[:, ::1] Z, const int64_t[:, ::1] rows, const 
         raise ValueError(f"sibling_column must be -1 or 1..{k - 1}, got {sibling_column}")
     if sibling_column > 0 and none_row.shape[0] != p:
         raise ValueError(f"none_row has {none_row.shape[0]} values, expected {p}")
-    if use_distance and (distance.shape[1] != p or buckets.shape[0] < n_rows or buckets.shape[1] < n_rows
-                         or not 0 <= head_column < k):
-        raise ValueError(f"distance must be (D, {p}), buckets (n + 1, n + 1) and head_column a role")
-    cdef int64_t bucket
+    if not 0 <= head_column < k - 1:
+        raise ValueError(f"head_column must be a role before the last, got {head_column} of {k}")
+    if use_distance and (distance.shape[1] != p or buckets.shape[0] < n_rows or buckets.shape[1] < n_rows):
+        raise ValueError(f"distance must be (D, {p}) and buckets (n + 1, n + 1) for n + 1 = {n_rows}")
     out = np.empty(P, dtype=np.float64)
+    if P == 0:
+        return out
+    words = np.asarray(rows)
+    if words.min() < 0 or words.max() >= n_rows:
+        raise IndexError(f"a part has a word outside 0..{n_rows - 1}")
+    if use_distance:
+        arc_buckets = np.asarray(buckets)[words[:, head_column], words[:, k - 1]]
+        if arc_buckets.min() < 0 or arc_buckets.max() >= distance.shape[0]:
+            raise IndexError(f"a part's arc has a bucket outside the {distance.shape[0]} distance rows")
+    mlp.Z = &Z[0, 0]
+    mlp.columns = Z.shape[1]
+    mlp.k = k
+    mlp.p = p
+    for j in range(k):
+        mlp.starts[j] = starts[j]
+    mlp.v = &v[0]
+    mlp.none = &none_row[0] if sibling_column > 0 else NULL
+    mlp.sibling_column = sibling_column
+    mlp.distance = &distance[0, 0] if use_distance else NULL
+    mlp.head_column = head_column
+    cdef float* scratch = <float*>malloc(max(p, 1) * sizeof(float))
     cdef double[::1] scores = out
-    cdef floating* pre = <floating*> malloc(max(p, 1) * sizeof(floating))
-    if pre == NULL:
+    if scratch == NULL:
         raise MemoryError()
-    cdef const floating* row
-    cdef floating x, total
-    cdef bint bad = False
     with nogil:
-        for i in range(P):
-            for c in range(p):
-                pre[c] = 0
-            for j in range(k):
-                word = rows[i, j]
-                if word < 0 or word >= n_rows:
-                    bad = True
-                    break
-                if j == sibling_column and word == rows[i, j - 1]:
-                    row = &none_row[0]
-                else:
-                    row = &Z[word, starts[j]]
-                for c in range(p):
-                    pre[c] += row[c]
-            if use_distance and not bad:
-                bucket = buckets[rows[i, head_column], rows[i, k - 1]]
-                if bucket < 0 or bucket >= distance.shape[0]:
-                    bad = True
-                else:
-                    row = &distance[bucket, 0]
-                    for c in range(p):
-                        pre[c] += row[c]
-            if bad:
-                break
-            total = 0
-            for c in range(p):
-                x = pre[c]
-                total += (x if x > 0 else 0) * v[c]    # branch-free: the sign of x is not predictable
-            scores[i] = total
-    free(pre)
-    if bad:
-        raise IndexError(f"part {i} has a word outside 0..{n_rows - 1} or a bucket outside the distance rows")
+        part_mlp_parts(&mlp, &rows[0, 0], P, NULL, &buckets[0, 0] if use_distance else NULL,
+                       buckets.shape[1] if use_distance else 0, scratch, &scores[0])
+    free(scratch)
     return out

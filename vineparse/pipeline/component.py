@@ -341,18 +341,18 @@ class VineCascadeParser(TrainablePipe):
         unit of the doc, piece offsets relative to the unit (see `splitting.py`). The units of at most
         MAX_SEGMENT words of every doc are scored in one call."""
         units = [self.units(doc) for doc in docs]
-        short = [batch.rows_of(i, a, b) for i, doc_units in enumerate(units) for a, b, _ in doc_units
-                 if b - a <= MAX_SEGMENT]
-        scored = iter(batch.score(short))
+        flat = [(i, start, end, preset, batch.rows_of(i, start, end)) for i, doc_units in enumerate(units)
+                for start, end, preset in doc_units]
+        short = [k for k, (_, start, end, _, _) in enumerate(flat) if end - start <= MAX_SEGMENT]
+        scored = [None] * len(flat)
+        for k, sent in zip(short, batch.score([flat[k][4] for k in short])):
+            scored[k] = sent
         vine = self._vine()
-        out = []
-        for i, doc_units in enumerate(units):
-            doc_out = []
-            for start, end, preset in doc_units:
-                rows = batch.rows_of(i, start, end)
-                whole = next(scored) if end - start <= MAX_SEGMENT else None
-                doc_out.append((start, end, preset, unit_pieces(whole, rows, batch.score, vine, not preset)))
-            out.append(doc_out)
+        if vine is not None:            # the vine's sentence check of units without boundaries, in one call
+            vine.memoize([scored[k] for k in short if not flat[k][3]])
+        out = [[] for _ in docs]
+        for (i, start, end, preset, rows), whole in zip(flat, scored):
+            out[i].append((start, end, preset, unit_pieces(whole, rows, batch.score, vine, not preset)))
         return out
 
     def _assemble(self, batch: Batch, index: int, length: int, units, trees) -> np.ndarray:
@@ -360,13 +360,14 @@ class VineCascadeParser(TrainablePipe):
         trees (taken in order from the iterator `trees`); the pieces of a preset sentence joined."""
         heads = np.arange(length, dtype=np.int64)
         for start, end, preset, pieces in units:
+            join = preset and len(pieces) > 1      # one tree per preset sentence
             roots = []
             for a, b, _ in pieces:
-                tree = next(trees)
-                words = np.arange(a, b)
-                heads[start + a:start + b] = np.where(tree[1:] == 0, words, tree[1:] - 1 + a) + start
-                roots.append(a + int(np.flatnonzero(tree[1:] == 0)[0]))
-            if preset and len(pieces) > 1:         # one tree per preset sentence
+                tree = next(trees)[1:]
+                heads[start + a:start + b] = np.where(tree == 0, heads[start + a:start + b], tree - 1 + a + start)
+                if join:
+                    roots.append(a + int(np.flatnonzero(tree == 0)[0]))
+            if join:
                 roots = np.asarray(roots)
                 joined = join_roots(roots, batch.doc_rows[index], batch.rows_of(index, start, end), batch.score)
                 heads[start + roots] = np.where(joined < 0, roots, joined) + start

@@ -91,6 +91,22 @@ class NeuralVineLevel(NeuralScoring, VineLevel):
             return None
         return self.max_marginals(sent)
 
+    def memoize(self, sents, memo_limit: int = 256) -> None:
+        """Compute the unmasked vine max-marginals of many sentences in one batched kernel call (the
+        per-sentence `max_marginals` pays a Python round trip each) and memoize them on the sentences, as
+        `max_marginals` would; sentences past `memo_limit` words, with a cost set or already memoized are
+        left alone."""
+        key = (self.name, id(None))
+        todo = [sent for sent in sents if sent.n <= memo_limit and sent.cost is None and sent.outer_cost is None
+                and key not in sent.max_marginal_memo]
+        if not todo:
+            return
+        # the dense scores as they are: the vine reads only their short and ROOT arcs, which `_inputs` keeps
+        best, marginals = kernels.vine_max_marginals_batch([sent.dense_arcs() for sent in todo],
+                                                           [sent.outer for sent in todo], self.band)
+        for sent, value, (arc_mm, outer_mm) in zip(todo, best, marginals):
+            sent.max_marginal_memo[key] = (None, (float(value), arc_mm, outer_mm))
+
     def at_most_one_root(self, sent, memo_limit: int = 256, rtol: float = 1e-9) -> bool:
         """True if no best vine structure of `sent` has two ROOT words: at most one word's ROOT max-marginal
         reaches the best score (within rtol x max(1, |best|)); a ROOT word of a best structure has its
