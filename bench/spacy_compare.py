@@ -9,7 +9,8 @@ tokens as `spacy evaluate --gold-preproc`), and the same on test sentences of mo
 and pipeline the mean, sample standard deviation, min and max over seeds. For the first seed of each pipeline and setting: words
 per second of the whole pipeline (tokenizer, tok2vec, tagger, parser; `nlp.pipe` over the test texts, one core,
 median of --repeats runs, the runs of spaCy's pipeline and of the cascade stopping at each order interleaved so
-that the shared machine's load hits them alike), accuracy of the cascade stopping at each order, each pruning
+that the shared machine's load hits them alike, each from a collected heap), the µs per word of each
+component of both pipelines (where the time goes), accuracy of the cascade stopping at each order, each pruning
 level's kept-arc share and gold-arc recall on dev, and time per token of long inputs: docs without sentence
 boundaries, and one preset sentence of 2,000 tokens against preset sentences of 20 (issue 15: within 2x).
 Writes JSON (--out, with the command line, git commit, machine and load averages) and markdown (--markdown).
@@ -135,6 +136,25 @@ def summary(values):
             "min": min(values), "max": max(values), "runs": values}
 
 
+def component_times(pipelines, texts, words, repeats):
+    """Where each pipeline's time goes: µs per word of the tokenizer and of each component (`pipe`, batches
+    of 256, the components run one after another over all texts), medians of `repeats` interleaved rounds."""
+    times = {name: {} for name in pipelines}
+    for _ in range(repeats):
+        for name, nlp in pipelines.items():
+            gc.collect()
+            start = time.perf_counter()
+            docs = [nlp.make_doc(text) for text in texts]
+            times[name].setdefault("tokenizer", []).append(time.perf_counter() - start)
+            for component_name, component in nlp.pipeline:
+                gc.collect()
+                start = time.perf_counter()
+                docs = list(component.pipe(docs, batch_size=256))
+                times[name].setdefault(component_name, []).append(time.perf_counter() - start)
+    return {name: {part: 1e6 * statistics.median(values) / words for part, values in parts.items()}
+            for name, parts in times.items()}
+
+
 def speed(setting, pipelines, texts, words, repeats):
     """Interleaved words/s of spaCy's pipeline and the cascade stopping at each order (seed 0 of a setting)."""
     nlp_spacy, nlp_vine = pipelines
@@ -155,6 +175,8 @@ def speed(setting, pipelines, texts, words, repeats):
             ", ".join(f"{name} {rates[-1]:,.0f}" for name, rates in runs.items()) + " words/s")
     component.set_max_order(None)
     out = {name: {"median": statistics.median(rates), "runs": rates} for name, rates in runs.items()}
+    out["us_per_word_by_component"] = component_times({"spacy": nlp_spacy, "vine_cascade": nlp_vine}, texts, words,
+                                                      repeats)
     out["ratio_third_order"] = out[f"vine_{orders[-1]}"]["median"] / out["spacy"]["median"]
     out["per_round_ratios"] = [v / s for v, s in zip(runs[f"vine_{orders[-1]}"], runs["spacy"])]
     out["load_averages"] = loads
@@ -188,6 +210,15 @@ def markdown(result):
             rate = block["speed"][f"vine_{order}"]["median"]
             lines.append(f"| vine_cascade up to order {order} | {100 * row['dep_uas']:.2f} | "
                          f"{100 * row['dep_las']:.2f} | {rate:,.0f} | {rate / s:.2f}× |")
+        parts = block["speed"].get("us_per_word_by_component")
+        if parts:
+            names = list(dict.fromkeys(name for pipe in parts.values() for name in pipe))
+            lines += ["", "µs per word by component (each run over all test texts, median of the same number of "
+                          "rounds):", "", "| pipeline | " + " | ".join(names) + " | total |",
+                      "| --- |" + " --- |" * (len(names) + 1)]
+            for pipe, row in parts.items():
+                lines.append(f"| {pipe} | " + " | ".join(f"{row[n]:.1f}" if n in row else "–" for n in names)
+                             + f" | {sum(row.values()):.1f} |")
         if "levels_dev" in block:
             lines += ["", "| cascade level | a | kept-arc share (dev) | gold-arc recall (dev) |",
                       "| --- | --- | --- | --- |"]
