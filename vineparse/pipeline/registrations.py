@@ -26,7 +26,7 @@ registry.architectures.register("vineparse.MaxoutWindowBiLSTMEncoder.v1", func=b
                     "arc_loss": "crf",
                     "train_alpha": 0.5, "witnesses": 2,
                     "structured_weight": 1.0, "max_heads": 8, "max_order": None, "seed": 0,
-                    "learn_rate_scale": 1.0, "direct_max_length": 10, "label_weight": 1.0, "dropout": None,
+                    "learn_rate_scale": 1.0, "direct_max_length": 5, "label_weight": 1.0, "dropout": None,
                     "scorer": {"@scorers": "spacy.parser_scorer.v1"}},
     default_score_weights={"dep_uas": 0.5, "dep_las": 0.5, "dep_las_per_type": None, "sents_p": None,
                            "sents_r": None, "sents_f": 0.0},
