@@ -26,6 +26,8 @@ from .scorers import DISTANCE_EDGES, HEAD_COLUMN, SIBLING_COLUMN
 from ..cascade.levels import (ARC, GRAND_SIBLING, GRANDPARENT, SIBLING, FirstOrderLevel, SecondOrderLevel,
                               ThirdOrderLevel, VineLevel, arc_rows, full_mask)
 
+MEMO_LIMIT = 256        # the vine's memoized max-marginals are kept for sentences of at most this many words
+
 
 class NeuralScoring:
     """Answers a cascade level's scoring calls from the sentence's neural part scores.
@@ -48,13 +50,16 @@ class NeuralScoring:
         plain = sent.cost is None and sent.outer_cost is None and all(m is None for m in masks)
         if not plain:
             return super().max_marginals(sent, mask, *masks)
-        key = (self.name, id(mask))
+        key = self._memo_key(mask)
         hit = sent.max_marginal_memo.get(key)
         if hit is not None and hit[0] is mask:
             return hit[1]
         result = super().max_marginals(sent, mask, *masks)
         sent.max_marginal_memo[key] = (mask, result)
         return result
+
+    def _memo_key(self, mask):
+        return (self.name, id(mask))
 
     def _score(self, sent, kind, rows):
         return sent.part_scores(kind, rows)
@@ -85,20 +90,21 @@ class NeuralVineLevel(NeuralScoring, VineLevel):
     (memoized on the sentence, see `NeuralScoring`), so that a cascade run on the same sentence does not
     repeat the vine pass (prediction splits a doc with the vine, then parses it)."""
 
+    @staticmethod
+    def _memoizable(sent, memo_limit: int) -> bool:
+        return sent.n <= memo_limit and sent.cost is None and sent.outer_cost is None
+
     def _memo(self, sent, memo_limit: int):
         """The unmasked vine max-marginals of `sent`; None past `memo_limit` words or while a cost is set."""
-        if sent.n > memo_limit or sent.cost is not None or sent.outer_cost is not None:
-            return None
-        return self.max_marginals(sent)
+        return self.max_marginals(sent) if self._memoizable(sent, memo_limit) else None
 
-    def memoize(self, sents, memo_limit: int = 256) -> None:
+    def memoize(self, sents, memo_limit: int = MEMO_LIMIT) -> None:
         """Compute the unmasked vine max-marginals of many sentences in one batched kernel call (the
         per-sentence `max_marginals` pays a Python round trip each) and memoize them on the sentences, as
         `max_marginals` would; sentences past `memo_limit` words, with a cost set or already memoized are
         left alone."""
-        key = (self.name, id(None))
-        todo = [sent for sent in sents if sent.n <= memo_limit and sent.cost is None and sent.outer_cost is None
-                and key not in sent.max_marginal_memo]
+        key = self._memo_key(None)
+        todo = [sent for sent in sents if self._memoizable(sent, memo_limit) and key not in sent.max_marginal_memo]
         if not todo:
             return
         # the dense scores as they are: the vine reads only their short and ROOT arcs, which `_inputs` keeps
@@ -107,7 +113,7 @@ class NeuralVineLevel(NeuralScoring, VineLevel):
         for sent, value, (arc_mm, outer_mm) in zip(todo, best, marginals):
             sent.max_marginal_memo[key] = (None, (float(value), arc_mm, outer_mm))
 
-    def at_most_one_root(self, sent, memo_limit: int = 256, rtol: float = 1e-9) -> bool:
+    def at_most_one_root(self, sent, memo_limit: int = MEMO_LIMIT, rtol: float = 1e-9) -> bool:
         """True if no best vine structure of `sent` has two ROOT words: at most one word's ROOT max-marginal
         reaches the best score (within rtol x max(1, |best|)); a ROOT word of a best structure has its
         ROOT max-marginal equal to the best score. Then the vine makes `sent` one sentence. False (not
@@ -118,7 +124,7 @@ class NeuralVineLevel(NeuralScoring, VineLevel):
         best, arc_mm, _ = result
         return int(np.count_nonzero(arc_mm[0, 1:] >= best - rtol * max(1.0, abs(best)))) <= 1
 
-    def best_structure(self, sent, memo_limit: int = 256):
+    def best_structure(self, sent, memo_limit: int = MEMO_LIMIT):
         """The best vine structure (heads, attach) as `decode` returns it. For sentences of at most
         `memo_limit` words it is read off the max-marginals when no word has a tie between its two best
         attachments (then the best structure is unique and each word's best attachment is its part of
