@@ -4,7 +4,7 @@ Reads the trained pipelines under --runs, named SETTING-PIPELINE-sSEED/model-bes
 SETTING "cnn" (the shared tok2vec as spaCy's --optimize efficiency config has it) or "bilstm" (the same with
 a BiLSTM in the shared tok2vec, so both parsers get a whole-sentence encoder), PIPELINE "vine" or "spacy".
 Each pipeline was tuned on dev only (model-best by dev score; vine_cascade's pruning thresholds set while
-training). For every run: dep_uas / dep_las on the test set (spaCy's scorer, punctuation excluded, gold
+training, or, with --recall, calibrated on dev for those per-level gold-arc recalls when loaded). For every run: dep_uas / dep_las on the test set (spaCy's scorer, punctuation excluded, gold
 tokens as `spacy evaluate --gold-preproc`), and the same on test sentences of more than 30 words; per setting
 and pipeline the mean, sample standard deviation, min and max over seeds. For the first seed of each pipeline and setting: words
 per second of the whole pipeline (tokenizer, tok2vec, tagger, parser; `nlp.pipe` over the test texts, one core,
@@ -17,7 +17,7 @@ Writes JSON (--out, with the command line, git commit, machine and load averages
 
     python bench/spacy_compare.py --runs bench/out/compare --steps 4000 \\
         --dev corpora/spacy/en_ewt-ud-dev.spacy --test corpora/spacy/en_ewt-ud-test.spacy \\
-        --out bench/results/spacy_compare.json --markdown bench/results/spacy_compare.md
+        --recall 0.995,0.995,0.95 --out bench/results/spacy_compare.json --markdown bench/results/spacy_compare.md
 """
 import argparse
 import gc
@@ -59,6 +59,17 @@ def gold_tokens(nlp, gold):
     from spacy.tokens import Doc
     from spacy.training import Example
     return Example(Doc(nlp.vocab, words=[t.text for t in gold], spaces=[bool(t.whitespace_) for t in gold]), gold)
+
+
+def load(path, pipe, dev_path, recall):
+    """A trained pipeline; a vine_cascade one calibrated on dev first when `recall` is given."""
+    import spacy
+    from spacy.tokens import DocBin
+    nlp = spacy.load(path)
+    if pipe == "vine" and recall is not None:
+        dev = [gold_tokens(nlp, d) for d in DocBin().from_disk(dev_path).get_docs(nlp.vocab)]
+        nlp.get_pipe("vine_cascade").calibrate(nlp, dev, recall)
+    return nlp
 
 
 def accuracy(nlp, examples):
@@ -241,11 +252,16 @@ def markdown(result):
 
 
 def main():
+    from vineparse.pipeline.thresholds import recall_argument
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", required=True, help="folder of SETTING-PIPELINE-sSEED/model-best pipelines")
     parser.add_argument("--steps", type=int, required=True, help="training steps of the runs (recorded)")
     parser.add_argument("--dev", required=True)
     parser.add_argument("--test", required=True)
+    parser.add_argument("--recall", type=recall_argument, default=None,
+                        help="calibrate each vine_cascade on --dev for this gold-arc recall per pruning level "
+                             "(one number or comma-separated, one per level) before measuring; default: the "
+                             "thresholds set while training")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--out", default="bench/results/spacy_compare.json")
     parser.add_argument("--markdown", default="bench/results/spacy_compare.md")
@@ -256,7 +272,8 @@ def main():
 
     import vineparse.pipeline  # noqa: F401  registers vine_cascade (an installed vineparse has entry points too)
     result = {"command": " ".join([sys.executable] + sys.argv), "commit": git_commit(), "machine": machine(),
-              "load_average_start": os.getloadavg(), "steps": args.steps, "settings": {}, "seed0": {}}
+              "load_average_start": os.getloadavg(), "steps": args.steps, "recall": args.recall, "settings": {},
+              "seed0": {}}
     runs = {}
     for path in sorted(Path(args.runs).iterdir()):
         match = RUN_NAME.match(path.name)
@@ -267,9 +284,11 @@ def main():
     result["seeds"] = sorted({seed for _, _, seed in runs})
     per_run = {}
     for (setting, pipe, seed), path in sorted(runs.items()):
-        nlp = spacy.load(path)
+        nlp = load(path, pipe, args.dev, args.recall)
         test = [gold_tokens(nlp, d) for d in DocBin().from_disk(args.test).get_docs(nlp.vocab)]
         per_run[(setting, pipe, seed)] = accuracy(nlp, test)
+        if pipe == "vine":
+            per_run[(setting, pipe, seed)]["alphas"] = list(nlp.get_pipe("vine_cascade").cfg["alphas"])
         log(f"{setting}-{pipe}-s{seed}: UAS {100 * per_run[(setting, pipe, seed)]['dep_uas']:.2f} "
             f"LAS {100 * per_run[(setting, pipe, seed)]['dep_las']:.2f}")
     result["runs"] = {f"{s}-{p}-s{seed}": row for (s, p, seed), row in per_run.items()}
@@ -291,7 +310,7 @@ def main():
         if None in first.values():
             continue
         spacy_key, vine_key = (setting, "spacy", first["spacy"]), (setting, "vine", first["vine"])
-        nlp_spacy, nlp_vine = spacy.load(runs[spacy_key]), spacy.load(runs[vine_key])
+        nlp_spacy, nlp_vine = spacy.load(runs[spacy_key]), load(runs[vine_key], "vine", args.dev, args.recall)
         component = nlp_vine.get_pipe("vine_cascade")
         test = [gold_tokens(nlp_vine, d) for d in DocBin().from_disk(args.test).get_docs(nlp_vine.vocab)]
         texts = [eg.reference.text for eg in test]

@@ -199,9 +199,30 @@ def test_calibrate_sets_alphas_for_the_recall(trained):
         parser._build_cascade()
 
 
+def test_calibrate_takes_one_recall_per_level(trained):
+    """Per-level targets: each level is calibrated for its own recall, so a lower target on the last pruning
+    level alone leaves the levels before it where the uniform target puts them and prunes that level at
+    least as hard."""
+    nlp, examples = trained
+    parser = nlp.get_pipe("vine_cascade")
+    saved = list(parser.cfg["alphas"])
+    try:
+        uniform = parser.calibrate(nlp, examples[60:], recall=0.99)
+        mixed = parser.calibrate(nlp, examples[60:], recall=[0.99, 0.99, 0.6])
+        assert [r["alpha"] for r in mixed[:2]] == [r["alpha"] for r in uniform[:2]]
+        assert mixed[2]["alpha"] >= uniform[2]["alpha"] and mixed[2]["kept_share"] <= uniform[2]["kept_share"]
+        assert mixed[2]["gold_recall"] >= 0.6 or mixed[2]["recall_ceiling"] is not None
+        with pytest.raises(ValueError, match="one value per pruning level"):
+            parser.calibrate(nlp, examples[60:], recall=[0.9, 0.9])
+    finally:
+        parser.cfg["alphas"] = saved
+        parser._build_cascade()
+
+
 @pytest.mark.parametrize("settings, message", [
     ({"orders": [1, 0]}, "increasing"), ({"orders": [0]}, "last level"), ({"orders": [0, 4]}, "unknown"),
     ({"alphas": [0.1]}, "one value per pruning level"), ({"band": 0}, "band"), ({"recall": 1.5}, "recall"),
+    ({"recall": [0.9, 0.9]}, "one value per pruning level"), ({"recall": [0.9, 0.9, 0.0]}, "recall"),
     ({"max_order": 0}, "max_order"), ({"max_heads": 0}, "max_heads"), ({"learn_rate_scale": 0.0}, "learn_rate_scale"),
     ({"direct_max_length": -1}, "direct_max_length"), ({"label_weight": 0}, "label_weight"),
     ({"dropout": 1.0}, "dropout"), ({"held_out": 0.9}, "held_out"), ({"arc_loss": "x"}, "arc_loss"),
@@ -291,6 +312,11 @@ def test_training_sets_the_thresholds_from_the_recall_it_sees(ewt_sentences):
     for row in rows:
         assert row["gold_recall"] >= 0.9 or row["alpha"] == -1.0
     assert parser.tracker.sentences.max() > 0
+    per_level, _ = train_tiny(ewt_sentences[:40], steps=6, threshold_interval=2, recall=[0.9, 0.9, 0.5],
+                              held_out=0.5)
+    rows = per_level.get_pipe("vine_cascade").threshold_rows
+    for row, target in zip(rows, [0.9, 0.9, 0.5]):
+        assert row["gold_recall"] >= target or row["alpha"] == -1.0
     frozen, _ = train_tiny(ewt_sentences[:40], steps=6, threshold_interval=0)
     assert frozen.get_pipe("vine_cascade").cfg["alphas"] == [0.0, 0.0, 0.0]
 
@@ -304,7 +330,7 @@ def test_calibrate_command_saves_a_recalibrated_pipeline(trained, tmp_path):
     nlp.to_disk(tmp_path / "pipeline")
     DocBin(docs=[eg.reference for eg in examples[60:]]).to_disk(tmp_path / "dev.spacy")
     result = subprocess.run([sys.executable, "-m", "vineparse.pipeline", "calibrate", str(tmp_path / "pipeline"),
-                             str(tmp_path / "dev.spacy"), "--recall", "0.9", "--max-heads", "4",
+                             str(tmp_path / "dev.spacy"), "--recall", "0.9,0.9,0.8", "--max-heads", "4",
                              "--output", str(tmp_path / "out")], cwd=tmp_path, capture_output=True, text=True,
                             timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
@@ -315,6 +341,10 @@ def test_calibrate_command_saves_a_recalibrated_pipeline(trained, tmp_path):
                           str(tmp_path / "dev.spacy"), "--output", str(tmp_path / "x")],
                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2 and "error" in bad.stderr
+    wrong = subprocess.run([sys.executable, "-m", "vineparse.pipeline", "calibrate", str(tmp_path / "pipeline"),
+                            str(tmp_path / "dev.spacy"), "--recall", "0.9,0.9", "--output", str(tmp_path / "x")],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert wrong.returncode == 2 and "one value per pruning level" in wrong.stderr
 
 
 def test_held_out_sentences_are_a_stable_share_kept_out_of_the_losses(ewt_sentences):

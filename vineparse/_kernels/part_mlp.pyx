@@ -17,6 +17,10 @@ from libc.stdlib cimport free, malloc
 import numpy as np
 
 
+cdef extern from "relu_dot.h" nogil:
+    float relu_dot(const float* a, const float* b, const float* c, const float* v, Py_ssize_t p)
+
+
 cdef inline const float* role_row(const PartMLP* mlp, const int64_t* words, Py_ssize_t j) noexcept nogil:
     """Role j's row of Z for a part on `words` (the "no sibling" row where the sibling repeats the head)."""
     if j == mlp.sibling_column and words[j] == words[j - 1]:
@@ -59,42 +63,7 @@ cdef void part_mlp_parts(const PartMLP* mlp, const int64_t* parts, Py_ssize_t co
             if j != head:
                 others[n_others] = role_row(mlp, words, j)
                 n_others += 1
-        if n_others == 1:
-            out[i] = hidden_dot(arc, others[0], NULL, mlp.v, p)
-        else:
-            out[i] = hidden_dot(arc, others[0], others[1], mlp.v, p)
-
-
-cdef inline double hidden_dot(const float* arc, const float* first, const float* second, const float* v,
-                              Py_ssize_t p) noexcept nogil:
-    """v . relu(arc + first (+ second)), in blocks of four floats kept in registers (four independent
-    sums, not one chain of p additions)."""
-    cdef Py_ssize_t c = 0, q
-    cdef float x
-    cdef float lanes[4]
-    for q in range(4):
-        lanes[q] = 0
-    if second == NULL:
-        while c + 4 <= p:
-            for q in range(4):
-                x = arc[c + q] + first[c + q]
-                lanes[q] += (x if x > 0 else 0) * v[c + q]     # branch-free: the sign is not predictable
-            c += 4
-        while c < p:
-            x = arc[c] + first[c]
-            lanes[c % 4] += (x if x > 0 else 0) * v[c]
-            c += 1
-    else:
-        while c + 4 <= p:
-            for q in range(4):
-                x = arc[c + q] + first[c + q] + second[c + q]
-                lanes[q] += (x if x > 0 else 0) * v[c + q]
-            c += 4
-        while c < p:
-            x = arc[c] + first[c] + second[c]
-            lanes[c % 4] += (x if x > 0 else 0) * v[c]
-            c += 1
-    return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3])
+        out[i] = relu_dot(arc, others[0], others[1] if n_others > 1 else NULL, mlp.v, p)
 
 
 def part_mlp_scores(const float[:, ::1] Z, const int64_t[:, ::1] rows, const int64_t[::1] starts,

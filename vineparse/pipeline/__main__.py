@@ -1,12 +1,14 @@
-"""`python -m vineparse.pipeline calibrate PIPELINE DEV.spacy --output OUT [--recall R] [--max-heads K]`
+"""`python -m vineparse.pipeline calibrate PIPELINE DEV.spacy --output OUT [--recall R[,R...]] [--max-heads K]`
 
-Sets the pruning thresholds a of a trained pipeline's vine_cascade on held-out data, for a cumulative gold-arc
-recall (`VineCascadeParser.calibrate`), prints the kept share and recall of each level and saves the pipeline.
+Sets the pruning thresholds a of a trained pipeline's vine_cascade on held-out data, for a gold-arc recall per
+level (`VineCascadeParser.calibrate`), prints the kept share and recall of each level and saves the pipeline.
 Docs keep their gold tokens (as `gold_preproc = true` in training and `spacy evaluate --gold-preproc`).
 """
 import argparse
 import sys
 import time
+
+from .thresholds import recall_argument
 
 
 def main(argv=None) -> int:
@@ -16,8 +18,10 @@ def main(argv=None) -> int:
     calibrate.add_argument("pipeline", help="a saved spaCy pipeline with a vine_cascade component")
     calibrate.add_argument("data", help="held-out .spacy file (gold heads)")
     calibrate.add_argument("--output", required=True, help="where to save the calibrated pipeline")
-    calibrate.add_argument("--recall", type=float, default=None,
-                           help="cumulative gold-arc recall to keep (default: the component's `recall` setting)")
+    calibrate.add_argument("--recall", type=recall_argument, default=None,
+                           help="gold-arc recall each pruning level keeps of the gold arcs that reach it: one "
+                                "number, or one per level separated by commas (default: the component's "
+                                "`recall` setting)")
     calibrate.add_argument("--max-heads", type=int, default=None,
                            help="heads per word each Eisner-order pruning level keeps at most, set before "
                                 "calibrating (default: the component's `max_heads` setting)")
@@ -45,7 +49,11 @@ def main(argv=None) -> int:
             return 2
     start = time.perf_counter()
     print(f"calibrating on {len(examples):,} docs ...", file=sys.stderr, flush=True)
-    rows = component.calibrate(nlp, examples, args.recall)
+    try:
+        rows = component.calibrate(nlp, examples, args.recall)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     for row in rows:
         ceiling = row.get("recall_ceiling")
         ceiling = "" if ceiling is None else f" (ceiling {ceiling:.2%} at this head cap)"

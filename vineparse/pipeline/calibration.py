@@ -4,7 +4,7 @@ them as it goes, see `thresholds.py`).
 `calibrate` sets each pruning level's a for a gold-arc recall (of the gold arcs that reached the level) with
 `vineparse.cascade.training.choose_alpha`, level by level on the masks the levels before leave.
 """
-from typing import List, Optional, Sequence
+from typing import List, Sequence, Union
 
 from spacy.language import Language
 from spacy.training import Example
@@ -12,6 +12,7 @@ from spacy.training import Example
 from ..cascade.training import Example as CascadeExample
 from ..cascade.training import choose_alpha
 from .batch import Batch
+from .thresholds import recall_targets
 from .training import gold_sentences
 
 
@@ -33,20 +34,22 @@ def cascade_examples(component, nlp: Language, examples: Sequence[Example]) -> L
     return out
 
 
-def calibrate(component, nlp: Language, examples: Sequence[Example], recall: Optional[float] = None) -> List[dict]:
-    """Set each pruning level's a on `examples` (held out) for a gold-arc recall (see the module docstring).
+def calibrate(component, nlp: Language, examples: Sequence[Example],
+              recall: Union[None, float, Sequence[float]] = None) -> List[dict]:
+    """Set each pruning level's a on `examples` (held out) for a gold-arc recall (see the module docstring):
+    `recall` is one target for every level or one per level (None: the component's `recall` setting).
 
-    Where a level cannot reach `recall` at any a of the grid (its head cap drops gold arcs that no threshold
+    Where a level cannot reach its target at any a of the grid (its head cap drops gold arcs that no threshold
     brings back), the target becomes `recall` times the recall it reaches at the loosest a (its ceiling).
     RETURNS (List[dict]): per pruning level: level, a, gold recall and kept share at that a, and the recall
     ceiling when the target was lowered to it (else None).
     """
-    recall = component.cfg["recall"] if recall is None else recall
     cascade = component.cascade
+    targets = recall_targets(component.cfg["recall"] if recall is None else recall, len(cascade.levels) - 1)
     found = cascade_examples(component, nlp, examples)
     masks = [None] * len(found)
     rows = []
-    for k, level in enumerate(cascade.levels[:-1]):
+    for k, (level, recall) in enumerate(zip(cascade.levels[:-1], targets)):
         alpha, kept_recall, kept = choose_alpha(cascade, k, found, masks, recall)
         ceiling = None
         if kept_recall < recall:          # unreachable: what came back is the loosest a's row

@@ -15,7 +15,7 @@ from thinc layers (`architectures.py`, `scorers.py`), through the cascade's own 
 """
 import warnings
 from itertools import islice
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from spacy.errors import Errors
@@ -33,7 +33,7 @@ from .labels import collect_labels, predict_labels, write_parses
 from .levels import NeuralVineLevel, check_orders, neural_cascade, parse_pieces
 from .objective import ARC_LOSSES
 from .splitting import MAX_SEGMENT, join_roots, unit_pieces
-from .thresholds import RecallTracker
+from .thresholds import RecallTracker, recall_targets
 from .training import batch_loss
 
 FORMAT_VERSION = serialization.FORMAT_VERSION
@@ -83,8 +83,10 @@ class VineCascadeParser(TrainablePipe):
     band (int): the vine's longest short arc.
     alphas (Sequence[float] or None): the pruning parameter a of each pruning level (len(orders) - 1); None =
         0.0 each until training (`threshold_interval`) or `calibrate` sets them.
-    recall (float): the gold-arc recall each pruning level keeps of the gold arcs that reach it, which
-        training (and `calibrate`) set the thresholds for.
+    recall (float or Sequence[float]): the gold-arc recall a pruning level keeps of the gold arcs that reach
+        it, which training (and `calibrate`) set the thresholds for: one for every level or one per level
+        (the last pruning level can prune harder than the first: the gold arcs it drops are mostly ones the
+        last level would not choose).
     threshold_interval (int): every this many batches, training sets each pruning level's a from the recall
         of the held-out sentences seen since, on the masks the cascade predicts with; 0 = keep `alphas` as
         given.
@@ -112,7 +114,8 @@ class VineCascadeParser(TrainablePipe):
     """
 
     def __init__(self, vocab, model: Model, name: str = "vine_cascade", *, orders: Sequence[int] = (0, 1, 2, 3),
-                 band: int = 5, alphas: Optional[Sequence[float]] = None, recall: float = 0.995,
+                 band: int = 5, alphas: Optional[Sequence[float]] = None,
+                 recall: Union[float, Sequence[float]] = 0.995,
                  threshold_interval: int = 50, held_out: float = 0.05, arc_loss: str = "crf",
                  train_alpha: float = 0.5,
                  witnesses: int = 2, structured_weight: float = 1.0, max_heads: Optional[int] = 8,
@@ -125,7 +128,8 @@ class VineCascadeParser(TrainablePipe):
         if len(alphas) != len(orders) - 1:
             raise ValueError(f"alphas needs one value per pruning level: {len(orders) - 1} for orders "
                              f"{list(orders)}, got {len(alphas)}")
-        _check_number("recall", recall, 0.0, 1.0, low_open=True)
+        targets = recall_targets(recall, len(orders) - 1)
+        recall = float(recall) if isinstance(recall, (int, float)) else targets
         _check_number("threshold_interval", threshold_interval, 0, integer=True)
         _check_number("held_out", held_out, 0.0, 0.5)
         if arc_loss not in ARC_LOSSES:
@@ -388,8 +392,10 @@ class VineCascadeParser(TrainablePipe):
 
     # -- pruning thresholds after training
 
-    def calibrate(self, nlp: Language, examples: Sequence[Example], recall: Optional[float] = None) -> List[dict]:
-        """Set each pruning level's a on held-out `examples` for a gold-arc recall (`calibration.calibrate`)."""
+    def calibrate(self, nlp: Language, examples: Sequence[Example],
+                  recall: Union[None, float, Sequence[float]] = None) -> List[dict]:
+        """Set each pruning level's a on held-out `examples` for a gold-arc recall, one for every level or
+        one per level (`calibration.calibrate`)."""
         return calibration.calibrate(self, nlp, examples, recall)
 
     def cascade_examples(self, nlp: Language, examples: Sequence[Example]):

@@ -5,7 +5,7 @@ Importing this module registers the factory `vine_cascade` and the architectures
 points (`spacy_factories`, `spacy_architectures` in setup.cfg) name objects of this module, so a fresh
 interpreter finds them without importing vineparse first.
 """
-from typing import Callable, List, Optional
+from typing import Callable, List, Optional, Union
 
 from spacy.language import Language
 from spacy.util import registry
@@ -32,7 +32,7 @@ registry.architectures.register("vineparse.MaxoutWindowBiLSTMEncoder.v1", func=b
                            "sents_r": None, "sents_f": 0.0},
 )
 def make_vine_cascade(nlp: Language, name: str, model: Model, orders: List[int], band: int,
-                      alphas: Optional[List[float]], recall: float, threshold_interval: int, held_out: float,
+                      alphas: Optional[List[float]], recall: Union[float, List[float]], threshold_interval: int, held_out: float,
                       arc_loss: str,
                       train_alpha: float, witnesses: int,
                       structured_weight: float, max_heads: Optional[int], max_order: Optional[int], seed: int,

@@ -30,6 +30,31 @@ GRID = np.asarray(ALPHA_GRID, dtype=np.float64)
 TIE = 1e-9          # a part exactly at the threshold survives (mm >= t_a); rounding must not drop it
 
 
+def recall_targets(recall, levels: int) -> List[float]:
+    """The gold-arc recall target of each of `levels` pruning levels: `recall` is one number for all of them
+    or a sequence of one per level, each in (0, 1]. Raises ValueError otherwise."""
+    values = [recall] * levels if isinstance(recall, (int, float)) and not isinstance(recall, bool) else recall
+    try:
+        values = list(values)
+    except TypeError:
+        raise ValueError(f"recall must be a number or one number per pruning level, got {recall!r}") from None
+    if len(values) != levels:
+        raise ValueError(f"recall needs one value per pruning level ({levels}), got {len(values)}: {recall!r}")
+    for value in values:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 < value <= 1.0:
+            raise ValueError(f"every recall target must be a number > 0 and <= 1, got {recall!r}")
+    return [float(value) for value in values]
+
+
+def recall_argument(text: str):
+    """A command line's recall: one number, or comma-separated numbers (one per pruning level)."""
+    try:
+        values = [float(part) for part in text.split(",")]
+    except ValueError:
+        raise ValueError(f"expected a number or comma-separated numbers, got {text!r}") from None
+    return values[0] if len(values) == 1 else values
+
+
 def is_held_out(words: Sequence[str], share: float) -> bool:
     """Whether a sentence (its words) is held out of training for the thresholds: a stable hash of its
     words falls in the first `share` of the range (the same sentence is held out in every epoch and run)."""
@@ -123,11 +148,13 @@ class RecallTracker:
         for table in (self.gold, self.kept, self.gold_total, self.possible, self.sentences):
             table *= self.decay_factor
 
-    def rows(self, recall: float) -> List[dict]:
-        """Per pruning level: the largest a of the grid whose recall reaches `recall` (the smallest a when
-        none does), with its recall and kept share, from what was seen (an empty level: a = None)."""
+    def rows(self, recall) -> List[dict]:
+        """Per pruning level: the largest a of the grid whose recall reaches the level's target (`recall`: one
+        for all levels or one per level; the smallest a when none does), with its recall and kept share, from
+        what was seen (an empty level: a = None)."""
+        targets = recall_targets(recall, len(self.gold))
         out = []
-        for k in range(len(self.gold)):
+        for k, recall in enumerate(targets):
             if self.gold_total[k] <= 0:
                 out.append({"alpha": None, "gold_recall": None, "kept_share": None})
                 continue
