@@ -128,11 +128,11 @@ def test_outer_scorer_and_root_row_backward_match_finite_differences():
 
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 10_000), st.integers(1, 9), st.sampled_from([SIBLING, GRANDPARENT, GRAND_SIBLING]),
-       st.sampled_from([3, 4, 6]), st.booleans())
+       st.sampled_from([3, 4, 6, 8, 16, 19]), st.booleans())
 def test_fused_cpu_part_scores_equal_the_layer(seed, n, kind, width, by_arc):
     """What the cascade searches with (`SentenceScores.part_scores`, the fused kernel over `PartTable`)
     equals the thinc layer's forward pass, which training differentiates, on float32 parameters; for
-    widths that do and do not fill its blocks of four, and for parts in runs of one arc (the kernel sums
+    widths that do and do not fill its blocks (of eight floats with AVX2, else four), and for parts in runs of one arc (the kernel sums
     an arc's terms once per run) as well as in any order."""
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n + 3, W)).astype("f")
