@@ -84,9 +84,10 @@ class VineCascadeParser(TrainablePipe):
     alphas (Sequence[float] or None): the pruning parameter a of each pruning level (len(orders) - 1); None =
         0.0 each until training (`threshold_interval`) or `calibrate` sets them.
     recall (float or Sequence[float]): the gold-arc recall a pruning level keeps of the gold arcs that reach
-        it, which training (and `calibrate`) set the thresholds for: one for every level or one per level
-        (the last pruning level can prune harder than the first: the gold arcs it drops are mostly ones the
-        last level would not choose).
+        it, which training (and `calibrate`) set the thresholds for: one for every level or one per level.
+        (On EWT, a lower target for the last pruning level pays at `calibrate` after training -- the gold arcs
+        it then drops are mostly ones the last level would not choose -- but not while training, where the
+        last level learns less from the tighter masks: see the README.)
     threshold_interval (int): every this many batches, training sets each pruning level's a from the recall
         of the held-out sentences seen since, on the masks the cascade predicts with; 0 = keep `alphas` as
         given.
