@@ -50,11 +50,13 @@ def write_parses(vocab, labels: Sequence[str], docs: Iterable[Doc],
                  predictions: Iterable[Tuple[np.ndarray, np.ndarray]]) -> None:
     """Write heads and labels (ids into `labels`) to the docs, then deprojectivize them."""
     label_hashes = np.array([vocab.strings.add(label) for label in labels], dtype=np.uint64)
+    decorated = np.array(["||" in label for label in labels], dtype=bool)
     for doc, (heads, label_ids) in zip(docs, predictions):
         if not len(doc):
             continue
-        array = np.zeros((len(doc), 2), dtype=np.uint64)
-        array[:, 0] = (heads - np.arange(len(doc))).astype(np.int64).view(np.uint64)
+        array = np.empty((len(doc), 2), dtype=np.uint64)
+        array[:, 0] = (heads - np.arange(len(doc))).astype(np.int64, copy=False).view(np.uint64)
         array[:, 1] = label_hashes[label_ids]
         doc.from_array([HEAD, DEP], array)
-        nonproj.deprojectivize(doc)
+        if decorated[label_ids].any():          # a lifted arc to put back
+            nonproj.deprojectivize(doc)

@@ -381,8 +381,9 @@ def label_hidden(model: Model, P: Floats2d, heads, mods, buckets, is_train: bool
     ops = model.ops
     l = model.get_dim("width")
     heads, mods, buckets = (ops.asarray(x, dtype="i") for x in (heads, mods, buckets))
-    M = model.get_param("M")
-    hidden = ops.relu(P[heads, :l] + P[mods, l:] + M[buckets].astype(P.dtype))
+    hidden = P[heads, :l] + P[mods, l:]
+    hidden += model.get_param("M")[buckets].astype(P.dtype)
+    hidden = ops.relu(hidden, inplace=True)
 
     def backprop(d_hidden: Floats2d) -> Floats2d:
         d_pre = ops.backprop_relu(d_hidden, hidden)
