@@ -75,12 +75,13 @@ clean:
 # en_vineparse_ewt under dist/. ewt-compare: three seeds each of vine_cascade and of spaCy's own parser, with
 # the shared tok2vec as it is (setting cnn) and with a BiLSTM in it (setting bilstm), COMPARE_STEPS steps each
 # (`make -j2 ewt-compare` runs two trainings at a time), then bench/spacy_compare.py (JSON + markdown under
-# bench/results/).
+# bench/results/), which calibrates each vine_cascade on dev for COMPARE_RECALL (per pruning level) first.
 SPACY_DATA := corpora/spacy
 EWT_SPACY := $(SPACY_DATA)/en_ewt-ud-train.spacy $(SPACY_DATA)/en_ewt-ud-dev.spacy $(SPACY_DATA)/en_ewt-ud-test.spacy
 VINE_OUT := bench/out/ewt_vine
 COMPARE := bench/out/compare
 COMPARE_STEPS ?= 2000
+COMPARE_RECALL ?= 0.995,0.97,0.95
 COMPARE_RUNS := $(foreach setting,cnn bilstm,$(foreach pipe,vine spacy,$(foreach seed,0 1 2,$(setting)-$(pipe)-s$(seed))))
 ONE_CORE := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 TRAIN_DATA = --paths.train $(SPACY_DATA)/en_ewt-ud-train.spacy --paths.dev $(SPACY_DATA)/en_ewt-ud-dev.spacy
@@ -118,7 +119,7 @@ $(COMPARE)/%/model-best: | $(STAMP) $(EWT_SPACY)
 	    > $(COMPARE)/$*.log 2>&1
 
 ewt-compare: $(foreach run,$(COMPARE_RUNS),$(COMPARE)/$(run)/model-best)
-	$(ONE_CORE) $(BIN)/python bench/spacy_compare.py --runs $(COMPARE) --steps $(COMPARE_STEPS) \
+	$(ONE_CORE) $(BIN)/python bench/spacy_compare.py --runs $(COMPARE) --steps $(COMPARE_STEPS) --recall $(COMPARE_RECALL) \
 	    --dev $(SPACY_DATA)/en_ewt-ud-dev.spacy --test $(SPACY_DATA)/en_ewt-ud-test.spacy \
 	    --out bench/results/spacy_compare.json --markdown bench/results/spacy_compare.md
 
