@@ -70,18 +70,19 @@ clean:
 
 # ---- the spaCy component vine_cascade on EWT (issues 5, 14) ----
 # ewt-vine: convert EWT to .spacy (one sentence per doc, under the git-ignored corpora/spacy/), train
-# tok2vec + tagger + vine_cascade (configs/ewt.cfg; the pruning thresholds are set while training), evaluate on
-# test and run `spacy benchmark speed`. package: `spacy package` on that pipeline, an sdist and a wheel of
-# en_vineparse_ewt under dist/. ewt-compare: three seeds each of vine_cascade and of spaCy's own parser, with
-# the shared tok2vec as it is (setting cnn) and with a BiLSTM in it (setting bilstm), COMPARE_STEPS steps each
-# (`make -j2 ewt-compare` runs two trainings at a time), then bench/spacy_compare.py (JSON + markdown under
-# bench/results/), which calibrates each vine_cascade on dev for COMPARE_RECALL (per pruning level) first.
+# tok2vec + tagger + vine_cascade (configs/ewt.cfg; the pruning thresholds are set while training), calibrate
+# them on dev for CALIBRATE_RECALL (model-calibrated), evaluate that on test and run `spacy benchmark speed`.
+# package: `spacy package` on that pipeline, an sdist and a wheel of en_vineparse_ewt under dist/.
+# ewt-compare: three seeds each of vine_cascade and of spaCy's own parser, with the shared tok2vec as it is
+# (setting cnn) and with a BiLSTM in it (setting bilstm), COMPARE_STEPS steps each (`make -j2 ewt-compare` runs
+# two trainings at a time), then bench/spacy_compare.py (JSON + markdown under bench/results/), which
+# calibrates each vine_cascade on dev for CALIBRATE_RECALL (per pruning level) first.
 SPACY_DATA := corpora/spacy
 EWT_SPACY := $(SPACY_DATA)/en_ewt-ud-train.spacy $(SPACY_DATA)/en_ewt-ud-dev.spacy $(SPACY_DATA)/en_ewt-ud-test.spacy
 VINE_OUT := bench/out/ewt_vine
 COMPARE := bench/out/compare
 COMPARE_STEPS ?= 2000
-COMPARE_RECALL ?= 0.995,0.97,0.95
+CALIBRATE_RECALL ?= 0.995,0.97,0.95
 COMPARE_RUNS := $(foreach setting,cnn bilstm,$(foreach pipe,vine spacy,$(foreach seed,0 1 2,$(setting)-$(pipe)-s$(seed))))
 ONE_CORE := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 TRAIN_DATA = --paths.train $(SPACY_DATA)/en_ewt-ud-train.spacy --paths.dev $(SPACY_DATA)/en_ewt-ud-dev.spacy
@@ -100,15 +101,19 @@ $(SPACY_DATA)/en_ewt-ud-%.spacy: | $(STAMP)
 $(VINE_OUT)/model-best: $(STAMP) $(EWT_SPACY) configs/ewt.cfg
 	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/ewt.cfg --output $(VINE_OUT) $(TRAIN_DATA)
 
-ewt-vine: $(VINE_OUT)/model-best
-	$(ONE_CORE) $(BIN)/python -I -m spacy evaluate $(VINE_OUT)/model-best $(SPACY_DATA)/en_ewt-ud-test.spacy \
-	    --gold-preproc --output $(VINE_OUT)/test.json
-	$(ONE_CORE) $(BIN)/python -I -m spacy benchmark speed $(VINE_OUT)/model-best $(SPACY_DATA)/en_ewt-ud-test.spacy
+$(VINE_OUT)/model-calibrated: $(VINE_OUT)/model-best
+	$(ONE_CORE) $(BIN)/python -I -m vineparse.pipeline calibrate $(VINE_OUT)/model-best \
+	    $(SPACY_DATA)/en_ewt-ud-dev.spacy --recall $(CALIBRATE_RECALL) --output $@
 
-package: $(VINE_OUT)/model-best
+ewt-vine: $(VINE_OUT)/model-calibrated
+	$(ONE_CORE) $(BIN)/python -I -m spacy evaluate $(VINE_OUT)/model-calibrated $(SPACY_DATA)/en_ewt-ud-test.spacy \
+	    --gold-preproc --output $(VINE_OUT)/test.json
+	$(ONE_CORE) $(BIN)/python -I -m spacy benchmark speed $(VINE_OUT)/model-calibrated $(SPACY_DATA)/en_ewt-ud-test.spacy
+
+package: $(VINE_OUT)/model-calibrated
 	$(BIN)/python -m pip install --quiet wheel
 	@mkdir -p dist
-	$(BIN)/python -I -m spacy package $(VINE_OUT)/model-best dist --name vineparse_ewt --version 0.1.0 \
+	$(BIN)/python -I -m spacy package $(VINE_OUT)/model-calibrated dist --name vineparse_ewt --version 0.1.0 \
 	    --build sdist,wheel --force
 	@ls dist/en_vineparse_ewt-0.1.0/dist/
 
@@ -119,7 +124,7 @@ $(COMPARE)/%/model-best: | $(STAMP) $(EWT_SPACY)
 	    > $(COMPARE)/$*.log 2>&1
 
 ewt-compare: $(foreach run,$(COMPARE_RUNS),$(COMPARE)/$(run)/model-best)
-	$(ONE_CORE) $(BIN)/python bench/spacy_compare.py --runs $(COMPARE) --steps $(COMPARE_STEPS) --recall $(COMPARE_RECALL) \
+	$(ONE_CORE) $(BIN)/python bench/spacy_compare.py --runs $(COMPARE) --steps $(COMPARE_STEPS) --recall $(CALIBRATE_RECALL) \
 	    --dev $(SPACY_DATA)/en_ewt-ud-dev.spacy --test $(SPACY_DATA)/en_ewt-ud-test.spacy \
 	    --out bench/results/spacy_compare.json --markdown bench/results/spacy_compare.md
 
