@@ -118,3 +118,35 @@ def test_bad_tables_are_refused():
         NeuralScorer(arcs, outer, rows, bad, EDGES)
     with pytest.raises(ValueError, match="rows outside"):
         NeuralScorer(arcs, outer, [rows[0] + 1000], tables, EDGES)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_vine_max_marginals_handed_over_replace_the_vine_pass(seed):
+    """A scorer given a sentence's unmasked vine max-marginals (as the component memoizes them) makes the
+    runtime prune with them instead of running the vine pass: the true ones change nothing, and those of
+    other scores give exactly the mask the thresholds make of them (or, where that mask admits no tree, the
+    runtime's fallback to every arc)."""
+    rng = np.random.default_rng(seed)
+    lengths = [int(x) for x in rng.integers(1, 14, size=6)]
+    arcs, outer, rows, tables = random_batch(rng, lengths)
+    alphas, caps, band = [0.4, 0.2, 0.1], [0, 4, 3], 3
+    runtime = CascadeRuntime([0, 1, 2, 3], alphas, caps, band)
+    plain = NeuralScorer(arcs, outer, rows, tables, EDGES)
+    true = [kernels.vine_max_marginals(a, o, band) for a, o in zip(arcs, outer)]
+    known = NeuralScorer(arcs, outer, rows, tables, EDGES, vine=[t if i % 2 else None for i, t in enumerate(true)])
+    for a, b in zip(runtime.run(plain), runtime.run(known)):
+        np.testing.assert_array_equal(a, b)
+    made_up = [kernels.vine_max_marginals(rng.normal(size=(n + 1, n + 1)), rng.normal(size=(n + 1, 2)), band)
+               for n in lengths]
+    handed = NeuralScorer(arcs, outer, rows, tables, EDGES, vine=made_up)
+    for (best, arc_mm, outer_mm), mask in zip(made_up, runtime.run(handed, upto=1)):
+        expected = prune_mask(best, arc_mm, outer_mm, alphas[0], band=band)
+        try:
+            kernels.eisner(np.zeros(expected.shape), expected)
+        except kernels.NoStructureError:
+            expected = kernels_full(len(mask) - 1)
+        np.testing.assert_array_equal(mask, expected)
+    with pytest.raises(ValueError, match="vine max-marginals"):
+        NeuralScorer(arcs, outer, rows, tables, EDGES, vine=[(0.0, np.zeros((2, 2)), np.zeros((2, 2)))] * len(lengths))
+    with pytest.raises(ValueError, match="vine entries"):
+        NeuralScorer(arcs, outer, rows, tables, EDGES, vine=[None])

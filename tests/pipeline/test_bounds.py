@@ -42,7 +42,8 @@ def test_a_long_preset_sentence_is_one_projective_tree_parsed_in_bounded_pieces(
     sizes = []
     from vineparse.pipeline import levels
     scorer = levels.neural_scorer
-    monkeypatch.setattr(levels, "neural_scorer", lambda group: sizes.extend(s.n for s in group) or scorer(group))
+    monkeypatch.setattr(levels, "neural_scorer",
+                        lambda group, *rest: sizes.extend(s.n for s in group) or scorer(group, *rest))
     doc = words_doc(nlp.vocab, words, starts={0})
     (absolute, labels), = parser.predict([doc])
     assert max(sizes) <= MAX_SEGMENT and sum(sizes) >= len(words)

@@ -4,7 +4,8 @@
 A scorer answers the runtime's three questions about the sentence it was last pointed at (`begin`):
 the scores of the arcs a mask allows, of the vine's outer arcs, and of a list of higher-order parts,
 each for one level (levels may share part kinds but have their own parameters). Every method runs
-without the GIL and reports failure by returning -1.
+without the GIL and reports failure by returning -1. A scorer may also hand over the sentence's unmasked
+vine max-marginals when they were computed before (`vine_max_marginals`: 1 if it did, 0 if not).
 """
 from libc.stdint cimport int64_t, uint8_t
 from .features cimport SentenceFeatures
@@ -63,3 +64,5 @@ cdef class Scorer:
     cdef int outer_arcs(self, Workspace ws, int level, double* out) noexcept nogil
     cdef int parts(self, Workspace ws, int level, int kind, const int64_t* rows, Py_ssize_t count,
                    double* out) noexcept nogil
+    cdef int vine_max_marginals(self, Workspace ws, int level, double* best, double* mm,
+                                double* outer_mm) noexcept nogil

@@ -207,6 +207,13 @@ cdef class Scorer:
                    double* out) noexcept nogil:
         return -1
 
+    cdef int vine_max_marginals(self, Workspace ws, int level, double* best, double* mm,
+                                double* outer_mm) noexcept nogil:
+        """Level `level`'s unmasked vine max-marginals of the current sentence, when known already: the
+        best score into best, (n + 1, n + 1) arc and (n + 1, 2) outer-arc max-marginals into mm and
+        outer_mm; RETURNS 1, or 0 when they are not known (the runtime runs the vine pass)."""
+        return 0
+
 
 # ---------------------------------------------------------------------------
 # The dynamic programs of the levels, on the workspace's grammar objects (no GIL). Each returns a
@@ -387,6 +394,9 @@ cdef class CascadeRuntime:
         cdef Py_ssize_t N = ws.n + 1
         cdef int order = self.order[k], status
         cdef double best
+        if order == VINE and scorer.vine_max_marginals(ws, k, &best, ws.mm, ws.outer_mm) == 1:
+            vine_prune(N, best, ws.mm, ws.outer_mm, self.alpha[k], self.band, out)
+            return STATUS_OK
         status = self.level_inputs(scorer, ws, k, mask)
         if status != STATUS_OK:
             return status

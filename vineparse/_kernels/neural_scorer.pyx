@@ -9,6 +9,7 @@ distance row of the part's arc h -> m. Every level reads the same scores (one ne
 from libc.math cimport INFINITY
 from libc.stdint cimport int64_t, uint8_t
 from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy
 
 from .cascade_runtime cimport Scorer, Workspace
 from .features cimport SIBLING, GRAND_SIBLING
@@ -35,6 +36,9 @@ cdef class NeuralScorer(Scorer):
         first-order model.
     distance_edges (Sequence[int]): upper bounds (exclusive) of the distance classes of |h - m|; the bucket of
         h -> m is 0 for the root, 1 + class for a head left of m, 1 + classes + class for one right of m.
+    vine (Sequence or None): per sentence None or its unmasked vine max-marginals computed before, as
+        (best, arc max-marginals (n + 1, n + 1), outer-arc max-marginals (n + 1, 2)) for the vine level's
+        band, which the runtime then takes instead of running the vine pass again.
     With part tables the scorer keeps those buckets for every arc of its longest sentence ((n + 1)^2 int64,
     as much as one sentence's arc scores), and the part MLP sums an arc's terms once per run of its parts.
     """
@@ -42,6 +46,9 @@ cdef class NeuralScorer(Scorer):
     cdef const double** arc_ptr
     cdef const double** outer_ptr
     cdef const int64_t** row_ptr
+    cdef const double** vine_mm_ptr         # NULL where the vine max-marginals are not known
+    cdef const double** vine_outer_ptr
+    cdef double* vine_best
     cdef Py_ssize_t* lengths
     cdef PartMLP mlp[KINDS]
     cdef bint has_parts
@@ -52,9 +59,12 @@ cdef class NeuralScorer(Scorer):
         self.arc_ptr = NULL
         self.outer_ptr = NULL
         self.row_ptr = NULL
+        self.vine_mm_ptr = NULL
+        self.vine_outer_ptr = NULL
+        self.vine_best = NULL
         self.lengths = NULL
 
-    def __init__(self, arcs, outer, rows, tables=None, distance_edges=()):
+    def __init__(self, arcs, outer, rows, tables=None, distance_edges=(), vine=None):
         cdef Py_ssize_t i, kind, j, count = len(arcs)
         cdef cnp.ndarray a, o, r
         cdef Py_ssize_t N
@@ -68,8 +78,14 @@ cdef class NeuralScorer(Scorer):
         self.outer_ptr = <const double**>malloc(max(count, 1) * sizeof(double*))
         self.row_ptr = <const int64_t**>malloc(max(count, 1) * sizeof(int64_t*))
         self.lengths = <Py_ssize_t*>malloc(max(count, 1) * sizeof(Py_ssize_t))
-        if self.arc_ptr == NULL or self.outer_ptr == NULL or self.row_ptr == NULL or self.lengths == NULL:
+        self.vine_mm_ptr = <const double**>malloc(max(count, 1) * sizeof(double*))
+        self.vine_outer_ptr = <const double**>malloc(max(count, 1) * sizeof(double*))
+        self.vine_best = <double*>malloc(max(count, 1) * sizeof(double))
+        if (self.arc_ptr == NULL or self.outer_ptr == NULL or self.row_ptr == NULL or self.lengths == NULL
+                or self.vine_mm_ptr == NULL or self.vine_outer_ptr == NULL or self.vine_best == NULL):
             raise MemoryError()
+        if vine is not None and len(vine) != count:
+            raise ValueError(f"{count} sentences but {len(vine)} vine entries")
         self.has_parts = tables is not None
         self.max_p = 1
         if self.has_parts:
@@ -123,6 +139,18 @@ cdef class NeuralScorer(Scorer):
             self.outer_ptr[i] = <const double*>cnp.PyArray_DATA(o)
             self.row_ptr[i] = <const int64_t*>cnp.PyArray_DATA(r)
             self.lengths[i] = N - 1
+            self.vine_mm_ptr[i] = self.vine_outer_ptr[i] = NULL
+            if vine is not None and vine[i] is not None:
+                best, vine_mm, vine_outer = vine[i]
+                vine_mm = np.ascontiguousarray(vine_mm, dtype=np.float64)
+                vine_outer = np.ascontiguousarray(vine_outer, dtype=np.float64)
+                if vine_mm.shape != (N, N) or vine_outer.shape != (N, 2):
+                    raise ValueError(f"sentence {i}: vine max-marginals {vine_mm.shape} and {vine_outer.shape}, "
+                                     f"expected ({N}, {N}) and ({N}, 2)")
+                self._keep += [vine_mm, vine_outer]
+                self.vine_mm_ptr[i] = <const double*>cnp.PyArray_DATA(vine_mm)
+                self.vine_outer_ptr[i] = <const double*>cnp.PyArray_DATA(vine_outer)
+                self.vine_best[i] = float(best)
         self.buckets = NULL
         if self.has_parts:      # bucket of h -> m: 0 for the root, else 1 + distance class, + classes if h > m
             self.stride = max([self.lengths[i] + 1 for i in range(count)], default=1)
@@ -136,6 +164,9 @@ cdef class NeuralScorer(Scorer):
         free(self.arc_ptr)
         free(self.outer_ptr)
         free(self.row_ptr)
+        free(self.vine_mm_ptr)
+        free(self.vine_outer_ptr)
+        free(self.vine_best)
         free(self.lengths)
 
     cpdef Py_ssize_t length(self, Py_ssize_t i):
@@ -162,6 +193,16 @@ cdef class NeuralScorer(Scorer):
         for j in range(2 * (ws.n + 1)):
             out[j] = outer[j]
         return 0
+
+    cdef int vine_max_marginals(self, Workspace ws, int level, double* best, double* mm,
+                                double* outer_mm) noexcept nogil:
+        cdef Py_ssize_t i = ws.sentence, N = ws.n + 1
+        if self.vine_mm_ptr[i] == NULL:
+            return 0
+        best[0] = self.vine_best[i]
+        memcpy(mm, self.vine_mm_ptr[i], N * N * sizeof(double))
+        memcpy(outer_mm, self.vine_outer_ptr[i], 2 * N * sizeof(double))
+        return 1
 
     cdef int parts(self, Workspace ws, int level, int kind, const int64_t* rows, Py_ssize_t count,
                    double* out) noexcept nogil:

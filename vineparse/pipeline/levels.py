@@ -14,7 +14,7 @@ training's loop over levels is `objective.sentence_loss`, its thresholds `thresh
 -step to d loss / d part score (a perceptron step of +1 on gold is a gradient of -1), and the component
 backpropagates those gradients into the thinc model.
 """
-from typing import Sequence
+from typing import Optional, Sequence
 
 import numpy as np
 
@@ -235,24 +235,33 @@ def parse_pieces(cascade: Cascade, sentences: Sequence, direct_max_length: int =
     levels = cascade.levels
     caps = [0 if isinstance(level, VineLevel) else (level.head_cap or 0) for level in levels[:-1]]
     band = levels[0].band
+    vine = levels[0] if isinstance(levels[0], NeuralVineLevel) else None
     for chosen, runtime in ((direct, CascadeRuntime([levels[-1].order], [], [], band)),
                             (pruned, CascadeRuntime([level.order for level in levels], cascade.alphas, caps, band))):
         if chosen:
             group = [sentences[i] for i in chosen]
-            for i, heads in zip(chosen, runtime.run(neural_scorer(group), n_threads=n_threads)):
+            for i, heads in zip(chosen, runtime.run(neural_scorer(group, vine), n_threads=n_threads)):
                 trees[i] = heads
     return trees
 
 
-def neural_scorer(sentences: Sequence) -> NeuralScorer:
-    """The runtime's scorer over sentences (`parts.SentenceScores`) of one batch (they share its part tables)."""
+def neural_scorer(sentences: Sequence, vine: Optional[NeuralVineLevel] = None) -> NeuralScorer:
+    """The runtime's scorer over sentences (`parts.SentenceScores`) of one batch (they share its part tables);
+    with `vine`, the unmasked vine max-marginals it memoized on a sentence (the sentence check of a doc
+    without boundaries) go with it, so that the runtime does not run that vine pass again."""
     tables = sentences[0].tables if sentences else None
     part_tables = None
     if tables is not None:
         part_tables = [(tables[kind].P, tables[kind].v, tables[kind].none, tables[kind].Q, SIBLING_COLUMN[kind],
                         HEAD_COLUMN[kind]) for kind in (SIBLING, GRANDPARENT, GRAND_SIBLING)]
+    known = None
+    if vine is not None:
+        key = vine._memo_key(None)
+        hits = [sent.max_marginal_memo.get(key) if sent.cost is None and sent.outer_cost is None else None
+                for sent in sentences]
+        known = [hit[1] if hit is not None and hit[0] is None else None for hit in hits]
     return NeuralScorer([sent.dense_arcs() for sent in sentences], [sent.outer for sent in sentences],
-                        [sent.rows for sent in sentences], part_tables, DISTANCE_EDGES)
+                        [sent.rows for sent in sentences], part_tables, DISTANCE_EDGES, known)
 
 
 def neural_cascade(orders: Sequence[int], band: int, alphas: Sequence[float], max_heads=None) -> Cascade:
