@@ -81,7 +81,7 @@ def _root_init(model: Model, X=None, Y=None) -> None:
 def _root_forward(model: Model, X: List[Floats2d], is_train: bool):
     root = model.get_param("root")
     xp = model.ops.xp
-    Y = [xp.vstack([root[None, :].astype(x.dtype), x]) for x in X]
+    Y = [xp.concatenate((root[None, :].astype(x.dtype), x)) for x in X]
 
     def backprop(dY: List[Floats2d]) -> List[Floats2d]:
         if dY:
@@ -383,7 +383,7 @@ def label_hidden(model: Model, P: Floats2d, heads, mods, buckets, is_train: bool
     heads, mods, buckets = (ops.asarray(x, dtype="i") for x in (heads, mods, buckets))
     hidden = P[heads, :l] + P[mods, l:]
     hidden += model.get_param("M")[buckets].astype(P.dtype)
-    hidden = ops.relu(hidden, inplace=True)
+    ops.xp.maximum(hidden, 0, out=hidden)           # relu in place
 
     def backprop(d_hidden: Floats2d) -> Floats2d:
         d_pre = ops.backprop_relu(d_hidden, hidden)
