@@ -262,7 +262,7 @@ def main():
                         help="calibrate each vine_cascade on --dev for this gold-arc recall per pruning level "
                              "(one number or comma-separated, one per level) before measuring; default: the "
                              "thresholds set while training")
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--out", default="bench/results/spacy_compare.json")
     parser.add_argument("--markdown", default="bench/results/spacy_compare.md")
     args = parser.parse_args()
