@@ -165,14 +165,17 @@ def test_vine_structure_from_max_marginals_is_the_decoded_one(n):
 @given(st.integers(0, 10_000), st.lists(st.integers(1, 14), min_size=1, max_size=5), st.integers(1, 4))
 def test_vine_memoize_is_max_marginals_of_each_sentence(seed, lengths, band):
     """The batched vine pass of prediction memoizes exactly what `max_marginals` computes per sentence
-    (sentences longer than the band included; one sentence with a cost set is left alone)."""
+    (sentences longer than the band included; one sentence with a cost set is left alone), and `memoized`
+    (what the runtime is handed) reads it back without computing anything."""
     level = NeuralVineLevel(band)
     batch = [random_sentence(seed + i, n, cache=False) for i, n in enumerate(lengths)]
     batch[0].cost = np.zeros((lengths[0] + 1, lengths[0] + 1))
+    assert all(level.memoized(sent) is None for sent in batch)
     level.memoize(batch)
-    assert not batch[0].max_marginal_memo
+    assert not batch[0].max_marginal_memo and level.memoized(batch[0]) is None
     for i, (sent, n) in enumerate(zip(batch[1:], lengths[1:]), 1):
         assert len(sent.max_marginal_memo) == 1
+        assert level.memoized(sent) is level.max_marginals(sent)
         best, arc_mm, outer_mm = level.max_marginals(sent)                    # read from the memo
         expected = level.max_marginals(random_sentence(seed + i, n, cache=False))
         assert best == expected[0]

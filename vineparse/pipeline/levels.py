@@ -61,6 +61,14 @@ class NeuralScoring:
     def _memo_key(self, mask):
         return (self.name, id(mask))
 
+    def memoized(self, sent):
+        """The unmasked max-marginals memoized on `sent` (by `max_marginals` or the vine's `memoize`), or None;
+        never computes them."""
+        if sent.cost is not None or sent.outer_cost is not None:
+            return None
+        hit = sent.max_marginal_memo.get(self._memo_key(None))
+        return hit[1] if hit is not None and hit[0] is None else None
+
     def _score(self, sent, kind, rows):
         return sent.part_scores(kind, rows)
 
@@ -254,12 +262,7 @@ def neural_scorer(sentences: Sequence, vine: Optional[NeuralVineLevel] = None) -
     if tables is not None:
         part_tables = [(tables[kind].P, tables[kind].v, tables[kind].none, tables[kind].Q, SIBLING_COLUMN[kind],
                         HEAD_COLUMN[kind]) for kind in (SIBLING, GRANDPARENT, GRAND_SIBLING)]
-    known = None
-    if vine is not None:
-        key = vine._memo_key(None)
-        hits = [sent.max_marginal_memo.get(key) if sent.cost is None and sent.outer_cost is None else None
-                for sent in sentences]
-        known = [hit[1] if hit is not None and hit[0] is None else None for hit in hits]
+    known = None if vine is None else [vine.memoized(sent) for sent in sentences]
     return NeuralScorer([sent.dense_arcs() for sent in sentences], [sent.outer for sent in sentences],
                         [sent.rows for sent in sentences], part_tables, DISTANCE_EDGES, known)
 
