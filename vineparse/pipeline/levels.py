@@ -47,8 +47,7 @@ class NeuralScoring:
         self.head_cap = max_heads   # read by the Eisner levels' `prune_mask`; the vine's ignores it
 
     def max_marginals(self, sent, mask=None, *masks):
-        plain = sent.cost is None and sent.outer_cost is None and all(m is None for m in masks)
-        if not plain:
+        if not (self._uncosted(sent) and all(m is None for m in masks)):
             return super().max_marginals(sent, mask, *masks)
         key = self._memo_key(mask)
         hit = sent.max_marginal_memo.get(key)
@@ -58,13 +57,17 @@ class NeuralScoring:
         sent.max_marginal_memo[key] = (mask, result)
         return result
 
+    @staticmethod
+    def _uncosted(sent) -> bool:
+        return sent.cost is None and sent.outer_cost is None
+
     def _memo_key(self, mask):
         return (self.name, id(mask))
 
     def memoized(self, sent):
         """The unmasked max-marginals memoized on `sent` (by `max_marginals` or the vine's `memoize`), or None;
         never computes them."""
-        if sent.cost is not None or sent.outer_cost is not None:
+        if not self._uncosted(sent):
             return None
         hit = sent.max_marginal_memo.get(self._memo_key(None))
         return hit[1] if hit is not None and hit[0] is None else None
@@ -100,7 +103,7 @@ class NeuralVineLevel(NeuralScoring, VineLevel):
 
     @staticmethod
     def _memoizable(sent, memo_limit: int) -> bool:
-        return sent.n <= memo_limit and sent.cost is None and sent.outer_cost is None
+        return sent.n <= memo_limit and NeuralScoring._uncosted(sent)
 
     def _memo(self, sent, memo_limit: int):
         """The unmasked vine max-marginals of `sent`; None past `memo_limit` words or while a cost is set."""
@@ -112,7 +115,7 @@ class NeuralVineLevel(NeuralScoring, VineLevel):
         `max_marginals` would; sentences past `memo_limit` words, with a cost set or already memoized are
         left alone."""
         key = self._memo_key(None)
-        todo = [sent for sent in sents if self._memoizable(sent, memo_limit) and key not in sent.max_marginal_memo]
+        todo = [sent for sent in sents if self._memoizable(sent, memo_limit) and self.memoized(sent) is None]
         if not todo:
             return
         # the dense scores as they are: the vine reads only their short and ROOT arcs, which `_inputs` keeps
