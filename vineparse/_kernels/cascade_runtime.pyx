@@ -427,7 +427,7 @@ cdef class CascadeRuntime:
 
         A mask that admits no structure at the next level is replaced by the one before (a fallback of
         the level that pruned): when that level runs, or, for `upto`, when the mask is handed out."""
-        cdef Py_ssize_t n = scorer.begin(ws, i), N, m, j, kept, gold_kept
+        cdef Py_ssize_t n = scorer.begin(ws, i), N, h, m, kept, gold_kept
         cdef int k, last, status
         cdef uint8_t* before
         cdef uint8_t* current
@@ -440,8 +440,9 @@ cdef class CascadeRuntime:
         N = n + 1
         last = self.n_levels - 1 if upto < 0 else upto
         before, current, out = ws.masks[0], ws.masks[1], ws.masks[2]
-        for j in range(N * N):                       # level 0 runs on every arc
-            current[j] = <uint8_t>(j % N != 0 and j % N != j // N)
+        for h in range(N):                           # level 0 runs on every arc
+            for m in range(N):
+                current[h * N + m] = <uint8_t>(m != 0 and m != h)
         memcpy(before, current, N * N)
         for k in range(last + 1):
             start = now()
@@ -470,9 +471,9 @@ cdef class CascadeRuntime:
                 return status
             stats[k * STATS + 5] += now() - start
             kept = gold_kept = 0
-            for j in range(N * N):
-                if out[j] and j % N != 0:
-                    kept += 1
+            for h in range(N):
+                for m in range(1, N):
+                    kept += out[h * N + m] != 0
             stats[k * STATS + 0] += kept
             stats[k * STATS + 1] += n * n
             if gold != NULL:

@@ -19,16 +19,31 @@
 __attribute__((target("avx2,fma")))
 static void lanes_max_avx2(double* out, const double* a, const double* b, Py_ssize_t as, Py_ssize_t bs,
                            Py_ssize_t count, Py_ssize_t lanes) {
+    /* Lanes outside, split points inside: each lane's maximum stays in a register (two blocks of four
+     * lanes at a time, so that two max chains overlap). */
     Py_ssize_t r, s;
-    for (s = 0; s < lanes; s++) out[s] = -INFINITY;
-    for (r = 0; r < count; r++) {
-        const double* ar = a + r * as;
-        const double* br = b + r * bs;
-        for (s = 0; s + 3 < lanes; s += 4)
-            _mm256_storeu_pd(out + s, _mm256_max_pd(_mm256_add_pd(_mm256_loadu_pd(ar + s),
-                                                                  _mm256_loadu_pd(br + s)),
-                                                    _mm256_loadu_pd(out + s)));
-        for (; s < lanes; s++) if (ar[s] + br[s] > out[s]) out[s] = ar[s] + br[s];
+    for (s = 0; s + 7 < lanes; s += 8) {
+        __m256d m0 = _mm256_set1_pd(-INFINITY), m1 = m0;
+        for (r = 0; r < count; r++) {
+            const double* ar = a + r * as + s;
+            const double* br = b + r * bs + s;
+            m0 = _mm256_max_pd(_mm256_add_pd(_mm256_loadu_pd(ar), _mm256_loadu_pd(br)), m0);
+            m1 = _mm256_max_pd(_mm256_add_pd(_mm256_loadu_pd(ar + 4), _mm256_loadu_pd(br + 4)), m1);
+        }
+        _mm256_storeu_pd(out + s, m0);
+        _mm256_storeu_pd(out + s + 4, m1);
+    }
+    for (; s + 3 < lanes; s += 4) {
+        __m256d m0 = _mm256_set1_pd(-INFINITY);
+        for (r = 0; r < count; r++)
+            m0 = _mm256_max_pd(_mm256_add_pd(_mm256_loadu_pd(a + r * as + s), _mm256_loadu_pd(b + r * bs + s)),
+                               m0);
+        _mm256_storeu_pd(out + s, m0);
+    }
+    for (; s < lanes; s++) {
+        double m0 = -INFINITY;
+        for (r = 0; r < count; r++) if (a[r * as + s] + b[r * bs + s] > m0) m0 = a[r * as + s] + b[r * bs + s];
+        out[s] = m0;
     }
 }
 
@@ -53,21 +68,20 @@ __attribute__((target("avx2,fma")))
 static void lanes_push_max_avx2(double* qa, double* qb, const double* a, const double* b, Py_ssize_t as,
                                 Py_ssize_t bs, Py_ssize_t count, const double* c, Py_ssize_t lanes) {
     Py_ssize_t r, s;
-    for (r = 0; r < count; r++) {
-        const double* ar = a + r * as;
-        const double* br = b + r * bs;
-        double* qar = qa + r * as;
-        double* qbr = qb + r * bs;
-        for (s = 0; s + 3 < lanes; s += 4) {
-            __m256d v = _mm256_add_pd(_mm256_add_pd(_mm256_loadu_pd(ar + s), _mm256_loadu_pd(br + s)),
-                                      _mm256_loadu_pd(c + s));
-            _mm256_storeu_pd(qar + s, _mm256_max_pd(v, _mm256_loadu_pd(qar + s)));
-            _mm256_storeu_pd(qbr + s, _mm256_max_pd(v, _mm256_loadu_pd(qbr + s)));
+    for (s = 0; s + 3 < lanes; s += 4) {        /* lanes outside, so c stays in a register */
+        __m256d cs = _mm256_loadu_pd(c + s);
+        for (r = 0; r < count; r++) {
+            __m256d v = _mm256_add_pd(_mm256_add_pd(_mm256_loadu_pd(a + r * as + s), _mm256_loadu_pd(b + r * bs + s)),
+                                      cs);
+            _mm256_storeu_pd(qa + r * as + s, _mm256_max_pd(v, _mm256_loadu_pd(qa + r * as + s)));
+            _mm256_storeu_pd(qb + r * bs + s, _mm256_max_pd(v, _mm256_loadu_pd(qb + r * bs + s)));
         }
-        for (; s < lanes; s++) {
-            double v = ar[s] + br[s] + c[s];
-            if (v > qar[s]) qar[s] = v;
-            if (v > qbr[s]) qbr[s] = v;
+    }
+    for (; s < lanes; s++) {
+        for (r = 0; r < count; r++) {
+            double v = a[r * as + s] + b[r * bs + s] + c[s];
+            if (v > qa[r * as + s]) qa[r * as + s] = v;
+            if (v > qb[r * bs + s]) qb[r * bs + s] = v;
         }
     }
 }

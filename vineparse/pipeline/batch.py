@@ -23,12 +23,37 @@ def project(layer: Model, X):
     """`layer.predict(X)` for a thinc `Linear` or `Relu` layer, as one `xp.matmul` (numpy's BLAS on the CPU,
     cupy's on a GPU): thinc's own CPU gemm is blis, whose generic fallback kernel is several times slower on
     CPUs it has no kernels for. Other layers predict as usual."""
-    if layer.name not in ("linear", "relu") or not layer.has_param("W"):
-        return layer.predict(X)
-    xp = layer.ops.xp
-    Y = xp.matmul(X, layer.get_param("W").T)
-    Y += layer.get_param("b")
-    return xp.maximum(Y, 0, out=Y) if layer.name == "relu" else Y
+    return project_all([layer], X)[0]
+
+
+def _is_affine(layer: Model) -> bool:
+    return layer.name in ("linear", "relu") and layer.has_param("W")
+
+
+def project_all(layers: Sequence[Model], X) -> list:
+    """`[project(layer, X) for layer in layers]`, the `Linear` and `Relu` layers among them as one matmul
+    with their weights stacked (a wide product runs faster than several narrow ones, and writes one output);
+    their outputs are column slices of it."""
+    affine = [layer for layer in layers if _is_affine(layer)]
+    out = {}
+    if affine:
+        xp = affine[0].ops.xp
+        Y = xp.matmul(X, xp.concatenate([layer.get_param("W") for layer in affine]).T)
+        Y += xp.concatenate([layer.get_param("b") for layer in affine])
+        start = 0
+        for layer in affine:
+            width = layer.get_param("W").shape[0]
+            out[id(layer)] = Y[:, start:start + width]
+            if layer.name == "relu":
+                xp.maximum(out[id(layer)], 0, out=out[id(layer)])
+            start += width
+    return [out[id(layer)] if id(layer) in out else layer.predict(X) for layer in layers]
+
+
+def split_sizes(array: np.ndarray, sizes: Sequence[int]) -> List[np.ndarray]:
+    """`array` cut into consecutive views of `sizes` rows (as `np.split` at their cumulative sums, faster)."""
+    ends = np.cumsum(sizes).tolist()
+    return [array[end - size:end] for end, size in zip(ends, sizes)]
 
 
 class Batch:
@@ -50,11 +75,14 @@ class Batch:
         self.arc_terms = None
         self.outer = None
         self.tables: Optional[Dict[int, PartTable]] = None
+        self.label_projection = None
 
     def rows_of(self, doc: int, start: int, end: int) -> np.ndarray:
         """The rows of tokens start..end - 1 of doc `doc`, its root row first (int64 (end - start + 1,))."""
-        first = self.doc_rows[doc]
-        return np.concatenate([[first], first + 1 + np.arange(start, end)]).astype(np.int64)
+        first = int(self.doc_rows[doc])
+        rows = np.arange(first + start, first + end + 1, dtype=np.int64)
+        rows[0] = first
+        return rows
 
     def part_tables(self, projections) -> Dict[int, PartTable]:
         tables = {}
@@ -65,16 +93,24 @@ class Batch:
                                        for p in ("v", "none", "Q")))
         return tables
 
-    def predict(self) -> "Batch":
-        """Project X for every scorer (no gradients)."""
+    def predict(self, labels: bool = False) -> "Batch":
+        """Project X for every scorer (no gradients), and with `labels` for the label scorer too
+        (`label_projection`), all in one product (`project_all`)."""
         if self.X is None:
             return self
-        self.HD = project(self.model.get_ref("arcs").layers[0], self.X)
-        self.arc_terms = biaffine_row_terms(self.model.get_ref("arcs"), self.HD)
-        self.outer = as_cpu(self.ops, project(self.model.get_ref("outer"), self.X)).astype(np.float64)
+        layers = [self.model.get_ref("arcs").layers[0], self.model.get_ref("outer")]
         if self.want_parts:
-            self.tables = self.part_tables({kind: project(self.model.get_ref(name).layers[0], self.X)
-                                            for kind, name in PART_REFS.items()})
+            layers += [self.model.get_ref(name).layers[0] for name in PART_REFS.values()]
+        if labels:
+            layers.append(self.model.get_ref("labels").layers[0])
+        projections = project_all(layers, self.X)
+        self.HD = projections[0]
+        self.arc_terms = biaffine_row_terms(self.model.get_ref("arcs"), self.HD)
+        self.outer = as_cpu(self.ops, projections[1]).astype(np.float64)
+        if self.want_parts:
+            self.tables = self.part_tables(dict(zip(PART_REFS, projections[2:2 + len(PART_REFS)])))
+        if labels:
+            self.label_projection = projections[-1]
         return self
 
     def score(self, rows: List[np.ndarray], positions: Optional[List[Optional[np.ndarray]]] = None,

@@ -28,7 +28,7 @@ from thinc.api import Model, set_dropout_rate
 
 from ..cascade.training import TrainingSettings
 from . import calibration, serialization
-from .batch import Batch
+from .batch import Batch, split_sizes
 from .labels import collect_labels, predict_labels, write_parses
 from .levels import NeuralVineLevel, check_orders, neural_cascade, parse_pieces
 from .objective import ARC_LOSSES
@@ -320,13 +320,13 @@ class VineCascadeParser(TrainablePipe):
         docs = list(docs)
         if not any(len(doc) for doc in docs):
             return [(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)) for _ in docs]
-        batch = Batch(self.model, self.model.predict(docs), parts=max(self.predict_cascade_orders()) > 1).predict()
+        parts = max(self.predict_cascade_orders()) > 1
+        batch = Batch(self.model, self.model.predict(docs), parts=parts).predict(labels=True)
         units = self.pieces(batch, docs)
-        trees = iter(parse_pieces(self.predict_cascade, [sent for doc_units in units for *_, pieces in doc_units
-                                                         for _, _, sent in pieces],
-                                  self.cfg.get("direct_max_length", 0)))
-        heads = [self._assemble(batch, i, len(doc), doc_units, trees) for i, (doc, doc_units) in
-                 enumerate(zip(docs, units))]
+        trees = parse_pieces(self.predict_cascade, [sent for doc_units in units for *_, pieces in doc_units
+                                                    for _, _, sent in pieces],
+                             self.cfg.get("direct_max_length", 0))
+        heads = self._assemble(batch, [len(doc) for doc in docs], units, trees)
         return list(zip(heads, predict_labels(batch, heads, self.cfg["labels"])))
 
     def predict_cascade_orders(self) -> List[int]:
@@ -360,23 +360,30 @@ class VineCascadeParser(TrainablePipe):
             out[i].append((start, end, preset, unit_pieces(whole, rows, batch.score, vine, not preset)))
         return out
 
-    def _assemble(self, batch: Batch, index: int, length: int, units, trees) -> np.ndarray:
-        """The absolute head index of every token of doc `index` (a root points at itself) from its pieces'
-        trees (taken in order from the iterator `trees`); the pieces of a preset sentence joined."""
-        heads = np.arange(length, dtype=np.int64)
-        for start, end, preset, pieces in units:
-            join = preset and len(pieces) > 1      # one tree per preset sentence
-            roots = []
-            for a, b, _ in pieces:
-                tree = next(trees)[1:]
-                heads[start + a:start + b] = np.where(tree == 0, heads[start + a:start + b], tree - 1 + a + start)
-                if join:
-                    roots.append(a + int(np.flatnonzero(tree == 0)[0]))
-            if join:
-                roots = np.asarray(roots)
-                joined = join_roots(roots, batch.doc_rows[index], batch.rows_of(index, start, end), batch.score)
-                heads[start + roots] = np.where(joined < 0, roots, joined) + start
-        return heads
+    def _assemble(self, batch: Batch, sizes: Sequence[int], units, trees: Sequence[np.ndarray]) -> List[np.ndarray]:
+        """Per doc (of `sizes` tokens), the absolute head index of every token (a root points at itself) from
+        its pieces' trees (`trees`: one per piece, in the order of `units`), in a few array operations for
+        the whole batch; the pieces of a preset sentence joined into one tree."""
+        doc_start = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        starts, joins = [], []                  # each piece's first token in the batch; preset units to join
+        for i, doc_units in enumerate(units):
+            for start, end, preset, pieces in doc_units:
+                if preset and len(pieces) > 1:
+                    joins.append((i, start, end, len(starts), len(pieces)))
+                starts += [doc_start[i] + start + a for a, _, _ in pieces]
+        heads = np.arange(sum(sizes), dtype=np.int64)
+        if trees:
+            lengths = np.array([len(tree) - 1 for tree in trees], dtype=np.int64)
+            base = np.repeat(np.asarray(starts, dtype=np.int64), lengths)
+            position = base + np.arange(len(base)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+            flat = np.concatenate([tree[1:] for tree in trees])
+            heads[position] = np.where(flat == 0, position, flat - 1 + base)
+        for i, start, end, first, count in joins:       # one tree per preset sentence
+            roots = np.array([starts[first + k] - doc_start[i] - start + int(np.argmax(trees[first + k][1:] == 0))
+                              for k in range(count)])
+            joined = join_roots(roots, batch.doc_rows[i], batch.rows_of(i, start, end), batch.score)
+            heads[doc_start[i] + start + roots] = np.where(joined < 0, roots, joined) + start + doc_start[i]
+        return split_sizes(heads - np.repeat(doc_start, sizes), sizes)
 
     def sentence_spans(self, doc: Doc) -> List[Tuple[int, int]]:
         """The token spans that become sentences: a doc's preset sentences, or the pieces of a doc without

@@ -10,7 +10,7 @@ from spacy.attrs import DEP, HEAD
 from spacy.pipeline._parser_internals import nonproj
 from spacy.tokens import Doc
 
-from .batch import Batch, as_cpu, project
+from .batch import Batch, as_cpu, project, split_sizes
 from .scorers import distance_buckets, label_hidden
 
 
@@ -35,7 +35,7 @@ def predict_labels(batch: Batch, heads: Sequence[np.ndarray], labels: Sequence[s
     absolute = np.concatenate(heads)
     head, mod = np.where(absolute == token, 0, absolute + 1), token + 1       # positions in the doc; 0 = root
     scorer = batch.model.get_ref("labels")
-    projection = project(scorer.layers[0], batch.X)
+    projection = project(scorer.layers[0], batch.X) if batch.label_projection is None else batch.label_projection
     hidden, _ = label_hidden(scorer, projection, first_row + head, first_row + mod, distance_buckets(head, mod))
     logits = as_cpu(batch.ops, project(scorer.layers[1], hidden))
     decorated = np.array(["||" in label for label in labels], dtype=bool)
@@ -43,7 +43,7 @@ def predict_labels(batch: Batch, heads: Sequence[np.ndarray], labels: Sequence[s
         roots = head == 0
         logits[np.ix_(roots, decorated)] = -np.inf
     best = logits.argmax(axis=1).astype(np.int64)
-    return np.split(best, np.cumsum(sizes)[:-1])
+    return split_sizes(best, sizes)
 
 
 def write_parses(vocab, labels: Sequence[str], docs: Iterable[Doc],
@@ -51,12 +51,22 @@ def write_parses(vocab, labels: Sequence[str], docs: Iterable[Doc],
     """Write heads and labels (ids into `labels`) to the docs, then deprojectivize them."""
     label_hashes = np.array([vocab.strings.add(label) for label in labels], dtype=np.uint64)
     decorated = np.array(["||" in label for label in labels], dtype=bool)
-    for doc, (heads, label_ids) in zip(docs, predictions):
-        if not len(doc):
-            continue
-        array = np.empty((len(doc), 2), dtype=np.uint64)
-        array[:, 0] = (heads - np.arange(len(doc))).astype(np.int64, copy=False).view(np.uint64)
-        array[:, 1] = label_hashes[label_ids]
-        doc.from_array([HEAD, DEP], array)
-        if decorated[label_ids].any():          # a lifted arc to put back
-            nonproj.deprojectivize(doc)
+    docs, predictions = list(docs), list(predictions)
+    if not docs:
+        return
+    sizes = [len(doc) for doc in docs]
+    heads = np.concatenate([heads for heads, _ in predictions]).astype(np.int64, copy=False)
+    label_ids = np.concatenate([label_ids for _, label_ids in predictions]).astype(np.int64, copy=False)
+    token = np.concatenate([np.arange(size, dtype=np.int64) for size in sizes])
+    array = np.empty((len(heads), 2), dtype=np.uint64)       # relative heads as uint64, as spaCy stores them
+    array[:, 0] = (heads - token).view(np.uint64)
+    array[:, 1] = label_hashes[label_ids]
+    lifted = np.zeros(len(docs), dtype=bool)                   # docs with a lifted arc to put back
+    lifted[np.repeat(np.arange(len(docs)), sizes)[decorated[label_ids]]] = True
+    start = 0
+    for doc, size, has_lifted in zip(docs, sizes, lifted):
+        if size:
+            doc.from_array([HEAD, DEP], array[start:start + size])
+            if has_lifted:
+                nonproj.deprojectivize(doc)
+        start += size
