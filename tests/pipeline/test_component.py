@@ -64,6 +64,23 @@ def test_predictions_are_trees_with_one_root_per_sentence(trained):
                     assert seen <= len(sent)
 
 
+def test_a_batch_is_parsed_in_pieces_of_about_predict_words_words(trained, monkeypatch):
+    from vineparse.pipeline import component as component_module
+    nlp, examples = trained
+    parser = nlp.get_pipe("vine_cascade")
+    docs = [eg.predicted.copy() for eg in examples[:30]]
+    whole = parser.predict(docs)
+    batches = []
+    predict_piece = parser._predict
+    monkeypatch.setattr(parser, "_predict", lambda piece: batches.append(len(piece)) or predict_piece(piece))
+    monkeypatch.setattr(component_module, "PREDICT_WORDS", 25)
+    pieces = parser.predict(docs)
+    assert len(batches) > 3 and sum(batches) == len(docs)
+    for (heads, labels), (heads_whole, labels_whole) in zip(pieces, whole):
+        np.testing.assert_array_equal(heads, heads_whole)
+        np.testing.assert_array_equal(labels, labels_whole)
+
+
 def test_score_reports_the_parser_metrics(trained):
     nlp, examples = trained
     scores = nlp.evaluate(examples[60:])

@@ -37,6 +37,9 @@ from .thresholds import RecallTracker, recall_targets
 from .training import batch_loss
 
 FORMAT_VERSION = serialization.FORMAT_VERSION
+# `predict` works through a batch in pieces of about this many words: the batch's arrays then stay in the
+# CPU's caches (on EWT, batches of 1,000 docs ran ~15% slower than batches of 250-400 docs, ~4,000 words)
+PREDICT_WORDS = 4000
 
 DEFAULT_MODEL_CONFIG = """
 [model]
@@ -315,9 +318,18 @@ class VineCascadeParser(TrainablePipe):
         return level if isinstance(level, NeuralVineLevel) else None
 
     def predict(self, docs: Iterable[Doc]):
-        """Parse a batch. RETURNS (List[Tuple[array, array]]): per doc, the absolute head index and the label
-        id of every token."""
+        """Parse a batch, in pieces of about PREDICT_WORDS words. RETURNS (List[Tuple[array, array]]): per doc,
+        the absolute head index and the label id of every token."""
         docs = list(docs)
+        out, start, words = [], 0, 0
+        for end, doc in enumerate(docs, 1):
+            words += len(doc)
+            if words >= PREDICT_WORDS or end == len(docs):
+                out += self._predict(docs[start:end])
+                start, words = end, 0
+        return out
+
+    def _predict(self, docs: List[Doc]):
         if not any(len(doc) for doc in docs):
             return [(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)) for _ in docs]
         parts = max(self.predict_cascade_orders()) > 1
