@@ -8,6 +8,7 @@ come back with their docs. The default start method on Linux (fork) inherits the
 interpreter (the start method is global state).
 """
 import json
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -66,3 +67,11 @@ def test_spawned_workers_agree_with_one_process(trained, texts, tmp_path):
     assert run.returncode == 0, run.stderr[-3000:]
     spawned = [tuple(p) for p in json.loads(run.stdout.strip().splitlines()[-1])]
     assert spawned == [tuple(p) for p in parses(nlp.pipe(texts, batch_size=3))]
+
+
+def test_a_pipeline_that_has_parsed_still_pickles(trained, texts):
+    """Spawned workers get the pipeline pickled in whatever state it is (the compiled runtimes kept for reuse
+    do not pickle, so they must not hang on the pipeline)."""
+    nlp, _ = trained
+    one = parses(nlp.pipe(texts, batch_size=4))
+    assert parses(pickle.loads(pickle.dumps(nlp)).pipe(texts, batch_size=4)) == one
