@@ -2,9 +2,11 @@
  *
  * The charts are stored by span width, so all spans of one width sit side by side
  * ("lanes", one per left end s) and every recurrence reads, for split offset r,
- * a[r * a_step + s] and b[r * b_step + s]: contiguous in s. Each function below
- * loops over r outside and over the lanes inside, so the inner loop is a plain
- * elementwise SIMD loop (no reduction across lanes, no latency chain).
+ * a[r * a_step + s] and b[r * b_step + s]: contiguous in s, so four lanes are one
+ * SIMD step and nothing is reduced across lanes. The max-semiring scans (the hot
+ * ones: best trees and max-marginals) take a block of lanes at a time and run over r
+ * inside it, keeping the block's running maximum (or its c) in registers; the others
+ * loop over r outside and over the lanes inside.
  *
  * AVX2 + FMA on x86-64 CPUs that have them (checked once, see vexp.h); elsewhere
  * the same loops in plain C. Inputs hold -inf (impossible items) but no NaN;
@@ -71,8 +73,8 @@ static void lanes_push_max_avx2(double* qa, double* qb, const double* a, const d
     for (s = 0; s + 3 < lanes; s += 4) {        /* lanes outside, so c stays in a register */
         __m256d cs = _mm256_loadu_pd(c + s);
         for (r = 0; r < count; r++) {
-            __m256d v = _mm256_add_pd(_mm256_add_pd(_mm256_loadu_pd(a + r * as + s), _mm256_loadu_pd(b + r * bs + s)),
-                                      cs);
+            __m256d v = _mm256_add_pd(_mm256_add_pd(_mm256_loadu_pd(a + r * as + s),
+                                                    _mm256_loadu_pd(b + r * bs + s)), cs);
             _mm256_storeu_pd(qa + r * as + s, _mm256_max_pd(v, _mm256_loadu_pd(qa + r * as + s)));
             _mm256_storeu_pd(qb + r * bs + s, _mm256_max_pd(v, _mm256_loadu_pd(qb + r * bs + s)));
         }
