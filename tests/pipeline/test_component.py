@@ -114,6 +114,14 @@ def test_no_decorated_label_reaches_the_output(trained, ewt_sentences):
     labels = np.array([0, 0, 0, decorated[0]])
     parser.set_annotations([doc], [(heads, labels)])
     assert all("||" not in t.dep_ for t in doc)
+    # in a batch: each doc gets its own heads and labels, and only the doc with a lifted arc is deprojectivized
+    empty, plain, lifted = (Doc(nlp.vocab, words=w) for w in ([], ["x", "y"], ["a", "b", "c", "d"]))
+    plain_label = next(i for i, label in enumerate(parser.labels) if "||" not in label)
+    parser.set_annotations([empty, plain, lifted], [(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)),
+                                                    (np.array([1, 1]), np.array([plain_label] * 2)),
+                                                    (heads, labels)])
+    assert [t.head.i for t in plain] == [1, 1] and {t.dep_ for t in plain} == {parser.labels[plain_label]}
+    assert all("||" not in t.dep_ for t in lifted) and [t.dep_ for t in lifted] == [t.dep_ for t in doc]
     for doc in nlp.pipe([eg.predicted.copy() for eg in examples]):
         assert all("||" not in t.dep_ for t in doc)
 
