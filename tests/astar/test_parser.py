@@ -158,3 +158,8 @@ def test_version_mismatch_is_reported(factored_parser, tmp_path):
     path.write_bytes(b"\x00garbage")
     with pytest.raises(ModelError):
         AStarParser.load(path)
+    data = factored_parser.to_dict()
+    data["approxXmation"] = data.pop("approximation")      # a damaged key is not a parser without one
+    srsly.write_msgpack(path, data)
+    with pytest.raises(ModelError, match="malformed saved A\\* parser: its entries are .*'approxXmation'"):
+        AStarParser.load(path)

@@ -80,6 +80,10 @@ def test_model_round_trip_and_version_errors(model, tmp_path):
     msg["features"] = msg["features"][:-1]
     with pytest.raises(ModelVersionError, match="different feature set"):
         BitextModel.from_bytes(srsly.msgpack_dumps(msg))
+    msg["features"] = srsly.msgpack_loads(path.read_bytes())["features"]
+    msg["alXgner"] = msg.pop("aligner")                   # a damaged key is not a model without an aligner
+    with pytest.raises(ModelVersionError, match="its entries are .*'alXgner'"):
+        BitextModel.from_bytes(srsly.msgpack_dumps(msg))
     with pytest.raises(ModelVersionError, match="no version field"):
         BitextModel.from_bytes(srsly.msgpack_dumps([1, 2]))
     with pytest.raises(ValueError, match="weights must have shape"):

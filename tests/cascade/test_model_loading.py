@@ -121,6 +121,10 @@ def _labeler_missing(d):
     del d["labeler"]["labels"]
 
 
+def _labeler_key_lost(d):          # a damaged key must not load as a parser trained without labels
+    d["labelXr"] = d.pop("labeler")
+
+
 def _old_version(d):
     d["version"] = 2
 
@@ -142,6 +146,7 @@ def _not_a_map(d):
     (_alphas, "2 pruning levels but 1 alphas"),
     (_labeler_size, "labeller bits must be in 1..26, got 80"),
     (_labeler_missing, "the saved labeller lacks labels"),
+    (_labeler_key_lost, r"its entries are \['alphas', 'config', 'format', 'labelXr', 'levels', 'version'\]"),
     (_old_version, f"format version 2, but this vineparse reads version {MODEL_VERSION} \\(version 3 added the "
                    "labeller, 4 the weight precision\\)"),
     (_not_a_map, r"holds weights for \[None, 'first', 'second'\]"),

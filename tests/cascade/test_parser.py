@@ -1,4 +1,6 @@
 """The cascade parser end to end on a small slice of EWT: training, pruning, saving, the commands."""
+import pickle
+
 import numpy as np
 import pytest
 import srsly
@@ -83,6 +85,17 @@ def test_save_and_load_round_trip(trained, ewt, tmp_path):
     srsly.write_msgpack(path, {"something": "else"})
     with pytest.raises(ValueError, match="not a vineparse cascade model"):
         CascadeParser.load(path)
+
+
+def test_a_parser_that_has_parsed_keeps_its_runtime_and_still_pickles(trained, ewt):
+    """The compiled runtime is kept for reuse (not rebuilt per call) but not on the parser, which a process
+    pool pickles (CascadeRuntime does not pickle)."""
+    parser, _ = trained
+    sentence = ewt[1][0]
+    heads = parser.parse(sentence.words, list(sentence.xpos))
+    assert parser.runtime() is parser.runtime()
+    copy = pickle.loads(pickle.dumps(parser))
+    np.testing.assert_array_equal(copy.parse(sentence.words, list(sentence.xpos)), heads)
 
 
 @pytest.mark.parametrize("orders, message", [((), "at least one level"), ((1, 0), "only come first"),

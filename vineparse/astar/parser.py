@@ -449,6 +449,8 @@ class AStarParser:
         if not isinstance(data, dict) or data.get("format") != PARSER_FORMAT:
             found = data.get("format") if isinstance(data, dict) else type(data).__name__
             raise ModelError(f"not a saved A* parser of format {PARSER_FORMAT} (found {found!r}); retrain it")
+        if set(data) != {"format", "settings", "model", "approximation"}:
+            raise ModelError(f"malformed saved A* parser: its entries are {sorted(data, key=str)}")
         try:
             parser = cls(**data["settings"])
             parser.model = model_from_dict(data["model"])

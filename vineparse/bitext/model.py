@@ -139,6 +139,8 @@ class BitextModel:
         if msg["version"] != MODEL_VERSION:
             raise ModelVersionError(f"saved bitext model has version {msg['version']}, this vineparse reads "
                                     f"version {MODEL_VERSION}")
+        if set(msg) != {"version", "config", "features", "weights", "model1", "aligner"}:
+            raise ModelVersionError(f"malformed saved bitext model: its entries are {sorted(msg, key=str)}")
         names = FeatureSpace().names
         if list(msg["features"]) != names:
             raise ModelVersionError("saved bitext model has a different feature set than this vineparse")

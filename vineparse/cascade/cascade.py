@@ -8,12 +8,14 @@ where `sent` is whatever the levels score (hashed tokens for the sparse models o
 (n + 1, n + 1) arrays, None meaning every arc.
 """
 import time
+import weakref
 from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
 import numpy as np
 
 from .. import kernels
+from .._kernels.cascade_runtime import CascadeRuntime
 from ..kernels._checks import NoStructureError
 from .levels import full_mask
 from .thresholds import gold_recall
@@ -57,6 +59,9 @@ class CascadeStats:
         return out
 
 
+_RUNTIMES: "weakref.WeakKeyDictionary[Cascade, dict]" = weakref.WeakKeyDictionary()
+
+
 class Cascade:
     """Levels run in turn; every level but the last prunes for the next.
 
@@ -69,6 +74,19 @@ class Cascade:
         self.alphas = list(alphas) if alphas is not None else [0.5] * (len(self.levels) - 1)
         if len(self.alphas) != len(self.levels) - 1:
             raise ValueError(f"{len(self.levels) - 1} pruning levels but {len(self.alphas)} alphas")
+
+    def compiled_runtime(self, orders: Sequence[int], alphas: Sequence[float], caps: Sequence[int],
+                         band: int) -> CascadeRuntime:
+        """The compiled runtime (`_kernels/cascade_runtime.pyx`) of these settings, kept while the cascade lives
+        and beside it (so that the cascade still pickles): its per-thread buffers, grown to the longest sentence
+        seen, are reused from call to call. Up to 8 settings are kept (calibration tries many thresholds)."""
+        key = (tuple(orders), tuple(alphas), tuple(caps), band)
+        runtimes = _RUNTIMES.setdefault(self, {})
+        if key not in runtimes:
+            if len(runtimes) >= 8:
+                runtimes.clear()
+            runtimes[key] = CascadeRuntime(*key)
+        return runtimes[key]
 
     # -- running the cascade
 

@@ -38,6 +38,7 @@ from .levels import LEVELS, Level, LocalLevel, VineLevel
 
 MODEL_FORMAT = "vineparse.cascade"
 MODEL_VERSION = 4        # 2: head caps, 3: the labeller, 4: the runtime's weight precision
+MODEL_KEYS = {"format", "version", "config", "alphas", "levels", "labeler"}   # labeler None: trained without labels
 PRECISIONS = ("int8", "int16", "float32")      # how the runtime stores the weights (see `weight_table`)
 MAX_BITS = 26           # 2^26 weights per level at most (1 GiB of float64 weights and totals while training):
                         # a larger request, in a file too, is refused before anything is allocated
@@ -111,14 +112,10 @@ class CascadeParser(Cascade):
     # -- running the cascade: the compiled runtime (`_kernels/cascade_runtime.pyx`)
 
     def runtime(self) -> CascadeRuntime:
-        """The compiled cascade with this parser's levels, thresholds and head caps (kept while they stay
-        the same, so its per-thread workspaces are reused from call to call)."""
-        key = (tuple(self.orders), tuple(self.alphas), tuple(level.head_cap or 0 for level in self.levels[:-1]),
-               self.band)
-        if getattr(self, "_runtime_key", None) != key:
-            self._runtime = CascadeRuntime(key[0], key[1], key[2], key[3])
-            self._runtime_key = key
-        return self._runtime
+        """The compiled cascade with this parser's levels, thresholds and head caps (`Cascade.compiled_runtime`:
+        kept while they stay the same, so its per-thread workspaces are reused from call to call)."""
+        return self.compiled_runtime(self.orders, self.alphas, [level.head_cap or 0 for level in self.levels[:-1]],
+                                     self.band)
 
     def weight_table(self):
         """The levels' weights side by side as the runtime reads them: (table (2^bits, levels) of
@@ -248,6 +245,9 @@ class CascadeParser(Cascade):
             raise ValueError(f"this cascade model has format version {data.get('version')}, but this "
                              f"vineparse reads version {MODEL_VERSION}{added}: retrain it or use a matching "
                              "vineparse")
+        if set(data) != MODEL_KEYS:
+            raise ValueError(f"malformed cascade model: its entries are {sorted(data, key=str)}, not "
+                             f"{sorted(MODEL_KEYS)}")
         config, levels, alphas = (data.get(key) for key in ("config", "levels", "alphas"))
         if not isinstance(config, dict) or not isinstance(levels, list) or not isinstance(alphas, list):
             raise ValueError("malformed cascade model: config must be a map, levels and alphas lists")

@@ -14,13 +14,11 @@ training's loop over levels is `objective.sentence_loss`, its thresholds `thresh
 -step to d loss / d part score (a perceptron step of +1 on gold is a gradient of -1), and the component
 backpropagates those gradients into the thinc model.
 """
-import weakref
 from typing import Optional, Sequence
 
 import numpy as np
 
 from .. import kernels
-from .._kernels.cascade_runtime import CascadeRuntime
 from .._kernels.neural_scorer import NeuralScorer
 from ..cascade.cascade import Cascade
 from .scorers import DISTANCE_EDGES, HEAD_COLUMN, SIBLING_COLUMN
@@ -248,29 +246,14 @@ def parse_pieces(cascade: Cascade, sentences: Sequence, direct_max_length: int =
     caps = [0 if isinstance(level, VineLevel) else (level.head_cap or 0) for level in levels[:-1]]
     band = levels[0].band
     vine = levels[0] if isinstance(levels[0], NeuralVineLevel) else None
-    for chosen, runtime in ((direct, _runtime(cascade, (levels[-1].order,), (), (), band)),
-                            (pruned, _runtime(cascade, tuple(level.order for level in levels), tuple(cascade.alphas),
-                                              tuple(caps), band))):
+    for chosen, runtime in ((direct, cascade.compiled_runtime((levels[-1].order,), (), (), band)),
+                            (pruned, cascade.compiled_runtime([level.order for level in levels], cascade.alphas,
+                                                              caps, band))):
         if chosen:
             group = [sentences[i] for i in chosen]
             for i, heads in zip(chosen, runtime.run(neural_scorer(group, vine), n_threads=n_threads)):
                 trees[i] = heads
     return trees
-
-
-_RUNTIMES: "weakref.WeakKeyDictionary[Cascade, dict]" = weakref.WeakKeyDictionary()
-
-
-def _runtime(cascade: Cascade, *key) -> CascadeRuntime:
-    """The compiled runtime of (orders, alphas, caps, band) for `cascade`, kept while the cascade lives (beside
-    it, so that the cascade still pickles) and its settings stay the same: its per-thread buffers, grown to the
-    longest sentence seen, are reused from batch to batch."""
-    runtimes = _RUNTIMES.setdefault(cascade, {})
-    if key not in runtimes:
-        if len(runtimes) >= 8:          # settings come and go (calibration tries many a); keep a few
-            runtimes.clear()
-        runtimes[key] = CascadeRuntime(*key)
-    return runtimes[key]
 
 
 def neural_scorer(sentences: Sequence, vine: Optional[NeuralVineLevel] = None) -> NeuralScorer:
