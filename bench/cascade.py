@@ -25,6 +25,7 @@ import numpy as np
 
 from provenance import load_now, provenance
 from vineparse.cascade import CascadeParser, Example, TrainingSettings, train
+from vineparse.cascade.parser import DEFAULT_BAND
 from vineparse.cascade.encoding import encode_sentence
 from vineparse.cascade.evaluation import evaluate
 from vineparse.corpus import corpus_path, read_conllu, read_ptb_dependencies
@@ -140,6 +141,7 @@ def main(argv=None):
     ap.add_argument("--recall", type=float, default=0.99)
     ap.add_argument("--vine-recall", type=float, default=0.998)
     ap.add_argument("--bits", type=int, default=22)
+    ap.add_argument("--band", type=int, default=DEFAULT_BAND, help="the vine's longest short arc (cascades)")
     ap.add_argument("--final", choices=("mira", "perceptron"), default="mira")
     ap.add_argument("--limit", type=int, default=0, help="training sentences (0 = all; for smoke runs)")
     ap.add_argument("--test-limit", type=int, default=0, help="test sentences (0 = all; for smoke runs)")
@@ -194,7 +196,7 @@ def main(argv=None):
     levels = []
 
     def full_cascade():
-        parser = CascadeParser(orders=(0, 1, 2, 3), bits=args.bits, tag=tag)
+        parser = CascadeParser(orders=(0, 1, 2, 3), band=args.band, bits=args.bits, tag=tag)
         levels.extend(train(parser, train_set, dev_set, settings, report))
         saved["full_cascade_levels"] = levels
         return parser
@@ -253,7 +255,7 @@ def main(argv=None):
 
     summary = {"provenance": meta, "corpus": args.corpus, "tag": tag,
                "settings": {"epochs": args.epochs, "final": args.final, "recall": args.recall,
-                            "vine_recall": args.vine_recall, "bits": args.bits, "repeats": args.repeats},
+                            "vine_recall": args.vine_recall, "bits": args.bits, "band": args.band, "repeats": args.repeats},
                "train_sentences": len(train_set), "test_sentences": len(test_sents),
                "test_words": int(sum(len(s.words) for s in test_sents)),
                "noprune3_training": noprune3, "full_cascade_levels": levels,

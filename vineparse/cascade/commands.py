@@ -50,7 +50,8 @@ def _train_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, help="where to save the model (msgpack)")
     parser.add_argument("--orders", type=_orders, default=(0, 1, 2, 3),
                         help="the cascade's levels, e.g. 0,1,2,3 (default), 3 (NoPrune), 1,3 (FirstOnly)")
-    parser.add_argument("--band", type=int, default=5, help="the vine's longest short arc (default: 5)")
+    parser.add_argument("--band", type=int, default=None,
+                        help="the vine's longest short arc (default: CascadeParser's, 8)")
     parser.add_argument("--bits", type=int, default=20, help="log2 feature weights per level (default: 20)")
     parser.add_argument("--epochs", type=int, default=5, help="training passes per level (default: 5)")
     parser.add_argument("--recall", type=float, default=0.995,
@@ -66,14 +67,15 @@ def _train_arguments(parser: argparse.ArgumentParser) -> None:
 
 @command("train", "Train a vine pruning cascade on CoNLL-U (or PTB .dp) trees.", _train_arguments)
 def train_command(args: argparse.Namespace) -> int:
-    from .parser import CascadeParser
+    from .parser import DEFAULT_BAND, CascadeParser
     from .training import Example, TrainingSettings, train
 
     for name, value in (("--recall", args.recall), ("--vine-recall", args.vine_recall)):
         if value is not None and not 0.0 < value <= 1.0:
             raise CLIError(f"{name} must be in (0, 1], got {value}")
     try:
-        parser = CascadeParser(orders=args.orders, band=args.band, bits=args.bits, tag=args.tag)
+        band = DEFAULT_BAND if args.band is None else args.band
+        parser = CascadeParser(orders=args.orders, band=band, bits=args.bits, tag=args.tag)
     except ValueError as err:
         raise CLIError(str(err)) from err
     train_set = [Example.from_sentence(s, args.tag) for s in load_sentences(args.train, args.limit)]
