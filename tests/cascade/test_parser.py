@@ -98,6 +98,19 @@ def test_a_parser_that_has_parsed_keeps_its_runtime_and_still_pickles(trained, e
     np.testing.assert_array_equal(copy.parse(sentence.words, list(sentence.xpos)), heads)
 
 
+def test_cascades_sharing_levels_keep_their_weight_tables(trained):
+    """A shorter cascade built on a trained one's pruning levels (as bench/cascade.py's VineCascade-k are)
+    must not invalidate the longer one's cached weight table: rebuilding it costs a pass over every weight."""
+    parser, _ = trained
+    shorter = CascadeParser(orders=(0, 1), bits=parser.bits)
+    shorter.levels[:1] = parser.levels[:1]
+    shorter.levels[1].weights = parser.levels[1].weights.copy()
+    first = parser.weight_table()[0]
+    shorter.weight_table()
+    assert parser.weight_table()[0] is first
+    np.testing.assert_array_equal(shorter.weight_table()[0], first[:, :2])
+
+
 @pytest.mark.parametrize("orders, message", [((), "at least one level"), ((1, 0), "only come first"),
                                              ((0,), "must be an Eisner order"), ((0, 4), "unknown cascade level")])
 def test_bad_configurations(orders, message):

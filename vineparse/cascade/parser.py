@@ -143,7 +143,9 @@ class CascadeParser(Cascade):
             grid = np.rint(level.weights / scales[k])
             table[:, k] = grid
             if level.weights.dtype == np.float32:     # a trained level: keep the weights it now scores with
-                level.weights = (grid * scales[k]).astype(np.float32)
+                snapped = (grid * scales[k]).astype(np.float32)
+                if not np.array_equal(snapped, level.weights):   # a level shared with another cascade keeps
+                    level.weights = snapped                      # its array, so that one's table stays cached
         result = (table, scales)
         if all(level.weights.dtype == np.float32 for level in self.levels):
             self._table, self._table_source = result, [level.weights for level in self.levels]
