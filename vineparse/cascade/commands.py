@@ -51,7 +51,7 @@ def _train_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--orders", type=_orders, default=(0, 1, 2, 3),
                         help="the cascade's levels, e.g. 0,1,2,3 (default), 3 (NoPrune), 1,3 (FirstOnly)")
     parser.add_argument("--band", type=int, default=None,
-                        help="the vine's longest short arc (default: CascadeParser's, 8)")
+                        help="the vine's longest short arc (default: CascadeParser's, 5)")
     parser.add_argument("--bits", type=int, default=20, help="log2 feature weights per level (default: 20)")
     parser.add_argument("--epochs", type=int, default=5, help="training passes per level (default: 5)")
     parser.add_argument("--recall", type=float, default=0.995,

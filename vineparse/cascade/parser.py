@@ -39,7 +39,7 @@ from .levels import LEVELS, Level, LocalLevel, VineLevel
 MODEL_FORMAT = "vineparse.cascade"
 MODEL_VERSION = 4        # 2: head caps, 3: the labeller, 4: the runtime's weight precision
 MODEL_KEYS = {"format", "version", "config", "alphas", "levels", "labeler"}   # labeler None: trained without labels
-DEFAULT_BAND = 8
+DEFAULT_BAND = 5
 PRECISIONS = ("int8", "int16", "float32")      # how the runtime stores the weights (see `weight_table`)
 MAX_BITS = 26           # 2^26 weights per level at most (1 GiB of float64 weights and totals while training):
                         # a larger request, in a file too, is refused before anything is allocated
@@ -80,8 +80,8 @@ class CascadeParser(Cascade):
     orders (Sequence): the levels, in order; 0 = vine, "local" = unstructured
         arc classifier, 1-3 = Eisner orders. The last level decodes; every other
         level prunes. Default: (0, 1, 2, 3).
-    band (int): the vine's longest short arc (`DEFAULT_BAND` = 8: chosen on EWT and PTB dev among 5-12, the
-        fastest cascade at dev UAS within noise of band 5; README, issue 13).
+    band (int): the vine's longest short arc (`DEFAULT_BAND`; bands 5-12 compared on dev in
+        bench/band_sweep.py).
     bits (int): log2 of each level's number of hashed feature weights.
     alphas (Sequence[float]): the pruning parameter a of each pruning level
         (usually set by `training.train` for a target gold-arc recall on dev).
