@@ -255,7 +255,8 @@ def main(argv=None):
 
     summary = {"provenance": meta, "corpus": args.corpus, "tag": tag,
                "settings": {"epochs": args.epochs, "final": args.final, "recall": args.recall,
-                            "vine_recall": args.vine_recall, "bits": args.bits, "band": args.band, "repeats": args.repeats},
+                            "vine_recall": args.vine_recall, "bits": args.bits, "band": args.band,
+                            "repeats": args.repeats},
                "train_sentences": len(train_set), "test_sentences": len(test_sents),
                "test_words": int(sum(len(s.words) for s in test_sents)),
                "noprune3_training": noprune3, "full_cascade_levels": levels,
