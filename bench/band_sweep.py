@@ -22,13 +22,16 @@ from provenance import load_now, provenance
 from vineparse.cascade import CascadeParser, Example, TrainingSettings, train
 from vineparse.cascade.evaluation import evaluate
 
+SETTINGS = {"epochs": 5, "recall": 0.99, "vine_recall": 0.998, "final": "mira"}    # as bench/cascade.py's defaults
+BITS = 22
+
 
 def trained(path, orders, band, train_set, dev_set, settings, report):
     """The system saved at `path`, or trained there (returns the parser and its training seconds or None)."""
     if path.exists():
         return CascadeParser.load(path), None
     start = time.perf_counter()
-    parser = CascadeParser(orders=orders, band=band, bits=22, tag="xpos")
+    parser = CascadeParser(orders=orders, band=band, bits=BITS, tag="xpos")
     train(parser, train_set, dev_set, settings, report)
     parser.save(path)
     return parser, round(time.perf_counter() - start)
@@ -38,7 +41,7 @@ def sweep(corpus, bands, models, repeats, report):
     train_sents, dev_sents, _ = load(corpus, dev_size=300)
     train_set = [Example.from_sentence(s, "xpos") for s in train_sents]
     dev_set = [Example.from_sentence(s, "xpos") for s in dev_sents]
-    settings = TrainingSettings(epochs=5, recall=0.99, vine_recall=0.998, final="mira")
+    settings = TrainingSettings(**SETTINGS)
     models.mkdir(parents=True, exist_ok=True)
     systems, rows = {}, {}
     for band in [None] + bands:
@@ -75,8 +78,7 @@ def main(argv=None):
     ap.add_argument("--out", type=Path, default=Path("bench/results/band_sweep.json"))
     args = ap.parse_args(argv)
     report = lambda message: print(message, file=sys.stderr, flush=True)
-    result = {"provenance": provenance(), "settings": {"epochs": 5, "recall": 0.99, "vine_recall": 0.998,
-                                                       "bits": 22, "final": "mira", "repeats": args.repeats}}
+    result = {"provenance": provenance(), "settings": {**SETTINGS, "bits": BITS, "repeats": args.repeats}}
     bands = [int(b) for b in args.bands.split(",")]
     for corpus in args.corpora.split(","):
         result[corpus] = sweep(corpus, bands, args.models, args.repeats, report)
