@@ -8,6 +8,7 @@ from thinc.api import Adam
 
 from vineparse.pipeline import VineCascadeParser
 from vineparse.pipeline.component import FORMAT_VERSION
+from vineparse.pipeline.scorers import distance_buckets
 
 from .tiny import TINY_MODEL, train_tiny
 
@@ -48,6 +49,35 @@ def test_get_loss_gives_gradients_of_the_encoder_output_and_the_scorers(trained)
         scorer = parser.model.get_ref(name)
         assert any(node.has_grad(p) and np.abs(node.get_grad(p)).sum() > 0
                    for node in scorer.walk() for p in node.param_names), name
+
+
+def test_the_label_loss_reads_gold_children_and_averages_two_passes(trained):
+    """With a label scorer that reads the dependents' children, the label loss is the mean of the
+    cross-entropies with the gold trees' outermost children and with none, and both passes train "none"."""
+    from vineparse.pipeline.batch import Batch
+    from vineparse.pipeline.scorers import outer_children
+    from vineparse.pipeline.training import gold_sentences, label_cross_entropy
+    nlp, examples = trained
+    parser = nlp.get_pipe("vine_cascade")
+    scorer = parser.model.get_ref("labels")
+    assert scorer.attrs["children"]
+    batch = Batch(parser.model, parser.model.predict([eg.predicted for eg in examples[:4]]))
+    sentences = list(gold_sentences(examples[:4], parser.label_ids, parser.skip))
+    scorer.set_grad("none", np.zeros_like(scorer.get_param("none")))
+    loss, d_X = label_cross_entropy(parser, batch.X, batch, sentences)
+    assert d_X.shape == batch.X.shape and np.abs(scorer.get_grad("none")).sum() > 0
+    expected = 0.0
+    for s in sentences:
+        rows = batch.rows_of(s.doc, s.start, s.end)
+        m = np.arange(1, s.end - s.start + 1)
+        found = outer_children(s.heads)[m]
+        children = np.where(found >= 0, rows[np.maximum(found, 0)], -1)
+        for given in (children, np.full_like(children, -1)):
+            logits = scorer.predict((batch.X, rows[s.heads[m]], rows[m], distance_buckets(s.heads[m], m), given))
+            logits = logits - logits.max(axis=1, keepdims=True)
+            log_probs = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
+            expected -= parser.cfg["label_weight"] / 2 * log_probs[np.arange(len(m)), s.labels[m]].sum()
+    assert loss == pytest.approx(expected, rel=1e-4)
 
 
 def test_predictions_are_trees_with_one_root_per_sentence(trained):

@@ -8,7 +8,7 @@ from thinc.api import NumpyOps, Ops
 from vineparse.pipeline.parts import PartTable, SentenceScores
 from vineparse.pipeline.scorers import (GRAND_SIBLING, GRANDPARENT, N_BUCKETS, PART_ROLES, SIBLING,
                                         DISTANCE_CLASSES, arc_scorer, biaffine_predict, biaffine_row_terms,
-                                        dense_buckets, distance_buckets, label_scorer, outer_scorer, part_scorer, with_root_row)
+                                        dense_buckets, distance_buckets, label_scorer, outer_children, outer_scorer, part_scorer, with_root_row)
 
 W = 5
 
@@ -106,13 +106,23 @@ def test_part_scorer_backward_matches_finite_differences(kind):
     check_gradients(model, lambda X: (X, rows, buckets), X, weighting(2))
 
 
-def test_label_scorer_backward_matches_finite_differences():
+@pytest.mark.parametrize("children", [False, True])
+def test_label_scorer_backward_matches_finite_differences(children):
     rng = np.random.default_rng(3)
     X = rng.normal(size=(6, W))
-    model = float64_model(label_scorer(4, nL=3, nI=W), X)
+    model = float64_model(label_scorer(4, nL=3, nI=W, children=children), X)
     heads, mods = np.array([0, 1, 1, 3, 0]), np.array([1, 2, 3, 4, 5])
     buckets = distance_buckets(heads, mods)
-    check_gradients(model, lambda X: (X, heads, mods, buckets), X, weighting(4))
+    extra = (np.array([[-1, 3], [-1, -1], [2, 4], [-1, -1], [1, -1]]),) if children else ()
+    check_gradients(model, lambda X: (X, heads, mods, buckets) + extra, X, weighting(4))
+
+
+def test_outer_children():
+    #            0   1  2  3  4  5  6 | a second tree: 7 8 9
+    heads = [-1, 3, 3, 0, 3, 3, 5, -1, 9, 7]
+    assert outer_children(heads).tolist() == [[-1, 3], [-1, -1], [-1, -1], [1, 5], [-1, -1], [-1, 6],
+                                              [-1, -1], [-1, 9], [-1, -1], [8, -1]]
+    assert outer_children([]).shape == (0, 2)
 
 
 def test_outer_scorer_and_root_row_backward_match_finite_differences():

@@ -8,7 +8,7 @@ import vineparse.pipeline  # noqa: F401  (registers vine_cascade when the packag
 TINY_TOK2VEC = {"@architectures": "spacy.HashEmbedCNN.v2", "pretrained_vectors": None, "width": 32, "depth": 2,
                 "embed_size": 500, "window_size": 1, "maxout_pieces": 2, "subword_features": True}
 TINY_MODEL = {"@architectures": "vineparse.VineCascadeModel.v2", "arc_width": 32, "part_width": 8,
-              "label_width": 16, "tok2vec": TINY_TOK2VEC}
+              "label_width": 16, "label_children": True, "tok2vec": TINY_TOK2VEC}
 
 
 def sentence_doc(vocab, sentence) -> Doc:

@@ -25,7 +25,7 @@ PART_REFS = {SIBLING: "sibling", GRANDPARENT: "grandparent", GRAND_SIBLING: "gra
 
 def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: int = 16,
                              label_width: int = 128, context_depth: int = 0, lstm_width: int = 0,
-                             nL: Optional[int] = None) -> Model[List, List[Floats2d]]:
+                             label_children: bool = False, nL: Optional[int] = None) -> Model[List, List[Floats2d]]:
     """The encoder (see the module docstring) and the scorers.
 
     tok2vec (Model[List[Doc], List[Floats2d]]): token vectors (width nI).
@@ -35,6 +35,8 @@ def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: i
         concatenated to the token vectors (0 = none; must be even).
     arc_width, part_width, label_width (int): widths of the biaffine arc scorer, of each higher-order part
         MLP and of the label classifier's hidden layer.
+    label_children (bool): the label classifier also reads the dependent's outermost left and right child
+        (gold trees in training, predicted ones when parsing; `scorers.label_scorer`).
     nL (int or None): number of labels; set by the component's `initialize` when None.
     """
     for name, value in (("arc_width", arc_width), ("part_width", part_width), ("label_width", label_width)):
@@ -54,7 +56,7 @@ def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: i
     layers += [with_root_row(width), Dropout(0.0)]
     encoder = chain(*layers)
     scorers = {"arcs": arc_scorer(arc_width, nI=width), "outer": outer_scorer(nI=width),
-               "labels": label_scorer(label_width, nL=nL, nI=width)}
+               "labels": label_scorer(label_width, nL=nL, nI=width, children=label_children)}
     for kind, name in PART_REFS.items():
         scorers[name] = part_scorer(kind, part_width, nI=width)
     model = Model("vine_cascade_model", _forward, init=_init, layers=[encoder] + [scorers[s] for s in SCORERS],

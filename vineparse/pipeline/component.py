@@ -45,10 +45,11 @@ DEFAULT_MODEL_CONFIG = """
 [model]
 @architectures = "vineparse.VineCascadeModel.v2"
 arc_width = 128
-part_width = 16
+part_width = 64
 label_width = 128
 context_depth = 0
 lstm_width = 0
+label_children = true
 
 [model.tok2vec]
 @architectures = "spacy.HashEmbedCNN.v2"

@@ -11,7 +11,7 @@ from spacy.pipeline._parser_internals import nonproj
 from spacy.tokens import Doc
 
 from .batch import Batch, as_cpu, project, split_sizes
-from .scorers import distance_buckets, label_hidden
+from .scorers import distance_buckets, label_hidden, outer_children
 
 
 def collect_labels(get_examples: Callable) -> List[str]:
@@ -36,7 +36,13 @@ def predict_labels(batch: Batch, heads: Sequence[np.ndarray], labels: Sequence[s
     head, mod = np.where(absolute == token, 0, absolute + 1), token + 1       # positions in the doc; 0 = root
     scorer = batch.model.get_ref("labels")
     projection = project(scorer.layers[0], batch.X) if batch.label_projection is None else batch.label_projection
-    hidden, _ = label_hidden(scorer, projection, first_row + head, first_row + mod, distance_buckets(head, mod))
+    children = None
+    if scorer.attrs.get("children", False):      # the outermost children in the predicted trees
+        doc_start = np.repeat(np.cumsum([0] + sizes[:-1]), sizes)
+        found = outer_children(np.where(absolute == token, -1, absolute + doc_start))
+        children = np.where(found >= 0, (first_row + mod)[np.maximum(found, 0)], -1)
+    hidden, _ = label_hidden(scorer, projection, first_row + head, first_row + mod, distance_buckets(head, mod),
+                             children)
     logits = as_cpu(batch.ops, project(scorer.layers[1], hidden))
     decorated = np.array(["||" in label for label in labels], dtype=bool)
     if decorated.any() and not decorated.all():

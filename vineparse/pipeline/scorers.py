@@ -16,7 +16,9 @@ the scores on the CPU. Positions: a sentence is a list of rows of X (its root ro
   Q[bucket(h, m)]) with P = X W_k + b_k (rows, roles x p) (a linear layer over the concatenated words is
   the sum of per-role projections, so each row is projected once and a part costs O(p)); a learned row
   replaces the sibling's when s == h. `PART_ROLES[kind]` lists the roles in column order.
-* labels of an arc (h, m): logits = Linear(relu(P_l[h, head] + P_l[m, dep] + M[b])), P_l = X W_l + b_l.
+* labels of an arc (h, m): logits = Linear(relu(P_l[h, head] + P_l[m, dep] + M[b])), P_l = X W_l + b_l,
+  with `children` also + P_l[l, left] + P_l[r, right] for m's outermost left and right children l, r in the
+  tree (a learned row where m has none); `outer_children` finds them.
 
 Sizes: a, p, l (the widths) and nL labels; every scorer costs O(rows x w x width) for its projection.
 Initialization: the top model (`architectures.py`) initializes each projection (`layers[0]`) on a sample of X,
@@ -354,55 +356,102 @@ def _row_sum(ops, index, values, size: int):
 # -- labels
 
 
-LabelInput = Tuple[Floats2d, Ints1d, Ints1d, Ints1d]       # X (R, w), heads (A,), mods (A,), buckets (A,)
+LabelInput = Tuple    # X (R, w), heads (A,), mods (A,), buckets (A,)[, children (A, 2)]
 
 
-def label_scorer(width: int, nL: Optional[int] = None, nI: Optional[int] = None) -> Model[LabelInput, Floats2d]:
-    """Label logits of arcs: (X, head rows, dependent rows, distance buckets) -> (A, nL). With [Ph | Pd] =
-    X W + b (rows, 2 width), the hidden layer relu(Ph[h] + Pd[m] + M[bucket]) reads the head and the
-    dependent (each row carries its context from the encoder) and the arc's direction and distance;
-    `layers[1]` (a `Linear`) maps it to the logits."""
-    projection = Linear(nO=2 * width, nI=nI)
+def label_scorer(width: int, nL: Optional[int] = None, nI: Optional[int] = None,
+                 children: bool = False) -> Model[LabelInput, Floats2d]:
+    """Label logits of arcs: (X, head rows, dependent rows, distance buckets[, children]) -> (A, nL). With
+    [Ph | Pd] = X W + b (rows, 2 width), the hidden layer relu(Ph[h] + Pd[m] + M[bucket]) reads the head and
+    the dependent (each row carries its context from the encoder) and the arc's direction and distance;
+    `layers[1]` (a `Linear`) maps it to the logits. With `children` the projection has two more blocks
+    [Pl | Pr] and the hidden layer adds Pl[l] + Pr[r] for the dependent's outermost left and right children
+    l, r (rows of X, -1 for none: a learned row "none" (2, width) stands in), which tell its clause's
+    relation: a leading "and" (conj), "if" (advcl), "that" (ccomp) or comma (parataxis)."""
+    projection = Linear(nO=(4 if children else 2) * width, nI=nI)
     output = Linear(nO=nL, nI=width)
+    params = {"M": None, "none": None} if children else {"M": None}
     return Model("vine_label_scorer", _label_forward, init=_label_init, layers=[projection, output],
-                 dims={"width": width, "nL": nL}, params={"M": None})
+                 dims={"width": width, "nL": nL}, params=params, attrs={"children": children})
 
 
 def _label_init(model: Model, X=None, Y=None) -> None:
     if model.has_dim("nL") and model.get_dim("nL") and not model.layers[1].has_dim("nO"):
         model.layers[1].set_dim("nO", model.get_dim("nL"))
     model.layers[1].initialize()
-    model.set_param("M", model.ops.alloc2f(N_BUCKETS, model.get_dim("width")))
+    l = model.get_dim("width")
+    model.set_param("M", model.ops.alloc2f(N_BUCKETS, l))
+    if model.attrs["children"]:
+        rng = np.random.default_rng(1)
+        model.set_param("none", model.ops.asarray2f(rng.normal(0.0, 0.1, (2, l)).astype("f")))
 
 
-def label_hidden(model: Model, P: Floats2d, heads, mods, buckets, is_train: bool = False):
-    """The hidden layer of the arcs from the projection P (R, 2 width); RETURNS (hidden (A, width),
+def label_hidden(model: Model, P: Floats2d, heads, mods, buckets, children=None, is_train: bool = False):
+    """The hidden layer of the arcs from the projection P (R, 2 width, or 4 width with children (A, 2),
+    rows of the dependent's outermost left and right child or -1); RETURNS (hidden (A, width),
     backprop(d hidden) -> dP)."""
-    ops = model.ops
+    ops, xp = model.ops, model.ops.xp
     l = model.get_dim("width")
     heads, mods, buckets = (ops.asarray(x, dtype="i") for x in (heads, mods, buckets))
-    hidden = P[heads, :l] + P[mods, l:]
+    hidden = P[heads, :l] + P[mods, l:2 * l]
     hidden += model.get_param("M")[buckets].astype(P.dtype)
-    ops.xp.maximum(hidden, 0, out=hidden)           # relu in place
+    use_children = model.attrs.get("children", False)
+    if use_children:
+        if children is None:
+            raise ValueError("this label scorer reads the dependents' children: pass children (A, 2)")
+        children = ops.asarray(children, dtype="i")
+        none = model.get_param("none").astype(P.dtype)
+        missing = children < 0
+        safe = xp.where(missing, 0, children)
+        for side in (0, 1):
+            block = P[safe[:, side], (2 + side) * l:(3 + side) * l]
+            hidden += xp.where(missing[:, side, None], none[side][None, :], block)
+    xp.maximum(hidden, 0, out=hidden)           # relu in place
 
     def backprop(d_hidden: Floats2d) -> Floats2d:
         d_pre = ops.backprop_relu(d_hidden, hidden)
         model.inc_grad("M", _bucket_sum(ops, buckets, d_pre))
         dP = ops.alloc2f(*P.shape, dtype=P.dtype)
         dP[:, :l] += _row_sum(ops, heads, d_pre, P.shape[0])
-        dP[:, l:] += _row_sum(ops, mods, d_pre, P.shape[0])
+        dP[:, l:2 * l] += _row_sum(ops, mods, d_pre, P.shape[0])
+        if use_children:
+            d_none = ops.alloc2f(2, l, dtype=P.dtype)
+            for side in (0, 1):
+                d_none[side] = d_pre[missing[:, side]].sum(axis=0)
+                target = xp.where(missing[:, side, None], 0.0, d_pre).astype(P.dtype)
+                dP[:, (2 + side) * l:(3 + side) * l] += _row_sum(ops, safe[:, side], target, P.shape[0])
+            model.inc_grad("none", d_none)
         return dP
 
     return hidden, backprop
 
 
 def _label_forward(model: Model, inputs: LabelInput, is_train: bool):
-    X, heads, mods, buckets = inputs
+    X, heads, mods, buckets = inputs[:4]
+    children = inputs[4] if len(inputs) > 4 else None
     P, backprop_projection = model.layers[0](X, is_train)
-    hidden, backprop_hidden = label_hidden(model, P, heads, mods, buckets, is_train)
+    hidden, backprop_hidden = label_hidden(model, P, heads, mods, buckets, children, is_train)
     logits, backprop_output = model.layers[1](hidden, is_train)
 
     def backprop(d_logits: Floats2d) -> Floats2d:
         return backprop_projection(backprop_hidden(backprop_output(d_logits)))
 
     return logits, backprop
+
+
+def outer_children(heads) -> np.ndarray:
+    """The outermost left and right child of every position of trees: heads (N,) int, the head of each
+    position (-1 or the position itself for none; several sentences may share the array as long as no
+    head crosses between them). RETURNS int64 (N, 2): [leftmost child left of it, rightmost child right of
+    it], -1 where there is none. O(N)."""
+    heads = np.asarray(heads, dtype=np.int64)
+    size = len(heads)
+    index = np.arange(size)
+    out = np.full((size, 2), -1, dtype=np.int64)
+    left = (heads >= 0) & (index < heads)
+    first = np.full(size, size, dtype=np.int64)
+    np.minimum.at(first, heads[left], index[left])
+    out[:, 0] = np.where(first < size, first, -1)
+    right = (heads >= 0) & (index > heads)
+    np.maximum.at(out[:, 1], heads[right], index[right])
+    return out

@@ -18,7 +18,7 @@ from .architectures import PART_REFS
 from .batch import Batch, as_cpu
 from .objective import sentence_loss
 from .parts import SentenceScores
-from .scorers import HEAD_COLUMN, dense_buckets, distance_buckets, part_mlp
+from .scorers import HEAD_COLUMN, dense_buckets, distance_buckets, label_hidden, outer_children, part_mlp
 from .thresholds import is_held_out, observe_sentence
 
 
@@ -135,8 +135,14 @@ def observe_held_out(component, batch: Batch, held: List[GoldSentence]) -> None:
 
 def label_cross_entropy(component, X, batch: Batch, sentences: List[GoldSentence]):
     """Cross-entropy of the known gold labels of every gold arc of the batch, times `label_weight`, and
-    d loss / d X (None without a known label); labels never seen in `initialize` are counted."""
-    heads, mods, buckets, labels = [], [], [], []
+    d loss / d X (None without a known label); labels never seen in `initialize` are counted. A label
+    scorer that reads the dependents' children (`scorers.label_scorer`) reads them from the gold tree, and
+    the loss is the mean of two: with the children and with every child "none", so that head and dependent
+    keep carrying label information into the shared encoder (with the children alone, dev UAS fell by 0.6
+    at equal LAS). The projection of X is computed once for both."""
+    scorer = component.model.get_ref("labels")
+    with_children = scorer.attrs.get("children", False)
+    heads, mods, buckets, labels, children = [], [], [], [], []
     for s in sentences:
         known = np.flatnonzero(s.labels[1:] >= 0) + 1
         component.skipped["unseen_labels"] += s.end - s.start - len(known)
@@ -145,18 +151,30 @@ def label_cross_entropy(component, X, batch: Batch, sentences: List[GoldSentence
         mods.append(rows[known])
         buckets.append(distance_buckets(s.heads[known], known))
         labels.append(s.labels[known])
+        if with_children:
+            found = outer_children(s.heads)[known]
+            children.append(np.where(found >= 0, rows[np.maximum(found, 0)], -1))
     labels = np.concatenate(labels)
     if not len(labels):
         return 0.0, None
     ops = component.model.ops
-    scorer = component.model.get_ref("labels")
-    logits, backprop = scorer((X, np.concatenate(heads), np.concatenate(mods), np.concatenate(buckets)),
-                              is_train=True)
-    logits = logits - logits.max(axis=1, keepdims=True)
-    probs = ops.xp.exp(logits)
-    probs /= probs.sum(axis=1, keepdims=True)
+    arcs = (np.concatenate(heads), np.concatenate(mods), np.concatenate(buckets))
+    passes = [None]
+    if with_children:
+        children = np.concatenate(children)
+        passes = [children, np.full_like(children, -1)]
     index = ops.asarray(np.arange(len(labels)), dtype="i"), ops.asarray(labels, dtype="i")
-    weight = component.cfg["label_weight"]
-    loss = -weight * float(ops.xp.log(ops.xp.maximum(probs[index], 1e-30)).sum())
-    probs[index] -= 1.0
-    return loss, backprop(probs * weight)
+    weight = component.cfg["label_weight"] / len(passes)
+    P, backprop_projection = scorer.layers[0](X, is_train=True)
+    loss, dP = 0.0, None
+    for given in passes:
+        hidden, backprop_hidden = label_hidden(scorer, P, *arcs, given, is_train=True)
+        logits, backprop_output = scorer.layers[1](hidden, is_train=True)
+        logits = logits - logits.max(axis=1, keepdims=True)
+        probs = ops.xp.exp(logits)
+        probs /= probs.sum(axis=1, keepdims=True)
+        loss -= weight * float(ops.xp.log(ops.xp.maximum(probs[index], 1e-30)).sum())
+        probs[index] -= 1.0
+        d = backprop_hidden(backprop_output(probs * weight))
+        dP = d if dP is None else dP + d
+    return loss, backprop_projection(dP)
