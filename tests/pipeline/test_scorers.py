@@ -8,7 +8,8 @@ from thinc.api import NumpyOps, Ops
 from vineparse.pipeline.parts import PartTable, SentenceScores
 from vineparse.pipeline.scorers import (GRAND_SIBLING, GRANDPARENT, N_BUCKETS, PART_ROLES, SIBLING,
                                         DISTANCE_CLASSES, arc_scorer, biaffine_predict, biaffine_row_terms,
-                                        dense_buckets, distance_buckets, label_scorer, outer_children, outer_scorer, part_scorer, with_root_row)
+                                        dense_buckets, distance_buckets, label_scorer, outer_children,
+                                        outer_scorer, part_scorer, with_root_row)
 
 W = 5
 
