@@ -124,6 +124,8 @@ def test_outer_children():
     assert outer_children(heads).tolist() == [[-1, 3], [-1, -1], [-1, -1], [1, 5], [-1, -1], [-1, 6],
                                               [-1, -1], [-1, 9], [-1, -1], [8, -1]]
     assert outer_children([]).shape == (0, 2)
+    rows = np.arange(10) + 100
+    assert outer_children(heads, rows)[[0, 3, 9]].tolist() == [[-1, 103], [101, 105], [108, -1]]
 
 
 def test_outer_scorer_and_root_row_backward_match_finite_differences():

@@ -37,10 +37,9 @@ def predict_labels(batch: Batch, heads: Sequence[np.ndarray], labels: Sequence[s
     scorer = batch.model.get_ref("labels")
     projection = project(scorer.layers[0], batch.X) if batch.label_projection is None else batch.label_projection
     children = None
-    if scorer.attrs.get("children", False):      # the outermost children in the predicted trees
+    if scorer.attrs["children"]:      # the outermost children in the predicted trees
         doc_start = np.repeat(np.cumsum([0] + sizes[:-1]), sizes)
-        found = outer_children(np.where(absolute == token, -1, absolute + doc_start))
-        children = np.where(found >= 0, (first_row + mod)[np.maximum(found, 0)], -1)
+        children = outer_children(np.where(absolute == token, -1, absolute + doc_start), first_row + mod)
     hidden, _ = label_hidden(scorer, projection, first_row + head, first_row + mod, distance_buckets(head, mod),
                              children)
     logits = as_cpu(batch.ops, project(scorer.layers[1], hidden))

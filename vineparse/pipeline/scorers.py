@@ -395,7 +395,7 @@ def label_hidden(model: Model, P: Floats2d, heads, mods, buckets, children=None,
     heads, mods, buckets = (ops.asarray(x, dtype="i") for x in (heads, mods, buckets))
     hidden = P[heads, :l] + P[mods, l:2 * l]
     hidden += model.get_param("M")[buckets].astype(P.dtype)
-    use_children = model.attrs.get("children", False)
+    use_children = model.attrs["children"]
     if use_children:
         if children is None:
             raise ValueError("this label scorer reads the dependents' children: pass children (A, 2)")
@@ -439,11 +439,11 @@ def _label_forward(model: Model, inputs: LabelInput, is_train: bool):
     return logits, backprop
 
 
-def outer_children(heads) -> np.ndarray:
+def outer_children(heads, rows=None) -> np.ndarray:
     """The outermost left and right child of every position of trees: heads (N,) int, the head of each
     position (-1 or the position itself for none; several sentences may share the array as long as no
     head crosses between them). RETURNS int64 (N, 2): [leftmost child left of it, rightmost child right of
-    it], -1 where there is none. O(N)."""
+    it], -1 where there is none; with rows (N,), the children's rows rows[child] instead. O(N)."""
     heads = np.asarray(heads, dtype=np.int64)
     size = len(heads)
     index = np.arange(size)
@@ -454,4 +454,4 @@ def outer_children(heads) -> np.ndarray:
     out[:, 0] = np.where(first < size, first, -1)
     right = (heads >= 0) & (index > heads)
     np.maximum.at(out[:, 1], heads[right], index[right])
-    return out
+    return out if rows is None else np.where(out >= 0, np.asarray(rows)[np.maximum(out, 0)], -1)
