@@ -11,9 +11,12 @@ sample standard deviation, min and max over seeds. For the first seed of each pi
 per second of the whole pipeline (tokenizer, tok2vec, tagger, parser; `nlp.pipe` over the test texts, one core,
 median of --repeats runs, the runs of spaCy's pipeline and of the cascade stopping at each order interleaved so
 that the shared machine's load hits them alike, each from a collected heap), the µs per word of each
-component of both pipelines (where the time goes), accuracy of the cascade stopping at each order, each pruning
+component of both pipelines (where the time goes), all of it once per --blas: with thinc's NumpyOps (blis, whose
+reference kernels run where it does not recognise the CPU) and with `vineparse.blas.ScipyBlasOps` (OpenBLAS),
+both pipelines on the same ops each time; accuracy of the cascade stopping at each order, each pruning
 level's kept-arc share and gold-arc recall on dev, and time per token of long inputs: docs without sentence
-boundaries, and one preset sentence of 2,000 tokens against preset sentences of 20 (issue 15: within 2x).
+boundaries, and one preset sentence of 2,000 tokens against preset sentences of 20 (issue 15: within 2x; on the
+last --blas ops).
 Writes JSON (--out, with the command line, git commit, machine and load averages) and markdown (--markdown).
 
     python bench/spacy_compare.py --runs bench/out/compare --steps 4000 \\
@@ -142,6 +145,27 @@ def long_input_times(nlp, examples, repeats):
     return out
 
 
+BLAS = ("thinc", "scipy")
+BLAS_NAMES = {"thinc": "thinc's NumpyOps (blis)", "scipy": "vineparse's ScipyBlasOps (OpenBLAS)"}
+
+
+def blas_argument(text):
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in BLAS]
+    if not names or unknown:
+        raise argparse.ArgumentTypeError(f"--blas takes a comma-separated list of {' and '.join(BLAS)}, "
+                                         f"got {text!r}")
+    return list(dict.fromkeys(names))
+
+
+def use_blas(name):
+    """Make thinc's current ops those of `name`: "thinc" (NumpyOps: blis) or "scipy" (ScipyBlasOps: OpenBLAS)."""
+    from thinc.api import NumpyOps, set_current_ops
+
+    from vineparse.blas import ScipyBlasOps
+    set_current_ops(ScipyBlasOps() if name == "scipy" else NumpyOps())
+
+
 def summary(values):
     values = [100 * v for v in values]
     return {"mean": statistics.mean(values), "std": statistics.stdev(values) if len(values) > 1 else 0.0,
@@ -209,24 +233,24 @@ def markdown(result):
             lines.append(f"| {setting} | vine − spacy | {d['dep_uas']:+.2f} | {d['dep_las']:+.2f} | "
                          f"{d['long_dep_uas']:+.2f} | {d['long_dep_las']:+.2f} |")
     for setting, block in result.get("seed0", {}).items():
-        rounds = len(block["speed"]["spacy"]["runs"])
         seeds = block.get("seeds", {"spacy": 0, "vine": 0})
-        lines += ["", f"Setting {setting}, spaCy seed {seeds['spacy']}, vine_cascade seed {seeds['vine']}: words/s of "
-                      f"the whole pipeline (median of {rounds} interleaved runs), accuracy by the cascade's last "
-                      f"order", "",
-                  "| pipeline | UAS | LAS | words/s | vs spaCy |", "| --- | --- | --- | --- | --- |"]
-        s = block["speed"]["spacy"]["median"]
-        lines.append(f"| spaCy parser | {100 * block['spacy_test']['dep_uas']:.2f} | "
-                     f"{100 * block['spacy_test']['dep_las']:.2f} | {s:,.0f} | 1.00× |")
-        for order, row in block["by_order"].items():
-            rate = block["speed"][f"vine_{order}"]["median"]
-            lines.append(f"| vine_cascade up to order {order} | {100 * row['dep_uas']:.2f} | "
-                         f"{100 * row['dep_las']:.2f} | {rate:,.0f} | {rate / s:.2f}× |")
-        parts = block["speed"].get("us_per_word_by_component")
-        if parts:
+        for blas, timing in block["speed"].items():
+            rounds = len(timing["spacy"]["runs"])
+            lines += ["", f"Setting {setting}, spaCy seed {seeds['spacy']}, vine_cascade seed {seeds['vine']}, "
+                          f"{BLAS_NAMES[blas]}: words/s of the whole pipeline (median of {rounds} interleaved "
+                          f"runs), accuracy by the cascade's last order", "",
+                      "| pipeline | UAS | LAS | words/s | vs spaCy |", "| --- | --- | --- | --- | --- |"]
+            s = timing["spacy"]["median"]
+            lines.append(f"| spaCy parser | {100 * block['spacy_test']['dep_uas']:.2f} | "
+                         f"{100 * block['spacy_test']['dep_las']:.2f} | {s:,.0f} | 1.00× |")
+            for order, row in block["by_order"].items():
+                rate = timing[f"vine_{order}"]["median"]
+                lines.append(f"| vine_cascade up to order {order} | {100 * row['dep_uas']:.2f} | "
+                             f"{100 * row['dep_las']:.2f} | {rate:,.0f} | {rate / s:.2f}× |")
+            parts = timing["us_per_word_by_component"]
             names = list(dict.fromkeys(name for pipe in parts.values() for name in pipe))
-            lines += ["", "µs per word by component (each run over all test texts, median of the same number of "
-                          "rounds):", "", "| pipeline | " + " | ".join(names) + " | total |",
+            lines += ["", f"µs per word by component, {BLAS_NAMES[blas]} (each run over all test texts, median "
+                          f"of the same number of rounds):", "", "| pipeline | " + " | ".join(names) + " | total |",
                       "| --- |" + " --- |" * (len(names) + 1)]
             for pipe, row in parts.items():
                 lines.append(f"| {pipe} | " + " | ".join(f"{row[n]:.1f}" if n in row else "–" for n in names)
@@ -263,6 +287,9 @@ def main():
                         help="calibrate each vine_cascade on --dev for this gold-arc recall per pruning level "
                              "(one number or comma-separated, one per level) before measuring; default: the "
                              "thresholds set while training")
+    parser.add_argument("--blas", type=blas_argument, default=["thinc", "scipy"],
+                        help="comma-separated thinc ops to time both pipelines with: thinc (NumpyOps, blis) and/or "
+                             "scipy (vineparse.blas.ScipyBlasOps, OpenBLAS); default both")
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--out", default="bench/results/spacy_compare.json")
     parser.add_argument("--markdown", default="bench/results/spacy_compare.md")
@@ -272,9 +299,10 @@ def main():
     from spacy.tokens import DocBin
 
     import vineparse.pipeline  # noqa: F401  registers vine_cascade (an installed vineparse has entry points too)
+    use_blas(args.blas[0])
     result = {"command": " ".join([sys.executable] + sys.argv), "commit": git_commit(), "machine": machine(),
-              "load_average_start": os.getloadavg(), "steps": args.steps, "recall": args.recall, "settings": {},
-              "seed0": {}}
+              "load_average_start": os.getloadavg(), "steps": args.steps, "recall": args.recall, "blas": args.blas,
+              "settings": {}, "seed0": {}}
     runs = {}
     for path in sorted(Path(args.runs).iterdir()):
         match = RUN_NAME.match(path.name)
@@ -322,11 +350,17 @@ def main():
             component.set_max_order(order)
             block["by_order"][str(order)] = accuracy(nlp_vine, test)
         component.set_max_order(None)
-        block["speed"] = speed(setting, (nlp_spacy, nlp_vine), texts, words, args.repeats)
         dev = [gold_tokens(nlp_vine, d) for d in DocBin().from_disk(args.dev).get_docs(nlp_vine.vocab)]
         block["levels_dev"] = level_table(nlp_vine, dev)
-        log(f"{setting}: long inputs")
+        block["speed"] = {}
+        for blas in args.blas:
+            use_blas(blas)              # thinc gives a model the current ops when it is built: load anew
+            nlp_spacy, nlp_vine = spacy.load(runs[spacy_key]), load(runs[vine_key], "vine", args.dev, args.recall)
+            block["speed"][blas] = speed(f"{setting}, {blas} BLAS", (nlp_spacy, nlp_vine), texts, words,
+                                         args.repeats)
+        log(f"{setting}: long inputs ({args.blas[-1]} BLAS)")
         block["long_inputs"] = long_input_times(nlp_vine, test, 3)
+        use_blas(args.blas[0])
         result["seed0"][setting] = block
     result["load_average_end"] = os.getloadavg()
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
