@@ -78,3 +78,32 @@ def test_use_scipy_blas_sets_the_current_ops():
         assert isinstance(get_current_ops(), ScipyBlasOps)
     finally:
         set_current_ops(previous)
+
+
+def test_the_before_creation_callback_builds_the_pipeline_on_scipy_blas():
+    import spacy
+    from thinc.api import Config
+
+    import vineparse.pipeline  # noqa: F401  registers vineparse.scipy_blas.v1
+    config = Config().from_str("""
+        [nlp]
+        lang = "en"
+        pipeline = ["parser"]
+        before_creation = {"@callbacks": "vineparse.scipy_blas.v1"}
+        [components]
+        [components.parser]
+        factory = "parser"
+    """)
+    previous = get_current_ops()
+    try:
+        set_current_ops(NumpyOps())
+        nlp = spacy.util.load_model_from_config(config, auto_fill=True)
+        assert isinstance(nlp.get_pipe("parser").model.ops, ScipyBlasOps)
+
+        class OtherOps(NumpyOps):               # stands for a GPU or another backend chosen on purpose
+            name = "other"
+        set_current_ops(OtherOps())
+        nlp = spacy.util.load_model_from_config(config, auto_fill=True)
+        assert type(nlp.get_pipe("parser").model.ops) is OtherOps
+    finally:
+        set_current_ops(previous)

@@ -14,10 +14,18 @@ thinc gives a model the current ops when the model is built, so call `use_scipy_
     use_scipy_blas()
     nlp = spacy.load("en_vineparse_ewt")
 
+or, in a config (`spacy train` and every later `spacy.load` of the pipeline), the callback that
+`vineparse.pipeline.registrations` registers:
+
+    [nlp]
+    before_creation = {"@callbacks": "vineparse.scipy_blas.v1"}
+
 `bench/spacy_compare.py` measures speed with both ops (`--blas`), so that neither parser is timed on a
 reference kernel the other does not use.
 """
-from thinc.api import NumpyOps, registry, set_current_ops
+from typing import Callable
+
+from thinc.api import NumpyOps, get_current_ops, registry, set_current_ops
 
 from ._kernels.scipy_cblas import scipy_cblas
 
@@ -42,3 +50,14 @@ def use_scipy_blas() -> ScipyBlasOps:
     ops = ScipyBlasOps()
     set_current_ops(ops)
     return ops
+
+
+def scipy_blas_before_creation() -> Callable[[type], type]:
+    """An `[nlp] before_creation` callback (registered as `vineparse.scipy_blas.v1`): before the pipeline's
+    models are built, make `ScipyBlasOps` the current ops if they are thinc's `NumpyOps` (a GPU or another
+    backend chosen with `--gpu-id` or `require_gpu` is left as it is). Returns the language class unchanged."""
+    def before_creation(lang_cls: type) -> type:
+        if type(get_current_ops()) is NumpyOps:
+            use_scipy_blas()
+        return lang_cls
+    return before_creation

@@ -36,6 +36,8 @@ def test_entry_points_are_declared():
         "vineparse is not installed with its entry points: pip install the package (make test does)"
     assert architectures.get("vineparse.VineCascadeModel.v2") == \
         "vineparse.pipeline.registrations:build_vine_cascade_model"
+    callbacks = {ep.name: ep.value for ep in entry_points(group="spacy_callbacks")}
+    assert callbacks.get("vineparse.scipy_blas.v1") == "vineparse.pipeline.registrations:scipy_blas_before_creation"
 
 
 def test_fresh_interpreter_adds_and_loads_without_importing_vineparse(trained, tmp_path):

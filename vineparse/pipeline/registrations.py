@@ -1,8 +1,9 @@
 """Every spaCy registration of vineparse, in one place (as spaCy 3.8 does).
 
-Importing this module registers the factory `vine_cascade` and the architectures
-`vineparse.VineCascadeModel.v2` and `vineparse.MaxoutWindowBiLSTMEncoder.v1`. The package's entry
-points (`spacy_factories`, `spacy_architectures` in setup.cfg) name objects of this module, so a fresh
+Importing this module registers the factory `vine_cascade`, the architectures
+`vineparse.VineCascadeModel.v2` and `vineparse.MaxoutWindowBiLSTMEncoder.v1` and the callback
+`vineparse.scipy_blas.v1` (`vineparse.blas`). The package's entry points (`spacy_factories`,
+`spacy_architectures`, `spacy_callbacks` in setup.cfg) name objects of this module, so a fresh
 interpreter finds them without importing vineparse first.
 """
 from typing import Callable, List, Optional, Union
@@ -11,11 +12,13 @@ from spacy.language import Language
 from spacy.util import registry
 from thinc.api import Config, Model
 
+from ..blas import scipy_blas_before_creation
 from .architectures import build_maxout_window_bilstm_encoder, build_vine_cascade_model
 from .component import DEFAULT_MODEL_CONFIG, VineCascadeParser
 
 registry.architectures.register("vineparse.VineCascadeModel.v2", func=build_vine_cascade_model)
 registry.architectures.register("vineparse.MaxoutWindowBiLSTMEncoder.v1", func=build_maxout_window_bilstm_encoder)
+registry.callbacks.register("vineparse.scipy_blas.v1", func=scipy_blas_before_creation)
 
 
 @Language.factory(
