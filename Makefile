@@ -76,7 +76,8 @@ clean:
 # ewt-compare: three seeds each of vine_cascade and of spaCy's own parser, with the shared tok2vec as it is
 # (setting cnn) and with a BiLSTM in it (setting bilstm), COMPARE_STEPS steps each (`make -j2 ewt-compare` runs
 # two trainings at a time), then bench/spacy_compare.py (JSON + markdown under bench/results/), which
-# calibrates each vine_cascade on dev for CALIBRATE_RECALL (per pruning level) first.
+# calibrates each vine_cascade on dev for CALIBRATE_RECALL (per pruning level) first and times both pipelines
+# on thinc's default ops (blis) and on vineparse.blas.ScipyBlasOps (OpenBLAS).
 SPACY_DATA := corpora/spacy
 EWT_SPACY := $(SPACY_DATA)/en_ewt-ud-train.spacy $(SPACY_DATA)/en_ewt-ud-dev.spacy $(SPACY_DATA)/en_ewt-ud-test.spacy
 VINE_OUT := bench/out/ewt_vine
