@@ -32,7 +32,8 @@ cdef class NeuralScorer(Scorer):
         scores (n + 1, 2) and batch rows (n + 1,) int64.
     tables (Sequence or None): per part kind (sibling, grandparent, grand-sibling) a tuple (P, v, none, Q,
         sibling_column, head_column) as the component's scorers give them: P (R, roles x p) projections
-        of the batch's rows, v (p,), none (p,), Q (buckets, p) distance rows, all float32; None for a
+        of the batch's rows (read in place where its rows are contiguous, as in a column block of the
+        batch's one projection), v (p,), none (p,), Q (buckets, p) distance rows, all float32; None for a
         first-order model.
     distance_edges (Sequence[int]): upper bounds (exclusive) of the distance classes of |h - m|; the bucket of
         h -> m is 0 for the root, 1 + class for a head left of m, 1 + classes + class for one right of m.
@@ -68,7 +69,8 @@ cdef class NeuralScorer(Scorer):
         cdef Py_ssize_t i, kind, j, count = len(arcs)
         cdef cnp.ndarray a, o, r
         cdef Py_ssize_t N
-        cdef const float[:, ::1] P, Q
+        cdef const float[:, :] P
+        cdef const float[:, ::1] Q
         cdef const float[::1] v, none
         if not len(outer) == len(rows) == count:
             raise ValueError(f"{count} arc matrices, {len(outer)} outer arrays and {len(rows)} row lists")
@@ -92,7 +94,8 @@ cdef class NeuralScorer(Scorer):
             if len(tables) != KINDS:
                 raise ValueError(f"tables needs {KINDS} entries (sibling, grandparent, grand-sibling)")
             for kind, (P_, v_, none_, Q_, sibling_column, head_column) in enumerate(tables):
-                P, v, none, Q = (np.ascontiguousarray(x, dtype=np.float32) for x in (P_, v_, none_, Q_))
+                P = rows_in_place(P_)
+                v, none, Q = (np.ascontiguousarray(x, dtype=np.float32) for x in (v_, none_, Q_))
                 self._keep += [P, v, none, Q]
                 roles = P.shape[1] // v.shape[0] if v.shape[0] else 0
                 if roles < 3 or roles > MAX_ROLES or roles * v.shape[0] != P.shape[1] or Q.shape[1] != v.shape[0]:
@@ -104,7 +107,7 @@ cdef class NeuralScorer(Scorer):
                 if sibling_column > 0 and none.shape[0] != v.shape[0]:
                     raise ValueError(f"part kind {kind}: the no-sibling row has {none.shape[0]} values")
                 self.mlp[kind].Z = &P[0, 0]
-                self.mlp[kind].columns = P.shape[1]
+                self.mlp[kind].columns = P.strides[0] // sizeof(float)
                 self.mlp[kind].k = roles
                 self.mlp[kind].p = v.shape[0]
                 for j in range(roles):
@@ -212,3 +215,12 @@ cdef class NeuralScorer(Scorer):
         part_mlp_parts(&self.mlp[slot], rows, count, self.row_ptr[ws.sentence], self.buckets, self.stride,
                        <float*>ws.arc_cache, out)
         return 0
+
+
+def rows_in_place(x):
+    """x as a float32 2-D array whose rows are contiguous and 4-byte aligned (a column block of a wider
+    C-contiguous array qualifies and is not copied); anything else is copied into a C-contiguous array."""
+    x = np.asarray(x, dtype=np.float32)
+    if x.ndim == 2 and x.size and x.strides[1] == 4 and x.strides[0] >= 4 * x.shape[1] and x.strides[0] % 4 == 0:
+        return x
+    return np.ascontiguousarray(x)

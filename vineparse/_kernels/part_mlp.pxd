@@ -10,8 +10,8 @@ cdef enum:
     MAX_ROLES = 4
 
 cdef struct PartMLP:
-    const float* Z              # (rows, columns) projections of every row, row-major
-    Py_ssize_t columns
+    const float* Z              # projections of every row, row-major: row r starts at Z + r * columns
+    Py_ssize_t columns          # the row stride (at least the columns read)
     Py_ssize_t k                # roles per part
     Py_ssize_t p                # hidden width
     int64_t starts[MAX_ROLES]   # first column of role j in Z

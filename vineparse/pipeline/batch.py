@@ -88,7 +88,8 @@ class Batch:
         tables = {}
         for kind, name in PART_REFS.items():
             scorer = self.model.get_ref(name)
-            tables[kind] = PartTable(np.ascontiguousarray(as_cpu(self.ops, projections[kind]), dtype=np.float32),
+            # the column block of the batch's projection as it is: the runtime reads its rows in place
+            tables[kind] = PartTable(as_cpu(self.ops, projections[kind]).astype(np.float32, copy=False),
                                      *(np.ascontiguousarray(as_cpu(self.ops, scorer.get_param(p)), dtype=np.float32)
                                        for p in ("v", "none", "Q")))
         return tables

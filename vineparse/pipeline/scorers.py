@@ -182,8 +182,8 @@ def biaffine_row_terms(model: Model, HD: Floats2d) -> Tuple[np.ndarray, ...]:
     a = model.get_dim("width")
     U, u, E, F, c = (model.ops.to_numpy(model.get_param(name)) for name in ("U", "u", "E", "F", "c"))
     HD = model.ops.to_numpy(HD)
-    head_terms = np.ascontiguousarray(HD[:, :a]) @ np.hstack([U, u[:, None], F.T]).astype(HD.dtype)
-    D = np.ascontiguousarray(HD[:, a:])
+    head_terms = HD[:, :a] @ np.hstack([U, u[:, None], F.T]).astype(HD.dtype)
+    D = HD[:, a:]
     return head_terms[:, :a], head_terms[:, a], head_terms[:, a + 1:] + c[None, :], D, D @ E.T.astype(HD.dtype)
 
 
