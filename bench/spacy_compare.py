@@ -37,6 +37,7 @@ from pathlib import Path
 
 RUN_NAME = re.compile(r"^(cnn|bilstm)-(vine|spacy)-s(\d+)$")
 LONG = 30          # "long sentences": more than this many words
+OTHER_DECODER = {"map": "mbr", "mbr": "map"}      # vine_cascade's runs are also scored with the decoder they lack
 
 
 def log(message):
@@ -196,20 +197,26 @@ def speed(setting, pipelines, texts, words, repeats):
     nlp_spacy, nlp_vine = pipelines
     component = nlp_vine.get_pipe("vine_cascade")
     orders = [str(order) for order in component.cfg["orders"][1:]]
-    configs = [("spacy", nlp_spacy, None)] + [(f"vine_{order}", nlp_vine, int(order)) for order in orders]
-    for _, nlp, _ in configs:
+    decoder = component.cfg["decoder"]
+    configs = [("spacy", nlp_spacy, None, None)] + [(f"vine_{order}", nlp_vine, int(order), decoder)
+                                                    for order in orders]
+    other = OTHER_DECODER[decoder]
+    configs.append((f"vine_{orders[-1]}_{other}", nlp_vine, int(orders[-1]), other))
+    for _, nlp, _, _ in configs:
         list(nlp.pipe(texts[:50]))                       # warm up
-    runs = {name: [] for name, _, _ in configs}
+    runs = {name: [] for name, _, _, _ in configs}
     loads = []
     for repeat in range(repeats):
         loads.append(os.getloadavg())
-        for name, nlp, order in configs:
+        for name, nlp, order, order_decoder in configs:
             if order is not None:
                 component.set_max_order(order)
+                component.set_decoder(order_decoder)
             runs[name].append(words_per_second(nlp, texts, words))
         log(f"{setting} speed round {repeat + 1}/{repeats}: " +
             ", ".join(f"{name} {rates[-1]:,.0f}" for name, rates in runs.items()) + " words/s")
     component.set_max_order(None)
+    component.set_decoder(decoder)
     out = {name: {"median": statistics.median(rates), "runs": rates} for name, rates in runs.items()}
     out["us_per_word_by_component"] = component_times({"spacy": nlp_spacy, "vine_cascade": nlp_vine}, texts, words,
                                                       repeats)
@@ -243,9 +250,16 @@ def markdown(result):
             s = timing["spacy"]["median"]
             lines.append(f"| spaCy parser | {100 * block['spacy_test']['dep_uas']:.2f} | "
                          f"{100 * block['spacy_test']['dep_las']:.2f} | {s:,.0f} | 1.00× |")
+            decoder = block.get("decoder", "map")
             for order, row in block["by_order"].items():
                 rate = timing[f"vine_{order}"]["median"]
-                lines.append(f"| vine_cascade up to order {order} | {100 * row['dep_uas']:.2f} | "
+                lines.append(f"| vine_cascade up to order {order} ({decoder}) | {100 * row['dep_uas']:.2f} | "
+                             f"{100 * row['dep_las']:.2f} | {rate:,.0f} | {rate / s:.2f}× |")
+            other = OTHER_DECODER[decoder]
+            if f"vine_{order}_{other}" in timing:
+                rate = timing[f"vine_{order}_{other}"]["median"]
+                row = result["runs"][f"{setting}-vine-s{seeds['vine']}"]["other_decoder"]
+                lines.append(f"| vine_cascade up to order {order} ({other}) | {100 * row['dep_uas']:.2f} | "
                              f"{100 * row['dep_las']:.2f} | {rate:,.0f} | {rate / s:.2f}× |")
             parts = timing["us_per_word_by_component"]
             names = list(dict.fromkeys(name for pipe in parts.values() for name in pipe))
@@ -317,7 +331,13 @@ def main():
         test = [gold_tokens(nlp, d) for d in DocBin().from_disk(args.test).get_docs(nlp.vocab)]
         per_run[(setting, pipe, seed)] = accuracy(nlp, test)
         if pipe == "vine":
-            per_run[(setting, pipe, seed)]["alphas"] = list(nlp.get_pipe("vine_cascade").cfg["alphas"])
+            component = nlp.get_pipe("vine_cascade")
+            per_run[(setting, pipe, seed)]["alphas"] = list(component.cfg["alphas"])
+            decoder = component.cfg["decoder"]          # the same run with the other decoder, for the record
+            component.set_decoder(OTHER_DECODER[decoder])
+            per_run[(setting, pipe, seed)]["other_decoder"] = {"decoder": OTHER_DECODER[decoder],
+                                                               **accuracy(nlp, test)}
+            component.set_decoder(decoder)
         log(f"{setting}-{pipe}-s{seed}: UAS {100 * per_run[(setting, pipe, seed)]['dep_uas']:.2f} "
             f"LAS {100 * per_run[(setting, pipe, seed)]['dep_las']:.2f}")
     result["runs"] = {f"{s}-{p}-s{seed}": row for (s, p, seed), row in per_run.items()}
@@ -328,6 +348,10 @@ def main():
             rows = [row for (s, p, _), row in sorted(per_run.items()) if s == setting and p == pipe]
             if rows:
                 block[pipe] = {key: summary([r[key] for r in rows]) for key in keys}
+            if rows and all("other_decoder" in r for r in rows):
+                other = rows[0]["other_decoder"]["decoder"]
+                block[f"{pipe} ({other} decoder)"] = {key: summary([r["other_decoder"][key] for r in rows])
+                                                      for key in keys}
         if "spacy" in block and "vine" in block:
             block["vine"]["difference"] = {key: block["vine"][key]["mean"] - block["spacy"][key]["mean"]
                                            for key in keys}
@@ -350,6 +374,7 @@ def main():
             component.set_max_order(order)
             block["by_order"][str(order)] = accuracy(nlp_vine, test)
         component.set_max_order(None)
+        block["decoder"] = component.cfg["decoder"]
         dev = [gold_tokens(nlp_vine, d) for d in DocBin().from_disk(args.dev).get_docs(nlp_vine.vocab)]
         block["levels_dev"] = level_table(nlp_vine, dev)
         block["speed"] = {}

@@ -280,11 +280,20 @@ def test_calibrate_takes_one_recall_per_level(trained):
     ({"max_order": 0}, "max_order"), ({"max_heads": 0}, "max_heads"), ({"learn_rate_scale": 0.0}, "learn_rate_scale"),
     ({"direct_max_length": -1}, "direct_max_length"), ({"label_weight": 0}, "label_weight"),
     ({"dropout": 1.0}, "dropout"), ({"held_out": 0.9}, "held_out"), ({"arc_loss": "x"}, "arc_loss"),
+    ({"decoder": "viterbi"}, "decoder"),
     ({"model": {**TINY_MODEL, "lstm_width": 7}}, "lstm_width")])
 def test_bad_settings_name_the_problem(settings, message):
     nlp = spacy.blank("en")
     with pytest.raises(ValueError, match=message):
         nlp.add_pipe("vine_cascade", config={"model": TINY_MODEL, **settings})
+
+
+def preset_docs(examples):
+    docs = [eg.predicted.copy() for eg in examples]
+    for doc in docs:
+        for token in doc:
+            token.is_sent_start = token.i == 0
+    return docs
 
 
 def test_short_sentences_are_decoded_exactly_by_the_last_level(trained):
@@ -295,10 +304,7 @@ def test_short_sentences_are_decoded_exactly_by_the_last_level(trained):
     nlp, examples = trained
     parser = nlp.get_pipe("vine_cascade")
     saved = parser.cfg["direct_max_length"]
-    docs = [eg.predicted.copy() for eg in examples[:30]]
-    for doc in docs:
-        for token in doc:
-            token.is_sent_start = token.i == 0
+    docs = preset_docs(examples[:30])
     try:
         parser.cfg["direct_max_length"] = 1000
         direct = parser.predict(docs)
@@ -320,6 +326,40 @@ def test_short_sentences_are_decoded_exactly_by_the_last_level(trained):
             assert list(alone) == list(labels[i])
     finally:
         parser.cfg["direct_max_length"] = saved
+
+
+@pytest.mark.parametrize("direct_max_length", [0, 1000])
+def test_the_mbr_decoder_reads_the_last_levels_marginals(trained, direct_max_length):
+    """decoder "mbr": a sentence's tree is first-order Eisner over the arc marginals of the last level on the
+    mask the pruning levels leave (every arc when the sentence is decoded directly); "map" (the default) is
+    that level's best tree on the same mask."""
+    from vineparse import kernels
+    from vineparse.pipeline.batch import Batch
+    nlp, examples = trained
+    parser = nlp.get_pipe("vine_cascade")
+    assert parser.cfg["decoder"] == "map"
+    saved = parser.cfg["direct_max_length"]
+    docs = preset_docs(examples[:30])
+    cascade = parser.predict_cascade
+    last = cascade.levels[-1]
+    try:
+        parser.cfg["direct_max_length"] = direct_max_length
+        best = parser.predict(docs)
+        parser.set_decoder("mbr")
+        mbr = parser.predict(docs)
+        batch = Batch(parser.model, parser.model.predict(docs)).predict()
+        scored = batch.score([batch.rows_of(i, 0, len(doc)) for i, doc in enumerate(docs)])
+        for doc, sent, (heads, _), (heads_map, _) in zip(docs, scored, mbr, best):
+            mask = cascade.run(sent, upto=len(cascade.levels) - 1) if direct_max_length == 0 else None
+            full = np.ones((sent.n + 1, sent.n + 1), dtype=bool) if mask is None else mask
+            _, marginals = kernels.eisner3_marginals(**last._inputs(sent, mask))
+            for got, tree in ((heads, kernels.eisner(marginals, full)), (heads_map, last.decode(sent, mask))):
+                assert list(got) == list(np.where(tree[1:] == 0, np.arange(len(doc)), tree[1:] - 1))
+    finally:
+        parser.cfg["direct_max_length"] = saved
+        parser.set_decoder("map")
+    with pytest.raises(ValueError, match="decoder"):
+        parser.set_decoder("viterbi")
 
 
 def test_an_incompatible_saved_component_is_refused(trained, tmp_path):

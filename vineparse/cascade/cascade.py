@@ -76,11 +76,12 @@ class Cascade:
             raise ValueError(f"{len(self.levels) - 1} pruning levels but {len(self.alphas)} alphas")
 
     def compiled_runtime(self, orders: Sequence[int], alphas: Sequence[float], caps: Sequence[int],
-                         band: int) -> CascadeRuntime:
+                         band: int, decoder: str = "map") -> CascadeRuntime:
         """The compiled runtime (`_kernels/cascade_runtime.pyx`) of these settings, kept while the cascade lives
         and beside it (so that the cascade still pickles): its per-thread buffers, grown to the longest sentence
-        seen, are reused from call to call. Up to 8 settings are kept (calibration tries many thresholds)."""
-        key = (tuple(orders), tuple(alphas), tuple(caps), band)
+        seen, are reused from call to call. Up to 8 settings are kept (calibration tries many thresholds).
+        decoder: "map" (the last level's best tree) or "mbr" (the most expected correct heads)."""
+        key = (tuple(orders), tuple(alphas), tuple(caps), band, decoder)
         runtimes = _RUNTIMES.setdefault(self, {})
         if key not in runtimes:
             if len(runtimes) >= 8:

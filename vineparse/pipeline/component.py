@@ -26,6 +26,7 @@ from spacy.tokens import Doc
 from spacy.training import Example, validate_examples, validate_get_examples
 from thinc.api import Model, set_dropout_rate
 
+from .._kernels.cascade_runtime import DECODERS
 from ..cascade.training import TrainingSettings
 from . import calibration, serialization
 from .batch import Batch, split_sizes
@@ -110,6 +111,9 @@ class VineCascadeParser(TrainablePipe):
     direct_max_length (int): when predicting, sentences of at most this many words skip the pruning levels
         and are decoded by the last level over every arc (exact; on EWT as fast as the cascade up to about 5
         words, slower beyond); 0 = always run the whole cascade.
+    decoder (str): how the last level decodes: "map" (default), its best-scoring tree, or "mbr", the tree with
+        the most expected correct heads under its distribution p(tree) ∝ exp(score) on its mask (its arc
+        marginals, then first-order Eisner over them; more work at the last level).
     learn_rate_scale (float): multiplies the optimizer's learning rate for this component's own parameters.
     scorer (Callable or None): scores predictions (default: spaCy's parser scorer).
 
@@ -125,7 +129,8 @@ class VineCascadeParser(TrainablePipe):
                  train_alpha: float = 0.5,
                  witnesses: int = 2, structured_weight: float = 1.0, max_heads: Optional[int] = 8,
                  max_order: Optional[int] = None, seed: int = 0, learn_rate_scale: float = 1.0,
-                 direct_max_length: int = 5, label_weight: float = 1.0, dropout: Optional[float] = None,
+                 direct_max_length: int = 5, decoder: str = "map", label_weight: float = 1.0,
+                 dropout: Optional[float] = None,
                  scorer: Optional[Callable] = parser_score):
         orders = check_orders(orders)
         _check_number("band", band, 1, integer=True)
@@ -144,6 +149,8 @@ class VineCascadeParser(TrainablePipe):
         _check_number("dropout", dropout, 0.0, 0.999999, allow_none=True)
         _check_number("learn_rate_scale", learn_rate_scale, 0.0, low_open=True)
         _check_number("direct_max_length", direct_max_length, 0, integer=True)
+        if decoder not in DECODERS:
+            raise ValueError(f"decoder must be one of {list(DECODERS)}, got {decoder!r}")
         _check_number("witnesses", witnesses, 1, integer=True)
         _check_number("max_heads", max_heads, 1, integer=True, allow_none=True)
         if max_order is not None and max_order not in orders[1:]:
@@ -159,6 +166,7 @@ class VineCascadeParser(TrainablePipe):
                     "witnesses": witnesses, "structured_weight": float(structured_weight),
                     "max_heads": max_heads, "max_order": max_order, "seed": seed,
                     "learn_rate_scale": float(learn_rate_scale), "direct_max_length": direct_max_length,
+                    "decoder": decoder,
                     "label_weight": float(label_weight), "dropout": None if dropout is None else float(dropout),
                     "format_version": FORMAT_VERSION}
         self.skipped = {"sentences": 0, "unseen_labels": 0}
@@ -208,6 +216,12 @@ class VineCascadeParser(TrainablePipe):
             raise ValueError(f"max_order must be one of the Eisner orders {orders[1:]} or None, got {max_order!r}")
         self.cfg["max_order"] = max_order
         self._build_cascade()
+
+    def set_decoder(self, decoder: str) -> None:
+        """Decode the last level by "mbr" (the most expected correct heads) or "map" (its best tree)."""
+        if decoder not in DECODERS:
+            raise ValueError(f"decoder must be one of {list(DECODERS)}, got {decoder!r}")
+        self.cfg["decoder"] = decoder
 
     def set_alphas(self, alphas: Sequence[float]) -> None:
         """Set the pruning parameter a of each pruning level."""
@@ -338,7 +352,7 @@ class VineCascadeParser(TrainablePipe):
         units = self.pieces(batch, docs)
         trees = parse_pieces(self.predict_cascade, [sent for doc_units in units for *_, pieces in doc_units
                                                     for _, _, sent in pieces],
-                             self.cfg.get("direct_max_length", 0))
+                             self.cfg.get("direct_max_length", 0), decoder=self.cfg["decoder"])
         heads = self._assemble(batch, [len(doc) for doc in docs], units, trees)
         return list(zip(heads, predict_labels(batch, heads, self.cfg["labels"])))
 

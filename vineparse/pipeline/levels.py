@@ -232,12 +232,15 @@ def check_orders(orders: Sequence[int]) -> tuple:
     return orders
 
 
-def parse_pieces(cascade: Cascade, sentences: Sequence, direct_max_length: int = 0, n_threads: int = 1) -> list:
-    """The best tree (heads, int64 (n + 1,)) of each sentence (`parts.SentenceScores` without a cost, at most
+def parse_pieces(cascade: Cascade, sentences: Sequence, direct_max_length: int = 0, n_threads: int = 1,
+                 decoder: str = "map") -> list:
+    """The tree (heads, int64 (n + 1,)) of each sentence (`parts.SentenceScores` without a cost, at most
     `splitting.MAX_SEGMENT` words) through the compiled cascade runtime (`_kernels/cascade_runtime.pyx`, the
     one the sparse `CascadeParser` runs on: the same levels, thresholds and head caps, with the neural scores
     of `_kernels/neural_scorer.pyx`); sentences of at most `direct_max_length` words are decoded by the last
-    level over every arc. One runtime call per group, so no Python runs between sentences."""
+    level over every arc. The last level decodes by `decoder`: "map" (its best tree) or "mbr" (the tree with
+    the most expected correct heads under its distribution). One runtime call per group, so no Python runs
+    between sentences."""
     sentences = list(sentences)
     direct = [i for i, sent in enumerate(sentences) if sent.n <= direct_max_length]
     pruned = [i for i, sent in enumerate(sentences) if sent.n > direct_max_length]
@@ -246,9 +249,9 @@ def parse_pieces(cascade: Cascade, sentences: Sequence, direct_max_length: int =
     caps = [0 if isinstance(level, VineLevel) else (level.head_cap or 0) for level in levels[:-1]]
     band = levels[0].band
     vine = levels[0] if isinstance(levels[0], NeuralVineLevel) else None
-    for chosen, runtime in ((direct, cascade.compiled_runtime((levels[-1].order,), (), (), band)),
+    for chosen, runtime in ((direct, cascade.compiled_runtime((levels[-1].order,), (), (), band, decoder)),
                             (pruned, cascade.compiled_runtime([level.order for level in levels], cascade.alphas,
-                                                              caps, band))):
+                                                              caps, band, decoder))):
         if chosen:
             group = [sentences[i] for i in chosen]
             for i, heads in zip(chosen, runtime.run(neural_scorer(group, vine), n_threads=n_threads)):
