@@ -4,7 +4,8 @@ Reads the trained pipelines under --runs, named SETTING-PIPELINE-sSEED/model-bes
 SETTING "cnn" (the shared tok2vec as spaCy's --optimize efficiency config has it) or "bilstm" (the same with
 a BiLSTM in the shared tok2vec, so both parsers get a whole-sentence encoder), PIPELINE "vine" or "spacy".
 Each pipeline was tuned on dev only (model-best by dev score; vine_cascade's pruning thresholds set while
-training, or, with --recall, calibrated on dev for those per-level gold-arc recalls when loaded). For every
+training, or, with --recall, calibrated on dev for those per-level gold-arc recalls when loaded, after keeping
+only the cascade levels --orders when given). For every
 run: dep_uas / dep_las on the test set (spaCy's scorer, punctuation excluded, gold tokens as `spacy evaluate
 --gold-preproc`), and the same on test sentences of more than 30 words; per setting and pipeline the mean,
 sample standard deviation, min and max over seeds. For the first seed of each pipeline and setting: words
@@ -66,11 +67,14 @@ def gold_tokens(nlp, gold):
     return Example(Doc(nlp.vocab, words=[t.text for t in gold], spaces=[bool(t.whitespace_) for t in gold]), gold)
 
 
-def load(path, pipe, dev_path, recall):
-    """A trained pipeline; a vine_cascade one calibrated on dev first when `recall` is given."""
+def load(path, pipe, dev_path, recall, orders=None):
+    """A trained pipeline; a vine_cascade one cut to the cascade levels `orders` when given, and calibrated on
+    dev first when `recall` is given."""
     import spacy
     from spacy.tokens import DocBin
     nlp = spacy.load(path)
+    if pipe == "vine" and orders is not None:
+        nlp.get_pipe("vine_cascade").set_orders(orders)
     if pipe == "vine" and recall is not None:
         dev = [gold_tokens(nlp, d) for d in DocBin().from_disk(dev_path).get_docs(nlp.vocab)]
         nlp.get_pipe("vine_cascade").calibrate(nlp, dev, recall)
@@ -291,6 +295,7 @@ def markdown(result):
 
 
 def main():
+    from vineparse.pipeline.__main__ import orders_argument
     from vineparse.pipeline.thresholds import recall_argument
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", required=True, help="folder of SETTING-PIPELINE-sSEED/model-best pipelines")
@@ -301,6 +306,9 @@ def main():
                         help="calibrate each vine_cascade on --dev for this gold-arc recall per pruning level "
                              "(one number or comma-separated, one per level) before measuring; default: the "
                              "thresholds set while training")
+    parser.add_argument("--orders", type=orders_argument, default=None,
+                        help="comma-separated cascade levels each vine_cascade keeps before calibrating (a "
+                             "subsequence of the trained ones, e.g. 0,1,3); default: all")
     parser.add_argument("--blas", type=blas_argument, default=["thinc", "scipy"],
                         help="comma-separated thinc ops to time both pipelines with: thinc (NumpyOps, blis) and/or "
                              "scipy (vineparse.blas.ScipyBlasOps, OpenBLAS); default both")
@@ -315,7 +323,8 @@ def main():
     import vineparse.pipeline  # noqa: F401  registers vine_cascade (an installed vineparse has entry points too)
     use_blas(args.blas[0])
     result = {"command": " ".join([sys.executable] + sys.argv), "commit": git_commit(), "machine": machine(),
-              "load_average_start": os.getloadavg(), "steps": args.steps, "recall": args.recall, "blas": args.blas,
+              "load_average_start": os.getloadavg(), "steps": args.steps, "recall": args.recall,
+              "orders": args.orders, "blas": args.blas,
               "settings": {}, "seed0": {}}
     runs = {}
     for path in sorted(Path(args.runs).iterdir()):
@@ -327,7 +336,7 @@ def main():
     result["seeds"] = sorted({seed for _, _, seed in runs})
     per_run = {}
     for (setting, pipe, seed), path in sorted(runs.items()):
-        nlp = load(path, pipe, args.dev, args.recall)
+        nlp = load(path, pipe, args.dev, args.recall, args.orders)
         test = [gold_tokens(nlp, d) for d in DocBin().from_disk(args.test).get_docs(nlp.vocab)]
         per_run[(setting, pipe, seed)] = accuracy(nlp, test)
         if pipe == "vine":
@@ -363,7 +372,7 @@ def main():
         if None in first.values():
             continue
         spacy_key, vine_key = (setting, "spacy", first["spacy"]), (setting, "vine", first["vine"])
-        nlp_spacy, nlp_vine = spacy.load(runs[spacy_key]), load(runs[vine_key], "vine", args.dev, args.recall)
+        nlp_spacy, nlp_vine = spacy.load(runs[spacy_key]), load(runs[vine_key], "vine", args.dev, args.recall, args.orders)
         component = nlp_vine.get_pipe("vine_cascade")
         test = [gold_tokens(nlp_vine, d) for d in DocBin().from_disk(args.test).get_docs(nlp_vine.vocab)]
         texts = [eg.reference.text for eg in test]
@@ -380,7 +389,7 @@ def main():
         block["speed"] = {}
         for blas in args.blas:
             use_blas(blas)              # thinc gives a model the current ops when it is built: load anew
-            nlp_spacy, nlp_vine = spacy.load(runs[spacy_key]), load(runs[vine_key], "vine", args.dev, args.recall)
+            nlp_spacy, nlp_vine = spacy.load(runs[spacy_key]), load(runs[vine_key], "vine", args.dev, args.recall, args.orders)
             block["speed"][blas] = speed(f"{setting}, {blas} BLAS", (nlp_spacy, nlp_vine), texts, words,
                                          args.repeats)
         log(f"{setting}: long inputs ({args.blas[-1]} BLAS)")

@@ -234,6 +234,35 @@ def test_max_order_stops_the_cascade_early(trained):
         parser.set_max_order(0)
 
 
+def test_set_orders_keeps_a_subsequence_of_the_trained_levels(trained):
+    """set_orders([0, 1, 3]) drops the second-order pruning level: the first level's mask goes to the third
+    level, whose trees are then those of the Python cascade of the same levels and thresholds."""
+    nlp, examples = trained
+    parser = nlp.get_pipe("vine_cascade")
+    saved = dict(parser.cfg)
+    docs = preset_docs(examples[:20])
+    try:
+        alphas = list(parser.cfg["alphas"])
+        parser.set_orders([0, 1, 3])
+        assert parser.cfg["orders"] == [0, 1, 3] and parser.cfg["alphas"] == alphas[:2]
+        assert [level.order for level in parser.predict_cascade.levels] == [0, 1, 3]
+        parser.cfg["direct_max_length"] = 0
+        batch = parser.model.predict(docs)
+        from vineparse.pipeline.batch import Batch
+        scored = Batch(parser.model, batch).predict()
+        sents = scored.score([scored.rows_of(i, 0, len(doc)) for i, doc in enumerate(docs)])
+        for doc, sent, (heads, _) in zip(docs, sents, parser.predict(docs)):
+            tree = parser.predict_cascade.run(sent)
+            assert list(heads) == list(np.where(tree[1:] == 0, np.arange(len(doc)), tree[1:] - 1))
+        for bad in ([0, 1, 2], [0, 1, 4], [1, 0, 3]):
+            with pytest.raises(ValueError):
+                parser.set_orders(bad)
+    finally:
+        parser.load_cfg(saved)
+        parser.tracker = type(parser.tracker)(len(saved["orders"]) - 1)
+    assert [level.order for level in parser.predict_cascade.levels] == [0, 1, 2, 3]
+
+
 def test_calibrate_sets_alphas_for_the_recall(trained):
     nlp, examples = trained
     parser = nlp.get_pipe("vine_cascade")
@@ -439,6 +468,14 @@ def test_calibrate_command_saves_a_recalibrated_pipeline(trained, tmp_path):
                             str(tmp_path / "dev.spacy"), "--recall", "0.9,0.9", "--output", str(tmp_path / "x")],
                            cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert wrong.returncode == 2 and "one value per pruning level" in wrong.stderr
+    cut = subprocess.run([sys.executable, "-m", "vineparse.pipeline", "calibrate", str(tmp_path / "pipeline"),
+                          str(tmp_path / "dev.spacy"), "--orders", "0,1,3", "--recall", "0.99,0.9",
+                          "--output", str(tmp_path / "cut")], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=300)
+    assert cut.returncode == 0, cut.stderr[-3000:]
+    assert "second: a =" not in cut.stdout and "first: a =" in cut.stdout
+    cfg = json.loads((tmp_path / "cut" / "vine_cascade" / "cfg").read_text())
+    assert cfg["orders"] == [0, 1, 3] and len(cfg["alphas"]) == 2
 
 
 def test_held_out_sentences_are_a_stable_share_kept_out_of_the_losses(ewt_sentences):

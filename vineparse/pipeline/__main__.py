@@ -1,7 +1,9 @@
-"""`python -m vineparse.pipeline calibrate PIPELINE DEV.spacy --output OUT [--recall R[,R...]] [--max-heads K]`
+"""`python -m vineparse.pipeline calibrate PIPELINE DEV.spacy --output OUT [--recall R[,R...]] [--max-heads K]
+[--orders O,O...]`
 
 Sets the pruning thresholds a of a trained pipeline's vine_cascade on held-out data, for a gold-arc recall per
 level (`VineCascadeParser.calibrate`), prints the kept share and recall of each level and saves the pipeline.
+With --orders the cascade first keeps only those of its levels (`VineCascadeParser.set_orders`, e.g. 0,1,3).
 Docs keep their gold tokens (as `gold_preproc = true` in training and `spacy evaluate --gold-preproc`).
 """
 import argparse
@@ -9,6 +11,13 @@ import sys
 import time
 
 from .thresholds import recall_argument
+
+
+def orders_argument(text: str) -> list:
+    try:
+        return [int(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"orders are comma-separated integers, got {text!r}") from None
 
 
 def main(argv=None) -> int:
@@ -25,6 +34,9 @@ def main(argv=None) -> int:
     calibrate.add_argument("--max-heads", type=int, default=None,
                            help="heads per word each Eisner-order pruning level keeps at most, set before "
                                 "calibrating (default: the component's `max_heads` setting)")
+    calibrate.add_argument("--orders", type=orders_argument, default=None,
+                           help="keep only these cascade levels before calibrating, comma-separated, a "
+                                "subsequence of the trained ones with the same last level (e.g. 0,1,3)")
     calibrate.add_argument("--component", default="vine_cascade")
     args = parser.parse_args(argv)
 
@@ -41,12 +53,14 @@ def main(argv=None) -> int:
         return 2
     examples = [Example(Doc(nlp.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc]), doc)
                 for doc in gold]
-    if args.max_heads is not None:
-        try:
+    try:
+        if args.max_heads is not None:
             component.set_max_heads(args.max_heads)
-        except ValueError as err:
-            print(f"error: {err}", file=sys.stderr)
-            return 2
+        if args.orders is not None:
+            component.set_orders(args.orders)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     start = time.perf_counter()
     print(f"calibrating on {len(examples):,} docs ...", file=sys.stderr, flush=True)
     try:

@@ -1,0 +1,84 @@
+"""Which cascade levels vine_cascade parses with, chosen on dev: every trained level against a subsequence.
+
+For each pipeline (--models): two copies, one with all its trained levels calibrated on --docs for --recall,
+one cut to --orders (`VineCascadeParser.set_orders`) and calibrated for --cut-recall; for each, spaCy's scorer
+on --docs (UAS / LAS, also on sentences of more than 30 words) and the component's µs per word on those docs
+(`pipe`, batches of 256, one core, median of --repeats rounds with the two copies interleaved, each from a
+collected heap). Per pipeline and on average: cut − all.
+
+    python bench/orders_dev.py --docs corpora/spacy/en_ewt-ud-dev.spacy --recall 0.995,0.97,0.95 \\
+        --orders 0,1,3 --cut-recall 0.995,0.95 --models bench/out/compare/*-vine-s*/model-best \\
+        --out bench/results/orders_dev.json
+"""
+import argparse
+import gc
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from component_speed import prepared_docs  # noqa: E402
+from spacy_compare import accuracy, git_commit, gold_tokens, load, machine, use_blas  # noqa: E402
+
+KEYS = ("dep_uas", "dep_las", "long_dep_uas", "long_dep_las")
+
+
+def main():
+    from vineparse.pipeline.__main__ import orders_argument
+    from vineparse.pipeline.thresholds import recall_argument
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--docs", required=True, help=".spacy file scored and timed (dev)")
+    parser.add_argument("--models", nargs="+", type=Path, required=True)
+    parser.add_argument("--recall", type=recall_argument, required=True, help="per-level recall, every level")
+    parser.add_argument("--orders", type=orders_argument, required=True, help="the levels kept, e.g. 0,1,3")
+    parser.add_argument("--cut-recall", type=recall_argument, required=True, help="per-level recall, the cut")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--blas", choices=["thinc", "scipy"], default="scipy")
+    parser.add_argument("--out", default="bench/results/orders_dev.json")
+    args = parser.parse_args()
+    use_blas(args.blas)
+    from spacy.tokens import DocBin
+    result = {"command": " ".join([sys.executable] + sys.argv), "commit": git_commit(), "machine": machine(),
+              "load_average_start": os.getloadavg(), "runs": {}}
+    for path in args.models:
+        if not (path / "config.cfg").exists():
+            sys.exit(f"error: {path} is not a saved spaCy pipeline (no config.cfg)")
+        copies = {"all": load(path, "vine", args.docs, args.recall),
+                  "cut": load(path, "vine", args.docs, args.cut_recall, args.orders)}
+        row = {}
+        for name, nlp in copies.items():
+            gold = list(DocBin().from_disk(args.docs).get_docs(nlp.vocab))
+            score = accuracy(nlp, [gold_tokens(nlp, d) for d in gold])
+            row[name] = {k: 100 * score[k] for k in KEYS}
+            row[name]["orders"] = nlp.get_pipe("vine_cascade").cfg["orders"]
+            row[name]["alphas"] = nlp.get_pipe("vine_cascade").cfg["alphas"]
+            copies[name] = (nlp.get_pipe("vine_cascade"), prepared_docs(nlp, gold))
+        times = {name: [] for name in copies}
+        for _ in range(args.repeats):
+            for name, (component, docs) in copies.items():
+                gc.collect()
+                start = time.perf_counter()
+                for _ in component.pipe(docs, batch_size=256):
+                    pass
+                times[name].append(1e6 * (time.perf_counter() - start) / sum(len(d) for d in docs))
+        for name in copies:
+            row[name]["us_per_word"] = statistics.median(times[name])
+        row["cut_minus_all"] = {k: row["cut"][k] - row["all"][k] for k in KEYS + ("us_per_word",)}
+        name = path.parent.name if path.name.startswith("model-") else path.name
+        result["runs"][name] = row
+        print(f"{name}: all {row['all']['dep_uas']:.2f} / {row['all']['dep_las']:.2f} "
+              f"{row['all']['us_per_word']:.1f} µs/word, cut {row['cut']['dep_uas']:.2f} / {row['cut']['dep_las']:.2f} "
+              f"{row['cut']['us_per_word']:.1f} µs/word", flush=True)
+    differences = [row["cut_minus_all"] for row in result["runs"].values()]
+    result["mean_cut_minus_all"] = {k: statistics.mean(d[k] for d in differences) for k in differences[0]}
+    result["load_average_end"] = os.getloadavg()
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(result, indent=2))
+    print("mean cut − all: " + ", ".join(f"{k} {v:+.2f}" for k, v in result["mean_cut_minus_all"].items()))
+
+
+if __name__ == "__main__":
+    main()
