@@ -70,20 +70,23 @@ clean:
 
 # ---- the spaCy component vine_cascade on EWT (issues 5, 14) ----
 # ewt-vine: convert EWT to .spacy (one sentence per doc, under the git-ignored corpora/spacy/), train
-# tok2vec + tagger + vine_cascade (configs/ewt.cfg; the pruning thresholds are set while training), calibrate
-# them on dev for CALIBRATE_RECALL (model-calibrated), evaluate that on test and run `spacy benchmark speed`.
+# tok2vec + tagger + vine_cascade (configs/ewt.cfg; the pruning thresholds are set while training), keep the
+# cascade levels CALIBRATE_ORDERS and calibrate them on dev for CALIBRATE_RECALL (model-calibrated), evaluate
+# that on test and run `spacy benchmark speed`.
 # package: `spacy package` on that pipeline, an sdist and a wheel of en_vineparse_ewt under dist/.
 # ewt-compare: three seeds each of vine_cascade and of spaCy's own parser, with the shared tok2vec as it is
 # (setting cnn) and with a BiLSTM in it (setting bilstm), COMPARE_STEPS steps each (`make -j2 ewt-compare` runs
 # two trainings at a time), then bench/spacy_compare.py (JSON + markdown under bench/results/), which
-# calibrates each vine_cascade on dev for CALIBRATE_RECALL (per pruning level) first and times both pipelines
+# cuts each vine_cascade to CALIBRATE_ORDERS and calibrates it on dev for CALIBRATE_RECALL (per pruning level)
+# first (both chosen on dev: bench/results/orders_dev.json), and times both pipelines
 # on thinc's default ops (blis) and on vineparse.blas.ScipyBlasOps (OpenBLAS).
 SPACY_DATA := corpora/spacy
 EWT_SPACY := $(SPACY_DATA)/en_ewt-ud-train.spacy $(SPACY_DATA)/en_ewt-ud-dev.spacy $(SPACY_DATA)/en_ewt-ud-test.spacy
 VINE_OUT := bench/out/ewt_vine
 COMPARE := bench/out/compare
 COMPARE_STEPS ?= 2000
-CALIBRATE_RECALL ?= 0.995,0.97,0.95
+CALIBRATE_RECALL ?= 0.995,0.95
+CALIBRATE_ORDERS ?= 0,1,3
 COMPARE_RUNS := $(foreach setting,cnn bilstm,$(foreach pipe,vine spacy,$(foreach seed,0 1 2,$(setting)-$(pipe)-s$(seed))))
 ONE_CORE := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 TRAIN_DATA = --paths.train $(SPACY_DATA)/en_ewt-ud-train.spacy --paths.dev $(SPACY_DATA)/en_ewt-ud-dev.spacy
@@ -104,7 +107,7 @@ $(VINE_OUT)/model-best: $(STAMP) $(EWT_SPACY) configs/ewt.cfg
 
 $(VINE_OUT)/model-calibrated: $(VINE_OUT)/model-best
 	$(ONE_CORE) $(BIN)/python -I -m vineparse.pipeline calibrate $(VINE_OUT)/model-best \
-	    $(SPACY_DATA)/en_ewt-ud-dev.spacy --recall $(CALIBRATE_RECALL) --output $@
+	    $(SPACY_DATA)/en_ewt-ud-dev.spacy --orders $(CALIBRATE_ORDERS) --recall $(CALIBRATE_RECALL) --output $@
 
 ewt-vine: $(VINE_OUT)/model-calibrated
 	$(ONE_CORE) $(BIN)/python -I -m spacy evaluate $(VINE_OUT)/model-calibrated $(SPACY_DATA)/en_ewt-ud-test.spacy \
@@ -125,7 +128,8 @@ $(COMPARE)/%/model-best: | $(STAMP) $(EWT_SPACY)
 	    > $(COMPARE)/$*.log 2>&1
 
 ewt-compare: $(foreach run,$(COMPARE_RUNS),$(COMPARE)/$(run)/model-best)
-	$(ONE_CORE) $(BIN)/python bench/spacy_compare.py --runs $(COMPARE) --steps $(COMPARE_STEPS) --recall $(CALIBRATE_RECALL) \
+	$(ONE_CORE) $(BIN)/python bench/spacy_compare.py --runs $(COMPARE) --steps $(COMPARE_STEPS) --orders $(CALIBRATE_ORDERS) \
+	    --recall $(CALIBRATE_RECALL) \
 	    --dev $(SPACY_DATA)/en_ewt-ud-dev.spacy --test $(SPACY_DATA)/en_ewt-ud-test.spacy \
 	    --out bench/results/spacy_compare.json --markdown bench/results/spacy_compare.md
 

@@ -237,6 +237,7 @@ def test_max_order_stops_the_cascade_early(trained):
 def test_set_orders_keeps_a_subsequence_of_the_trained_levels(trained):
     """set_orders([0, 1, 3]) drops the second-order pruning level: the first level's mask goes to the third
     level, whose trees are then those of the Python cascade of the same levels and thresholds."""
+    from vineparse.pipeline.batch import Batch
     nlp, examples = trained
     parser = nlp.get_pipe("vine_cascade")
     saved = dict(parser.cfg)
@@ -246,12 +247,13 @@ def test_set_orders_keeps_a_subsequence_of_the_trained_levels(trained):
         parser.set_orders([0, 1, 3])
         assert parser.cfg["orders"] == [0, 1, 3] and parser.cfg["alphas"] == alphas[:2]
         assert [level.order for level in parser.predict_cascade.levels] == [0, 1, 3]
+        assert parser.tracker.gold.shape[0] == 2
+        reloaded = type(parser)(parser.vocab, parser.model, "copy").from_bytes(parser.to_bytes())
+        assert reloaded.cfg["orders"] == [0, 1, 3] and reloaded.tracker.gold.shape[0] == 2
         parser.cfg["direct_max_length"] = 0
-        batch = parser.model.predict(docs)
-        from vineparse.pipeline.batch import Batch
-        scored = Batch(parser.model, batch).predict()
-        sents = scored.score([scored.rows_of(i, 0, len(doc)) for i, doc in enumerate(docs)])
-        for doc, sent, (heads, _) in zip(docs, sents, parser.predict(docs)):
+        batch = Batch(parser.model, parser.model.predict(docs)).predict()
+        scored = batch.score([batch.rows_of(i, 0, len(doc)) for i, doc in enumerate(docs)])
+        for doc, sent, (heads, _) in zip(docs, scored, parser.predict(docs)):
             tree = parser.predict_cascade.run(sent)
             assert list(heads) == list(np.where(tree[1:] == 0, np.arange(len(doc)), tree[1:] - 1))
         for bad in ([0, 1, 2], [0, 1, 4], [1, 0, 3]):
@@ -259,8 +261,8 @@ def test_set_orders_keeps_a_subsequence_of_the_trained_levels(trained):
                 parser.set_orders(bad)
     finally:
         parser.load_cfg(saved)
-        parser.tracker = type(parser.tracker)(len(saved["orders"]) - 1)
     assert [level.order for level in parser.predict_cascade.levels] == [0, 1, 2, 3]
+    assert parser.tracker.gold.shape[0] == 3
 
 
 def test_calibrate_sets_alphas_for_the_recall(trained):

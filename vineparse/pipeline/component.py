@@ -233,9 +233,7 @@ class VineCascadeParser(TrainablePipe):
             self.cfg["recall"] = [self.cfg["recall"][k] for k in kept]
         if self.cfg["max_order"] not in orders[1:]:
             self.cfg["max_order"] = None
-        self.cfg["orders"] = orders
-        self.tracker = RecallTracker(len(orders) - 1)
-        self._build_cascade()
+        self.load_cfg({"orders": orders})
 
     def set_decoder(self, decoder: str) -> None:
         """Decode the last level by "mbr" (the most expected correct heads) or "map" (its best tree)."""
@@ -251,7 +249,9 @@ class VineCascadeParser(TrainablePipe):
         self._build_cascade()
 
     def load_cfg(self, cfg: Dict) -> None:
+        """Take saved settings (their `orders` may be fewer than the config's, see `set_orders`)."""
         self.cfg.update(cfg)
+        self.tracker = RecallTracker(len(self.cfg["orders"]) - 1)
         self._build_cascade()
 
     def _build_cascade(self) -> None:
