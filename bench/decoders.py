@@ -10,14 +10,12 @@ made on dev with this script, never on test.
         --models bench/out/compare/*-vine-s*/model-best --out bench/results/decoders_dev.json
 """
 import argparse
-import json
 import os
-import statistics
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from spacy_compare import accuracy, git_commit, gold_tokens, load, machine  # noqa: E402
+from spacy_compare import accuracy, git_commit, gold_tokens, load, machine, save_differences  # noqa: E402
 
 DECODERS = ("map", "mbr")
 
@@ -50,12 +48,7 @@ def main():
         result["runs"][name] = row
         print(f"{name}: " + ", ".join(f"{d} {row[d]['dep_uas']:.2f} / {row[d]['dep_las']:.2f}" for d in DECODERS),
               flush=True)
-    differences = [row["mbr_minus_map"] for row in result["runs"].values()]
-    result["mean_mbr_minus_map"] = {k: statistics.mean(d[k] for d in differences) for k in differences[0]}
-    result["load_average_end"] = os.getloadavg()
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(result, indent=2))
-    print("mean mbr − map: " + ", ".join(f"{k} {v:+.2f}" for k, v in result["mean_mbr_minus_map"].items()))
+    save_differences(result, "mbr_minus_map", args.out, "mbr − map")
 
 
 if __name__ == "__main__":

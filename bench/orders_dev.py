@@ -12,7 +12,6 @@ collected heap). Per pipeline and on average: cut − all.
 """
 import argparse
 import gc
-import json
 import os
 import statistics
 import sys
@@ -21,7 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from component_speed import prepared_docs  # noqa: E402
-from spacy_compare import accuracy, git_commit, gold_tokens, load, machine, use_blas  # noqa: E402
+from spacy_compare import (accuracy, git_commit, gold_tokens, load, machine, save_differences,  # noqa: E402
+                           use_blas)
 
 KEYS = ("dep_uas", "dep_las", "long_dep_uas", "long_dep_las")
 
@@ -72,12 +72,7 @@ def main():
         print(f"{name}: all {row['all']['dep_uas']:.2f} / {row['all']['dep_las']:.2f} "
               f"{row['all']['us_per_word']:.1f} µs/word, cut {row['cut']['dep_uas']:.2f} / {row['cut']['dep_las']:.2f} "
               f"{row['cut']['us_per_word']:.1f} µs/word", flush=True)
-    differences = [row["cut_minus_all"] for row in result["runs"].values()]
-    result["mean_cut_minus_all"] = {k: statistics.mean(d[k] for d in differences) for k in differences[0]}
-    result["load_average_end"] = os.getloadavg()
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(result, indent=2))
-    print("mean cut − all: " + ", ".join(f"{k} {v:+.2f}" for k, v in result["mean_cut_minus_all"].items()))
+    save_differences(result, "cut_minus_all", args.out, "cut − all")
 
 
 if __name__ == "__main__":

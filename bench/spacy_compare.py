@@ -171,6 +171,17 @@ def use_blas(name):
     set_current_ops(ScipyBlasOps() if name == "scipy" else NumpyOps())
 
 
+def save_differences(result, key, out, label):
+    """Average each run's differences `result["runs"][run][key]` into `result["mean_" + key]`, stamp the load
+    average, write `result` as JSON to `out` and print the means (bench/decoders.py, bench/orders_dev.py)."""
+    differences = [row[key] for row in result["runs"].values()]
+    result[f"mean_{key}"] = {k: statistics.mean(d[k] for d in differences) for k in differences[0]}
+    result["load_average_end"] = os.getloadavg()
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text(json.dumps(result, indent=2))
+    print(f"mean {label}: " + ", ".join(f"{k} {v:+.2f}" for k, v in result[f"mean_{key}"].items()))
+
+
 def summary(values):
     values = [100 * v for v in values]
     return {"mean": statistics.mean(values), "std": statistics.stdev(values) if len(values) > 1 else 0.0,
