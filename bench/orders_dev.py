@@ -69,9 +69,8 @@ def main():
         row["cut_minus_all"] = {k: row["cut"][k] - row["all"][k] for k in KEYS + ("us_per_word",)}
         name = path.parent.name if path.name.startswith("model-") else path.name
         result["runs"][name] = row
-        print(f"{name}: all {row['all']['dep_uas']:.2f} / {row['all']['dep_las']:.2f} "
-              f"{row['all']['us_per_word']:.1f} µs/word, cut {row['cut']['dep_uas']:.2f} / {row['cut']['dep_las']:.2f} "
-              f"{row['cut']['us_per_word']:.1f} µs/word", flush=True)
+        print(f"{name}: " + ", ".join(f"{copy} {row[copy]['dep_uas']:.2f} / {row[copy]['dep_las']:.2f} "
+                                      f"{row[copy]['us_per_word']:.1f} µs/word" for copy in copies), flush=True)
     save_differences(result, "cut_minus_all", args.out, "cut − all")
 
 

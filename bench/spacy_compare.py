@@ -383,7 +383,8 @@ def main():
         if None in first.values():
             continue
         spacy_key, vine_key = (setting, "spacy", first["spacy"]), (setting, "vine", first["vine"])
-        nlp_spacy, nlp_vine = spacy.load(runs[spacy_key]), load(runs[vine_key], "vine", args.dev, args.recall, args.orders)
+        nlp_spacy = spacy.load(runs[spacy_key])
+        nlp_vine = load(runs[vine_key], "vine", args.dev, args.recall, args.orders)
         component = nlp_vine.get_pipe("vine_cascade")
         test = [gold_tokens(nlp_vine, d) for d in DocBin().from_disk(args.test).get_docs(nlp_vine.vocab)]
         texts = [eg.reference.text for eg in test]
@@ -400,7 +401,8 @@ def main():
         block["speed"] = {}
         for blas in args.blas:
             use_blas(blas)              # thinc gives a model the current ops when it is built: load anew
-            nlp_spacy, nlp_vine = spacy.load(runs[spacy_key]), load(runs[vine_key], "vine", args.dev, args.recall, args.orders)
+            nlp_spacy = spacy.load(runs[spacy_key])
+            nlp_vine = load(runs[vine_key], "vine", args.dev, args.recall, args.orders)
             block["speed"][blas] = speed(f"{setting}, {blas} BLAS", (nlp_spacy, nlp_vine), texts, words,
                                          args.repeats)
         log(f"{setting}: long inputs ({args.blas[-1]} BLAS)")

@@ -9,7 +9,7 @@ from vineparse._kernels.cascade_runtime import CascadeRuntime
 from vineparse._kernels.thresholds import prune_mask
 from vineparse._kernels.neural_scorer import NeuralScorer
 from vineparse._kernels.part_mlp import part_mlp_scores
-from oracle import projective_trees
+from oracle import projective_trees, tree_parts
 
 EDGES = (2, 3, 4, 5, 6, 8, 11, 16, 21, 31)
 ROLES = {0: 3, 1: 3, 2: 4}                  # sibling, grandparent, grand-sibling
@@ -174,22 +174,6 @@ def test_vine_max_marginals_handed_over_replace_the_vine_pass(seed):
         NeuralScorer(arcs, outer, rows, tables, EDGES, vine=[None])
 
 
-def tree_parts(heads):
-    """A tree's higher-order parts in the runtime's layout: siblings (h, s, m), s == h for the child nearest
-    h on its side; grandparents (g, h, m) and grand-siblings (g, h, s, m) for h > 0."""
-    n = len(heads) - 1
-    sib, grand, gsib = [], [], []
-    for m in range(1, n + 1):
-        h = int(heads[m])
-        inner = [c for c in range(1, n + 1) if heads[c] == h and (c > h) == (m > h) and abs(c - h) < abs(m - h)]
-        s = max(inner, key=lambda c: abs(c - h)) if inner else h
-        sib.append((h, s, m))
-        if h > 0:
-            grand.append((int(heads[h]), h, m))
-            gsib.append((int(heads[h]), h, s, m))
-    return [np.array(p, dtype=np.int64).reshape(-1, w) for p, w in ((sib, 3), (grand, 3), (gsib, 4))]
-
-
 def brute_force_mbr(scorer, arcs, order, n):
     """Over every projective single-root tree: p(tree) ∝ exp(score) under the order's model, the arc
     marginals, and the trees with the most expected correct heads (ties all returned)."""
@@ -197,9 +181,9 @@ def brute_force_mbr(scorer, arcs, order, n):
     totals = []
     for heads in trees:
         total = float(arcs[heads[1:], np.arange(1, n + 1)].sum())
-        for kind, parts in enumerate(tree_parts(heads)[:{1: 0, 2: 1, 3: 3}[order]]):
-            if len(parts):
-                total += float(scorer.part_scores(0, 0, 2 + kind, parts).sum())
+        for kind, parts in enumerate(tree_parts(heads)[1:1 + {1: 0, 2: 1, 3: 3}[order]]):
+            if parts:
+                total += float(scorer.part_scores(0, 0, 2 + kind, np.array(parts, dtype=np.int64)).sum())
         totals.append(total)
     totals = np.array(totals)
     p = np.exp(totals - totals.max())

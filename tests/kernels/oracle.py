@@ -88,3 +88,22 @@ def random_mask(rng, n, keep=0.6):
     for m in range(1, n + 1):
         mask[m - 1, m] = True
     return mask
+
+
+def tree_parts(heads):
+    """The parts a tree scores: arcs (h, m), siblings (h, s, m), grandparents
+    (g, h, m) and grand-siblings (g, h, s, m), the last two only for h > 0."""
+    n = len(heads) - 1
+    arcs, sibs, grands, gsibs = [], [], [], []
+    for m in range(1, n + 1):
+        h = int(heads[m])
+        inner = [c for c in range(1, n + 1)
+                 if heads[c] == h and (c > h) == (m > h) and abs(c - h) < abs(m - h)]
+        s = max(inner, key=lambda c: abs(c - h)) if inner else h
+        arcs.append((h, m))
+        sibs.append((h, s, m))
+        if h > 0:
+            g = int(heads[h])
+            grands.append((g, h, m))
+            gsibs.append((g, h, s, m))
+    return arcs, sibs, grands, gsibs

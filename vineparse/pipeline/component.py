@@ -64,6 +64,11 @@ subword_features = true
 """
 
 
+def _check_decoder(decoder) -> None:
+    if decoder not in DECODERS:
+        raise ValueError(f"decoder must be one of {list(DECODERS)}, got {decoder!r}")
+
+
 def _check_number(name: str, value, low: float, high: float = float("inf"), low_open: bool = False,
                   integer: bool = False, allow_none: bool = False) -> None:
     if value is None and allow_none:
@@ -149,8 +154,7 @@ class VineCascadeParser(TrainablePipe):
         _check_number("dropout", dropout, 0.0, 0.999999, allow_none=True)
         _check_number("learn_rate_scale", learn_rate_scale, 0.0, low_open=True)
         _check_number("direct_max_length", direct_max_length, 0, integer=True)
-        if decoder not in DECODERS:
-            raise ValueError(f"decoder must be one of {list(DECODERS)}, got {decoder!r}")
+        _check_decoder(decoder)
         _check_number("witnesses", witnesses, 1, integer=True)
         _check_number("max_heads", max_heads, 1, integer=True, allow_none=True)
         if max_order is not None and max_order not in orders[1:]:
@@ -237,8 +241,7 @@ class VineCascadeParser(TrainablePipe):
 
     def set_decoder(self, decoder: str) -> None:
         """Decode the last level by "mbr" (the most expected correct heads) or "map" (its best tree)."""
-        if decoder not in DECODERS:
-            raise ValueError(f"decoder must be one of {list(DECODERS)}, got {decoder!r}")
+        _check_decoder(decoder)
         self.cfg["decoder"] = decoder
 
     def set_alphas(self, alphas: Sequence[float]) -> None:
