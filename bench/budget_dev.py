@@ -11,23 +11,19 @@ budget with both pipelines: vine − spacy; then the mean per setting and budget
         --runs bench/out/compare/cnn-*-s[01] bench/out/long/cnn-*-s[01]-4000 --out bench/results/budget_dev.json
 """
 import argparse
-import json
-import os
 import re
 import statistics
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from spacy_compare import accuracy, git_commit, gold_tokens, load, machine  # noqa: E402
+from spacy_compare import SCORE_KEYS, gold_examples, load, percent_scores, run_record, write_json  # noqa: E402
 
-KEYS = ("dep_uas", "dep_las", "long_dep_uas", "long_dep_las")
 RUN_NAME = re.compile(r"^(?P<setting>[a-z0-9]+)-(?P<pipe>vine|spacy)-s(?P<seed>\d+)(-\d+)?$")
 
 
 def main():
     from spacy.util import load_config
-    from spacy.tokens import DocBin
     from vineparse.pipeline.__main__ import orders_argument
     from vineparse.pipeline.thresholds import recall_argument
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -47,17 +43,13 @@ def main():
         pipe = match["pipe"]
         nlp = load(path, pipe, args.docs, args.recall if pipe == "vine" else None,
                    args.orders if pipe == "vine" else None)
-        score = accuracy(nlp, [gold_tokens(nlp, d) for d in DocBin().from_disk(args.docs).get_docs(nlp.vocab)])
-        key = f"{match['setting']}-s{match['seed']}-{steps}"
-        scores.setdefault(key, {})[pipe] = {"run": str(run), **{k: 100 * score[k] for k in KEYS}}
-        print(f"{run.name} ({steps} steps): {100 * score['dep_uas']:.2f} / {100 * score['dep_las']:.2f}",
-              flush=True)
-    result = {"command": " ".join([sys.executable] + sys.argv), "commit": git_commit(), "machine": machine(),
-              "load_average_start": os.getloadavg(), "docs": args.docs, "orders": args.orders,
-              "recall": args.recall, "runs": {}}
+        row = percent_scores(nlp, gold_examples(nlp, args.docs))
+        scores.setdefault(f"{match['setting']}-s{match['seed']}-{steps}", {})[pipe] = {"run": str(run), **row}
+        print(f"{run.name} ({steps} steps): {row['dep_uas']:.2f} / {row['dep_las']:.2f}", flush=True)
+    result = run_record(docs=args.docs, orders=args.orders, recall=args.recall, runs={})
     for key, row in sorted(scores.items()):
         if set(row) == {"vine", "spacy"}:
-            row["vine_minus_spacy"] = {k: row["vine"][k] - row["spacy"][k] for k in KEYS}
+            row["vine_minus_spacy"] = {k: row["vine"][k] - row["spacy"][k] for k in SCORE_KEYS}
             result["runs"][key] = row
     if not result["runs"]:
         sys.exit("error: no setting, seed and budget has both a vine and a spacy run")
@@ -65,13 +57,11 @@ def main():
     for key, row in result["runs"].items():
         setting, _, steps = key.split("-")
         budgets.setdefault(f"{setting}-{steps}", []).append(row["vine_minus_spacy"])
-    result["by_budget"] = {name: {k: statistics.mean(d[k] for d in rows) for k in KEYS} | {"pairs": len(rows)}
+    result["by_budget"] = {name: {k: statistics.mean(d[k] for d in rows) for k in SCORE_KEYS} | {"pairs": len(rows)}
                            for name, rows in sorted(budgets.items())}
     for name, row in result["by_budget"].items():
         print(f"{name} ({row['pairs']} seeds): vine − spacy UAS {row['dep_uas']:+.2f}, LAS {row['dep_las']:+.2f}")
-    result["load_average_end"] = os.getloadavg()
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(result, indent=2))
+    write_json(result, args.out)
 
 
 if __name__ == "__main__":

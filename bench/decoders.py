@@ -10,12 +10,11 @@ made on dev with this script, never on test.
         --models bench/out/compare/*-vine-s*/model-best --out bench/results/decoders_dev.json
 """
 import argparse
-import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from spacy_compare import accuracy, git_commit, gold_tokens, load, machine, save_differences  # noqa: E402
+from spacy_compare import gold_examples, load, percent_scores, run_record, save_differences  # noqa: E402
 
 DECODERS = ("map", "mbr")
 
@@ -29,20 +28,17 @@ def main():
                         help="calibrate the thresholds on --docs for this recall per pruning level first")
     parser.add_argument("--out", default="bench/results/decoders_dev.json")
     args = parser.parse_args()
-    from spacy.tokens import DocBin
-    result = {"command": " ".join([sys.executable] + sys.argv), "commit": git_commit(), "machine": machine(),
-              "load_average_start": os.getloadavg(), "docs": args.docs, "recall": args.recall, "runs": {}}
+    result = run_record(docs=args.docs, recall=args.recall, runs={})
     for path in args.models:
         if not (path / "config.cfg").exists():
             sys.exit(f"error: {path} is not a saved spaCy pipeline (no config.cfg)")
         nlp = load(path, "vine", args.docs, args.recall)
         component = nlp.get_pipe("vine_cascade")
-        examples = [gold_tokens(nlp, d) for d in DocBin().from_disk(args.docs).get_docs(nlp.vocab)]
+        examples = gold_examples(nlp, args.docs)
         row = {}
         for decoder in DECODERS:
             component.set_decoder(decoder)
-            row[decoder] = {k: 100 * v for k, v in accuracy(nlp, examples).items()
-                            if k in ("dep_uas", "dep_las", "long_dep_uas", "long_dep_las")}
+            row[decoder] = percent_scores(nlp, examples)
         row["mbr_minus_map"] = {k: row["mbr"][k] - row["map"][k] for k in row["map"]}
         name = path.parent.name if path.name.startswith("model-") else path.name
         result["runs"][name] = row

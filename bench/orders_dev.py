@@ -12,7 +12,6 @@ collected heap). Per pipeline and on average: cut − all.
 """
 import argparse
 import gc
-import os
 import statistics
 import sys
 import time
@@ -20,10 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from component_speed import prepared_docs  # noqa: E402
-from spacy_compare import (accuracy, git_commit, gold_tokens, load, machine, save_differences,  # noqa: E402
-                           use_blas)
-
-KEYS = ("dep_uas", "dep_las", "long_dep_uas", "long_dep_las")
+from spacy_compare import (SCORE_KEYS, gold_tokens, load, percent_scores, run_record,  # noqa: E402
+                           save_differences, use_blas)
 
 
 def main():
@@ -41,8 +38,7 @@ def main():
     args = parser.parse_args()
     use_blas(args.blas)
     from spacy.tokens import DocBin
-    result = {"command": " ".join([sys.executable] + sys.argv), "commit": git_commit(), "machine": machine(),
-              "load_average_start": os.getloadavg(), "runs": {}}
+    result = run_record(runs={})
     for path in args.models:
         if not (path / "config.cfg").exists():
             sys.exit(f"error: {path} is not a saved spaCy pipeline (no config.cfg)")
@@ -51,8 +47,7 @@ def main():
         row = {}
         for name, nlp in copies.items():
             gold = list(DocBin().from_disk(args.docs).get_docs(nlp.vocab))
-            score = accuracy(nlp, [gold_tokens(nlp, d) for d in gold])
-            row[name] = {k: 100 * score[k] for k in KEYS}
+            row[name] = percent_scores(nlp, [gold_tokens(nlp, d) for d in gold])
             row[name]["orders"] = nlp.get_pipe("vine_cascade").cfg["orders"]
             row[name]["alphas"] = nlp.get_pipe("vine_cascade").cfg["alphas"]
             copies[name] = (nlp.get_pipe("vine_cascade"), prepared_docs(nlp, gold))
@@ -66,7 +61,7 @@ def main():
                 times[name].append(1e6 * (time.perf_counter() - start) / sum(len(d) for d in docs))
         for name in copies:
             row[name]["us_per_word"] = statistics.median(times[name])
-        row["cut_minus_all"] = {k: row["cut"][k] - row["all"][k] for k in KEYS + ("us_per_word",)}
+        row["cut_minus_all"] = {k: row["cut"][k] - row["all"][k] for k in SCORE_KEYS + ("us_per_word",)}
         name = path.parent.name if path.name.startswith("model-") else path.name
         result["runs"][name] = row
         print(f"{name}: " + ", ".join(f"{copy} {row[copy]['dep_uas']:.2f} / {row[copy]['dep_las']:.2f} "

@@ -38,6 +38,7 @@ from pathlib import Path
 
 RUN_NAME = re.compile(r"^(cnn|bilstm)-(vine|spacy)-s(\d+)$")
 LONG = 30          # "long sentences": more than this many words
+SCORE_KEYS = ("dep_uas", "dep_las", "long_dep_uas", "long_dep_las")
 OTHER_DECODER = {"map": "mbr", "mbr": "map"}      # vine_cascade's runs are also scored with the decoder they lack
 
 
@@ -67,17 +68,21 @@ def gold_tokens(nlp, gold):
     return Example(Doc(nlp.vocab, words=[t.text for t in gold], spaces=[bool(t.whitespace_) for t in gold]), gold)
 
 
+def gold_examples(nlp, path):
+    """`gold_tokens` Examples of every doc of the .spacy file `path`."""
+    from spacy.tokens import DocBin
+    return [gold_tokens(nlp, d) for d in DocBin().from_disk(path).get_docs(nlp.vocab)]
+
+
 def load(path, pipe, dev_path, recall, orders=None):
     """A trained pipeline; a vine_cascade one cut to the cascade levels `orders` when given, and calibrated on
     dev first when `recall` is given."""
     import spacy
-    from spacy.tokens import DocBin
     nlp = spacy.load(path)
     if pipe == "vine" and orders is not None:
         nlp.get_pipe("vine_cascade").set_orders(orders)
     if pipe == "vine" and recall is not None:
-        dev = [gold_tokens(nlp, d) for d in DocBin().from_disk(dev_path).get_docs(nlp.vocab)]
-        nlp.get_pipe("vine_cascade").calibrate(nlp, dev, recall)
+        nlp.get_pipe("vine_cascade").calibrate(nlp, gold_examples(nlp, dev_path), recall)
     return nlp
 
 
@@ -88,6 +93,25 @@ def accuracy(nlp, examples):
     return {"dep_uas": scores["dep_uas"], "dep_las": scores["dep_las"], "tag_acc": scores.get("tag_acc"),
             "long_dep_uas": long_scores["dep_uas"], "long_dep_las": long_scores["dep_las"],
             "long_sentences": len(long)}
+
+
+def percent_scores(nlp, examples):
+    """UAS / LAS, also on sentences of more than LONG words (SCORE_KEYS), in percent: the dev scripts' row."""
+    score = accuracy(nlp, examples)
+    return {k: 100 * score[k] for k in SCORE_KEYS}
+
+
+def run_record(**fields):
+    """The head of a bench JSON: command line, commit, machine and load average at the start, then `fields`."""
+    return {"command": " ".join([sys.executable] + sys.argv), "commit": git_commit(), "machine": machine(),
+            "load_average_start": os.getloadavg(), **fields}
+
+
+def write_json(result, out):
+    """Stamp the load average at the end and write `result` to `out` as JSON."""
+    result["load_average_end"] = os.getloadavg()
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text(json.dumps(result, indent=2))
 
 
 def words_per_second(nlp, texts, words, batch_size=256):
@@ -173,12 +197,10 @@ def use_blas(name):
 
 def save_differences(result, key, out, label):
     """Average each run's differences `result["runs"][run][key]` into `result["mean_" + key]`, stamp the load
-    average, write `result` as JSON to `out` and print the means (bench/decoders.py, bench/orders_dev.py)."""
+    average, write `result` as JSON to `out` and print the means (decoders.py, orders_dev.py, variants_dev.py)."""
     differences = [row[key] for row in result["runs"].values()]
     result[f"mean_{key}"] = {k: statistics.mean(d[k] for d in differences) for k in differences[0]}
-    result["load_average_end"] = os.getloadavg()
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    Path(out).write_text(json.dumps(result, indent=2))
+    write_json(result, out)
     print(f"mean {label}: " + ", ".join(f"{k} {v:+.2f}" for k, v in result[f"mean_{key}"].items()))
 
 
@@ -329,14 +351,11 @@ def main():
     args = parser.parse_args()
 
     import spacy
-    from spacy.tokens import DocBin
 
     import vineparse.pipeline  # noqa: F401  registers vine_cascade (an installed vineparse has entry points too)
     use_blas(args.blas[0])
-    result = {"command": " ".join([sys.executable] + sys.argv), "commit": git_commit(), "machine": machine(),
-              "load_average_start": os.getloadavg(), "steps": args.steps, "recall": args.recall,
-              "orders": args.orders, "blas": args.blas,
-              "settings": {}, "seed0": {}}
+    result = run_record(steps=args.steps, recall=args.recall, orders=args.orders, blas=args.blas, settings={},
+                        seed0={})
     runs = {}
     for path in sorted(Path(args.runs).iterdir()):
         match = RUN_NAME.match(path.name)
@@ -348,7 +367,7 @@ def main():
     per_run = {}
     for (setting, pipe, seed), path in sorted(runs.items()):
         nlp = load(path, pipe, args.dev, args.recall, args.orders)
-        test = [gold_tokens(nlp, d) for d in DocBin().from_disk(args.test).get_docs(nlp.vocab)]
+        test = gold_examples(nlp, args.test)
         per_run[(setting, pipe, seed)] = accuracy(nlp, test)
         if pipe == "vine":
             component = nlp.get_pipe("vine_cascade")
@@ -386,7 +405,7 @@ def main():
         nlp_spacy = spacy.load(runs[spacy_key])
         nlp_vine = load(runs[vine_key], "vine", args.dev, args.recall, args.orders)
         component = nlp_vine.get_pipe("vine_cascade")
-        test = [gold_tokens(nlp_vine, d) for d in DocBin().from_disk(args.test).get_docs(nlp_vine.vocab)]
+        test = gold_examples(nlp_vine, args.test)
         texts = [eg.reference.text for eg in test]
         words = sum(len(nlp_spacy.make_doc(t)) for t in texts)
         block = {"spacy_test": per_run[spacy_key], "seeds": first, "by_order": {}, "words": words,
@@ -396,8 +415,7 @@ def main():
             block["by_order"][str(order)] = accuracy(nlp_vine, test)
         component.set_max_order(None)
         block["decoder"] = component.cfg["decoder"]
-        dev = [gold_tokens(nlp_vine, d) for d in DocBin().from_disk(args.dev).get_docs(nlp_vine.vocab)]
-        block["levels_dev"] = level_table(nlp_vine, dev)
+        block["levels_dev"] = level_table(nlp_vine, gold_examples(nlp_vine, args.dev))
         block["speed"] = {}
         for blas in args.blas:
             use_blas(blas)              # thinc gives a model the current ops when it is built: load anew
@@ -409,9 +427,7 @@ def main():
         block["long_inputs"] = long_input_times(nlp_vine, test, 3)
         use_blas(args.blas[0])
         result["seed0"][setting] = block
-    result["load_average_end"] = os.getloadavg()
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(result, indent=2))
+    write_json(result, args.out)
     Path(args.markdown).write_text(markdown(result))
     print(markdown(result))
 

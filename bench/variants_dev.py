@@ -10,14 +10,11 @@ and on average: variant − baseline. Training choices are made on dev with this
         --baseline bench/out/compare_all_levels --variant bench/out/compare --out bench/results/variant.json
 """
 import argparse
-import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from spacy_compare import accuracy, git_commit, gold_tokens, load, machine, save_differences  # noqa: E402
-
-KEYS = ("dep_uas", "dep_las", "long_dep_uas", "long_dep_las")
+from spacy_compare import SCORE_KEYS, gold_examples, load, percent_scores, run_record, save_differences  # noqa: E402
 
 
 def main():
@@ -32,14 +29,11 @@ def main():
     parser.add_argument("--recall", type=recall_argument, default=None, help="per-level recall to calibrate for")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
-    from spacy.tokens import DocBin
     names = args.names or sorted(p.parent.parent.name for p in args.variant.glob("*/model-best/config.cfg")
                                  if (args.baseline / p.parent.parent.name / "model-best" / "config.cfg").exists())
     if not names:
         sys.exit(f"error: no run is in both {args.baseline} and {args.variant} (<name>/model-best/config.cfg)")
-    result = {"command": " ".join([sys.executable] + sys.argv), "commit": git_commit(), "machine": machine(),
-              "load_average_start": os.getloadavg(), "docs": args.docs, "orders": args.orders,
-              "recall": args.recall, "runs": {}}
+    result = run_record(docs=args.docs, orders=args.orders, recall=args.recall, runs={})
     for name in names:
         row = {}
         for side in ("baseline", "variant"):
@@ -47,10 +41,9 @@ def main():
             if not (path / "config.cfg").exists():
                 sys.exit(f"error: {path} is not a saved spaCy pipeline (no config.cfg)")
             nlp = load(path, "vine", args.docs, args.recall, args.orders)
-            score = accuracy(nlp, [gold_tokens(nlp, d) for d in DocBin().from_disk(args.docs).get_docs(nlp.vocab)])
-            row[side] = {k: 100 * score[k] for k in KEYS}
+            row[side] = percent_scores(nlp, gold_examples(nlp, args.docs))
             row[side]["alphas"] = nlp.get_pipe("vine_cascade").cfg["alphas"]
-        row["variant_minus_baseline"] = {k: row["variant"][k] - row["baseline"][k] for k in KEYS}
+        row["variant_minus_baseline"] = {k: row["variant"][k] - row["baseline"][k] for k in SCORE_KEYS}
         result["runs"][name] = row
         print(f"{name}: baseline {row['baseline']['dep_uas']:.2f} / {row['baseline']['dep_las']:.2f}, "
               f"variant {row['variant']['dep_uas']:.2f} / {row['variant']['dep_las']:.2f}", flush=True)
