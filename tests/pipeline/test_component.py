@@ -6,7 +6,7 @@ from spacy.tokens import Doc
 from spacy.training import Example
 from thinc.api import Adam
 
-from vineparse.pipeline import VineCascadeParser
+from vineparse.pipeline import VineCascadeParser, calibration
 from vineparse.pipeline.component import FORMAT_VERSION
 from vineparse.pipeline.scorers import distance_buckets
 
@@ -268,7 +268,7 @@ def test_set_orders_keeps_a_subsequence_of_the_trained_levels(trained):
 def test_calibrate_sets_alphas_for_the_recall(trained):
     nlp, examples = trained
     parser = nlp.get_pipe("vine_cascade")
-    saved = list(parser.cfg["alphas"])
+    saved = dict(parser.cfg)
     try:
         rows = parser.calibrate(nlp, examples[60:], recall=0.9)
         assert [r["level"] for r in rows] == ["vine", "first", "second"]
@@ -279,9 +279,42 @@ def test_calibrate_sets_alphas_for_the_recall(trained):
             else:
                 assert r["recall_ceiling"] < 0.9
                 assert r["gold_recall"] >= 0.9 * r["recall_ceiling"] or r["alpha"] == -1.0
+        assert parser.split_calibration["margin"] == parser.cfg["split_margin"]
     finally:
-        parser.cfg["alphas"] = saved
-        parser._build_cascade()
+        parser.load_cfg(saved)
+
+
+def test_calibrate_splitting_takes_the_margin_of_best_boundary_f1(trained):
+    """Held-out docs of one and of two gold sentences, parsed without boundaries: each margin's predicted and
+    correct boundaries are those of `sentence_spans` at that margin, the F1 follows from them, and the
+    margin set is the largest of those with the best F1. Docs whose tokens differ from the gold are counted,
+    not used."""
+    nlp, examples = trained
+    parser = nlp.get_pipe("vine_cascade")
+    held = examples[60:]
+    docs = [eg.reference for eg in held[:6]] + [Doc.from_docs([a.reference, b.reference])
+                                                  for a, b in zip(held[6::2], held[7::2])]
+    chosen = [Example(Doc(nlp.vocab, words=[t.text for t in d]), d) for d in docs]
+    retokenized = Example(Doc(nlp.vocab, words=["x"] + [t.text for t in docs[0]]), docs[0])
+    margins = (0.0, 0.5, 2.0, 1000.0)
+    saved = dict(parser.cfg)
+    try:
+        result = calibration.calibrate_splitting(parser, nlp, chosen + [retokenized], margins)
+        gold = [{s.start for s in d.sents} - {0} for d in docs]
+        assert result["docs"] == len(docs) and result["skipped_docs"] == 1
+        assert result["gold_boundaries"] == sum(len(g) for g in gold) > 0
+        for row in result["rows"]:
+            parser.cfg["split_margin"] = row["margin"]
+            found = [{a for a, _ in parser.sentence_spans(eg.predicted)} - {0} for eg in chosen]
+            assert row["predicted"] == sum(len(f) for f in found)
+            assert row["correct"] == sum(len(f & g) for f, g in zip(found, gold))
+            assert row["f1"] == pytest.approx(2 * row["correct"] / (row["predicted"] + result["gold_boundaries"]))
+        best = max(row["f1"] for row in result["rows"])
+        assert result["margin"] == max(row["margin"] for row in result["rows"] if row["f1"] == best)
+        assert result["rows"][-1]["predicted"] == 0          # a margin beyond any score gap never splits
+    finally:
+        parser.load_cfg(saved)
+    assert parser.cfg["split_margin"] == saved["split_margin"]
 
 
 def test_calibrate_takes_one_recall_per_level(trained):
@@ -290,7 +323,7 @@ def test_calibrate_takes_one_recall_per_level(trained):
     least as hard."""
     nlp, examples = trained
     parser = nlp.get_pipe("vine_cascade")
-    saved = list(parser.cfg["alphas"])
+    saved = dict(parser.cfg)
     try:
         uniform = parser.calibrate(nlp, examples[60:], recall=0.99)
         mixed = parser.calibrate(nlp, examples[60:], recall=[0.99, 0.99, 0.6])
@@ -300,8 +333,7 @@ def test_calibrate_takes_one_recall_per_level(trained):
         with pytest.raises(ValueError, match="one value per pruning level"):
             parser.calibrate(nlp, examples[60:], recall=[0.9, 0.9])
     finally:
-        parser.cfg["alphas"] = saved
-        parser._build_cascade()
+        parser.load_cfg(saved)
 
 
 @pytest.mark.parametrize("settings, message", [

@@ -190,14 +190,14 @@ def test_structure_from_max_marginals_gives_up_on_ties():
     assert structure_from_max_marginals(1.0, arc_mm, outer_mm) is None
 
 
-@given(st.integers(0, 10_000), st.integers(1, 12), st.integers(1, 5))
-def test_prefers_root_compares_with_every_head_in_the_window(seed, n, window):
+@given(st.integers(0, 10_000), st.integers(1, 12), st.integers(1, 5), st.sampled_from([0.0, 0.3, 1.5]))
+def test_prefers_root_compares_with_every_head_in_the_window(seed, n, window, margin):
     sent = random_sentence(seed, n)
     scores = sent.dense_arcs()
     words = np.arange(1, n + 1)
-    expected = [scores[0, m] > max([scores[h, m] for h in range(max(1, m - window), min(n, m + window) + 1)
-                                    if h != m], default=-np.inf) for m in words]
-    assert list(sent.prefers_root(words, window)) == expected
+    expected = [scores[0, m] > margin + max([scores[h, m] for h in range(max(1, m - window), min(n, m + window) + 1)
+                                             if h != m], default=-np.inf) for m in words]
+    assert list(sent.prefers_root(words, window, margin)) == expected
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5])

@@ -73,6 +73,11 @@ def main(argv=None) -> int:
         ceiling = "" if ceiling is None else f" (ceiling {ceiling:.2%} at this head cap)"
         print(f"{row['level']:>7}: a = {row['alpha']:+.2f}  kept {row['kept_share']:.1%} of arcs, "
               f"gold-arc recall {row['gold_recall']:.2%}{ceiling}")
+    split = component.split_calibration
+    if split is not None:
+        row = next(r for r in split["rows"] if r["margin"] == split["margin"])
+        print(f"  split: margin {split['margin']:g}  sentence-boundary F1 {row['f1']:.2%} on {split['docs']:,} docs "
+              f"without boundaries ({split['gold_boundaries']:,} gold boundaries, {row['predicted']:,} predicted)")
     skipped = component.skipped["sentences"]
     if skipped:
         print(f"{skipped:,} sentences without one-to-one gold heads were left out", file=sys.stderr)

@@ -3,8 +3,13 @@ them as it goes, see `thresholds.py`).
 
 `calibrate` sets each pruning level's a for a gold-arc recall (of the gold arcs that reached the level) with
 `vineparse.cascade.training.choose_alpha`, level by level on the masks the levels before leave.
+`calibrate_splitting` sets the split margin of docs without sentence boundaries (`splitting.py`) for the
+best sentence-boundary F1 on held-out docs as they come: a model trained on one sentence per doc learns
+nothing about boundaries from its ROOT scores, and there the best margin is the one that never splits.
 """
-from typing import List, Sequence, Union
+from typing import List, Optional, Sequence, Union
+
+import numpy as np
 
 from spacy.language import Language
 from spacy.training import Example
@@ -19,11 +24,7 @@ from .training import gold_sentences
 def cascade_examples(component, nlp: Language, examples: Sequence[Example]) -> List[CascadeExample]:
     """One cascade example (scores, projective gold, gold) per gold sentence of `examples`, with the docs
     run through the components before this one."""
-    docs = [eg.predicted.copy() for eg in examples]
-    for name, other in nlp.pipeline:
-        if name == component.name:
-            break
-        docs = list(other.pipe(docs)) if hasattr(other, "pipe") else [other(d) for d in docs]
+    docs = upstream_docs(component, nlp, [eg.predicted.copy() for eg in examples])
     out = []
     for start in range(0, len(docs), 256):
         chunk = examples[start:start + 256]
@@ -32,6 +33,15 @@ def cascade_examples(component, nlp: Language, examples: Sequence[Example]) -> L
         scored = batch.score([batch.rows_of(s.doc, s.start, s.end) for s in sentences], cache=True)
         out += [CascadeExample(sent, s.heads, s.heads) for s, sent in zip(sentences, scored)]
     return out
+
+
+def upstream_docs(component, nlp: Language, docs: list) -> list:
+    """`docs` run through the components of `nlp` before `component`."""
+    for name, other in nlp.pipeline:
+        if name == component.name:
+            break
+        docs = list(other.pipe(docs)) if hasattr(other, "pipe") else [other(d) for d in docs]
+    return docs
 
 
 def calibrate(component, nlp: Language, examples: Sequence[Example],
@@ -61,3 +71,45 @@ def calibrate(component, nlp: Language, examples: Sequence[Example],
         masks = [cascade.input_mask(ex.sent, k + 1) for ex in found]
     component.set_alphas(list(cascade.alphas))
     return rows
+
+
+SPLIT_MARGINS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0)
+
+
+def calibrate_splitting(component, nlp: Language, examples: Sequence[Example],
+                        margins: Sequence[float] = SPLIT_MARGINS) -> Optional[dict]:
+    """Set the component's `split_margin` to the margin of `margins` with the best sentence-boundary F1 (the
+    largest of those tied: splitting no more than the held-out docs show) over the docs of `examples` that
+    have no boundaries (docs whose tokens differ from the gold ones are counted in "skipped_docs"). A
+    boundary is a sentence start after a doc's first token; F1 = 2 correct / (gold + predicted), 1 where
+    both are 0.
+    RETURNS None (nothing set) when the cascade has no vine or no doc qualifies, else {"margin", "docs",
+    "skipped_docs", "gold_boundaries", "rows": [{"margin", "predicted", "correct", "f1"}]}. Time: one vine
+    pass per margin over the docs."""
+    if component._vine() is None:
+        return None
+    unbounded = [eg for eg in examples if len(eg.predicted) and not component.units(eg.predicted)[0][2]]
+    used = [eg for eg in unbounded if [t.text for t in eg.reference] == [t.text for t in eg.predicted]]
+    if not used:
+        return None
+    predicted = np.zeros(len(margins), dtype=np.int64)
+    correct = np.zeros(len(margins), dtype=np.int64)
+    gold_total = 0
+    for start in range(0, len(used), 256):
+        chunk = used[start:start + 256]
+        docs = upstream_docs(component, nlp, [eg.predicted.copy() for eg in chunk])
+        batch = Batch(component.model, component.model.predict(docs), parts=False).predict()
+        gold = [{s.start for s in eg.reference.sents} - {0} for eg in chunk]
+        gold_total += sum(len(g) for g in gold)
+        for k, margin in enumerate(margins):
+            for doc_units, truth in zip(component.pieces(batch, docs, margin), gold):
+                found = {start + a for start, _, _, pieces in doc_units for a, _, _ in pieces} - {0}
+                predicted[k] += len(found)
+                correct[k] += len(found & truth)
+    f1 = np.where(predicted + gold_total > 0, 2 * correct / np.maximum(predicted + gold_total, 1), 1.0)
+    best = max(k for k in range(len(margins)) if f1[k] == f1.max())
+    component.cfg["split_margin"] = float(margins[best])
+    return {"margin": float(margins[best]), "docs": len(used), "skipped_docs": len(unbounded) - len(used),
+            "gold_boundaries": gold_total,
+            "rows": [{"margin": float(m), "predicted": int(p), "correct": int(c), "f1": float(f)}
+                     for m, p, c, f in zip(margins, predicted, correct, f1)]}

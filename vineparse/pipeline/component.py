@@ -120,6 +120,9 @@ class VineCascadeParser(TrainablePipe):
         the most expected correct heads under its distribution p(tree) ∝ exp(score) on its mask (its arc
         marginals, then first-order Eisner over them; more work at the last level).
     learn_rate_scale (float): multiplies the optimizer's learning rate for this component's own parameters.
+    split_margin (float): in a doc without sentence boundaries, a ROOT word of the vine starts a sentence
+        only if the arc scorer prefers the root for it by more than this over every head within
+        `splitting.ROOT_WINDOW` words (`calibrate` sets it on held-out docs for their sentence-boundary F1).
     scorer (Callable or None): scores predictions (default: spaCy's parser scorer).
 
     Work bounds: the cascade parses at most MAX_SEGMENT words at once and a vine pass reads at most
@@ -135,7 +138,7 @@ class VineCascadeParser(TrainablePipe):
                  witnesses: int = 2, structured_weight: float = 1.0, max_heads: Optional[int] = 8,
                  max_order: Optional[int] = None, seed: int = 0, learn_rate_scale: float = 1.0,
                  direct_max_length: int = 5, decoder: str = "map", label_weight: float = 1.0,
-                 dropout: Optional[float] = None,
+                 dropout: Optional[float] = None, split_margin: float = 0.0,
                  scorer: Optional[Callable] = parser_score):
         orders = check_orders(orders)
         _check_number("band", band, 1, integer=True)
@@ -153,6 +156,7 @@ class VineCascadeParser(TrainablePipe):
         _check_number("label_weight", label_weight, 0.0, low_open=True)
         _check_number("dropout", dropout, 0.0, 0.999999, allow_none=True)
         _check_number("learn_rate_scale", learn_rate_scale, 0.0, low_open=True)
+        _check_number("split_margin", split_margin, 0.0)
         _check_number("direct_max_length", direct_max_length, 0, integer=True)
         _check_decoder(decoder)
         _check_number("witnesses", witnesses, 1, integer=True)
@@ -172,11 +176,13 @@ class VineCascadeParser(TrainablePipe):
                     "learn_rate_scale": float(learn_rate_scale), "direct_max_length": direct_max_length,
                     "decoder": decoder,
                     "label_weight": float(label_weight), "dropout": None if dropout is None else float(dropout),
+                    "split_margin": float(split_margin),
                     "format_version": FORMAT_VERSION}
         self.skipped = {"sentences": 0, "unseen_labels": 0}
         self.rng = np.random.default_rng(seed)
         self.tracker = RecallTracker(len(orders) - 1)
         self.threshold_rows: List[dict] = []      # the tracker's rows at the last refresh
+        self.split_calibration: Optional[dict] = None
         self._batches = 0
         self._build_cascade()
 
@@ -391,10 +397,10 @@ class VineCascadeParser(TrainablePipe):
             return [(s.start, s.end, True) for s in doc.sents]
         return [(0, len(doc), False)]
 
-    def pieces(self, batch: Batch, docs: Sequence[Doc]):
+    def pieces(self, batch: Batch, docs: Sequence[Doc], split_margin: Optional[float] = None):
         """Per doc of the batch, (unit start, unit end, preset, [(piece start, piece end, SentenceScores)]) per
-        unit of the doc, piece offsets relative to the unit (see `splitting.py`). The units of at most
-        MAX_SEGMENT words of every doc are scored in one call."""
+        unit of the doc, piece offsets relative to the unit (see `splitting.py`; split_margin: None = the
+        component's). The units of at most MAX_SEGMENT words of every doc are scored in one call."""
         units = [self.units(doc) for doc in docs]
         flat = [(i, start, end, preset, batch.rows_of(i, start, end)) for i, doc_units in enumerate(units)
                 for start, end, preset in doc_units]
@@ -407,7 +413,8 @@ class VineCascadeParser(TrainablePipe):
             vine.memoize([scored[k] for k in short if not flat[k][3]])
         out = [[] for _ in docs]
         for (i, start, end, preset, rows), whole in zip(flat, scored):
-            out[i].append((start, end, preset, unit_pieces(whole, rows, batch.score, vine, not preset)))
+            margin = self.cfg["split_margin"] if split_margin is None else split_margin
+            out[i].append((start, end, preset, unit_pieces(whole, rows, batch.score, vine, not preset, margin)))
         return out
 
     def _assemble(self, batch: Batch, sizes: Sequence[int], units, trees: Sequence[np.ndarray]) -> List[np.ndarray]:
@@ -453,8 +460,17 @@ class VineCascadeParser(TrainablePipe):
     def calibrate(self, nlp: Language, examples: Sequence[Example],
                   recall: Union[None, float, Sequence[float]] = None) -> List[dict]:
         """Set each pruning level's a on held-out `examples` for a gold-arc recall, one for every level or
-        one per level (`calibration.calibrate`)."""
-        return calibration.calibrate(self, nlp, examples, recall)
+        one per level (`calibration.calibrate`), then the split margin (`calibrate_splitting`)."""
+        rows = calibration.calibrate(self, nlp, examples, recall)
+        self.calibrate_splitting(nlp, examples)
+        return rows
+
+    def calibrate_splitting(self, nlp: Language, examples: Sequence[Example]) -> Optional[dict]:
+        """Set `split_margin` for the best sentence-boundary F1 on the docs of held-out `examples` that have no
+        boundaries (`calibration.calibrate_splitting`); RETURNS its table (None when nothing to set it on),
+        also kept as `split_calibration`."""
+        self.split_calibration = calibration.calibrate_splitting(self, nlp, examples)
+        return self.split_calibration
 
     def cascade_examples(self, nlp: Language, examples: Sequence[Example]):
         """One cascade example per gold sentence of `examples` (`calibration.cascade_examples`)."""

@@ -82,9 +82,9 @@ class SentenceScores:
         values = self._dense[h, m]
         return values if self.cost is None else values + self.cost[h, m]
 
-    def prefers_root(self, words: np.ndarray, window: int) -> np.ndarray:
-        """For each word m of `words`: does the root outscore every head within `window` words of m?
-        Bool (len(words),). O(len(words) window)."""
+    def prefers_root(self, words: np.ndarray, window: int, margin: float = 0.0) -> np.ndarray:
+        """For each word m of `words`: does the root outscore every head within `window` words of m by more
+        than `margin`? Bool (len(words),). O(len(words) window)."""
         words = np.asarray(words, dtype=np.int64)
         if not len(words):
             return np.zeros(0, dtype=bool)
@@ -93,7 +93,7 @@ class SentenceScores:
         valid = (heads >= 1) & (heads <= self.n)
         scores = self._dense[np.where(valid, heads, 0), words[:, None]]
         best_word = np.where(valid, scores, -np.inf).max(axis=1)
-        return self._dense[0, words] > best_word
+        return self._dense[0, words] > best_word + margin
 
     def part_scores(self, kind: int, rows: np.ndarray) -> np.ndarray:
         """Scores of parts of one kind, float64 (P,): arcs (h, m), outer (m, side), sibling (h, s, m),

@@ -30,7 +30,7 @@ registry.callbacks.register("vineparse.scipy_blas.v1", func=scipy_blas_before_cr
                     "train_alpha": 0.5, "witnesses": 2,
                     "structured_weight": 1.0, "max_heads": 8, "max_order": None, "seed": 0,
                     "learn_rate_scale": 1.0, "direct_max_length": 5, "decoder": "map", "label_weight": 1.0,
-                    "dropout": None,
+                    "dropout": None, "split_margin": 0.0,
                     "scorer": {"@scorers": "spacy.parser_scorer.v1"}},
     default_score_weights={"dep_uas": 0.5, "dep_las": 0.5, "dep_las_per_type": None, "sents_p": None,
                            "sents_r": None, "sents_f": 0.0},
@@ -41,7 +41,8 @@ def make_vine_cascade(nlp: Language, name: str, model: Model, orders: List[int],
                       train_alpha: float, witnesses: int,
                       structured_weight: float, max_heads: Optional[int], max_order: Optional[int], seed: int,
                       learn_rate_scale: float, direct_max_length: int, decoder: str, label_weight: float,
-                      dropout: Optional[float], scorer: Optional[Callable]) -> VineCascadeParser:
+                      dropout: Optional[float], split_margin: float,
+                      scorer: Optional[Callable]) -> VineCascadeParser:
     """Create a `vine_cascade` component (see `VineCascadeParser` for the settings)."""
     return VineCascadeParser(nlp.vocab, model, name, orders=orders, band=band, alphas=alphas, recall=recall,
                              threshold_interval=threshold_interval, held_out=held_out, arc_loss=arc_loss,
@@ -49,5 +50,5 @@ def make_vine_cascade(nlp: Language, name: str, model: Model, orders: List[int],
                              witnesses=witnesses, structured_weight=structured_weight,
                              max_heads=max_heads, max_order=max_order, seed=seed,
                              learn_rate_scale=learn_rate_scale, direct_max_length=direct_max_length, decoder=decoder,
-                             label_weight=label_weight, dropout=dropout,
+                             label_weight=label_weight, dropout=dropout, split_margin=split_margin,
                              scorer=scorer)

@@ -7,7 +7,8 @@ more than WINDOW words at once, so the work and memory per token are bounded for
 * a unit of at most MAX_SEGMENT words is one piece, unless it is a doc without boundaries whose vine
   structure has more than one ROOT word: then it is cut into sentences (`sentences.vine_sentences`, where a
   ROOT word starts a sentence only if the arc scorer agrees that the root outscores every head within
-  ROOT_WINDOW words);
+  ROOT_WINDOW words by more than the split margin, which `calibration.calibrate_splitting` sets on held-out
+  docs);
 * a longer unit is read in windows of WINDOW words: each window's vine structure gives its cuts (sentences
   for a doc without boundaries, then `sentences.bound_lengths` at vine-span starts), every piece but the
   window's last is kept and the next window starts at that last piece. Time O(n WINDOW) for the dense
@@ -44,14 +45,14 @@ def sub_scores(sent: SentenceScores, start: int, end: int) -> SentenceScores:
                           sent.rows[index], cache=sent._cache is not None)
 
 
-def window_cuts(sent: SentenceScores, vine, sentences: bool) -> List[Tuple[int, int]]:
+def window_cuts(sent: SentenceScores, vine, sentences: bool, margin: float = 0.0) -> List[Tuple[int, int]]:
     """Pieces (start, end) of at most MAX_SEGMENT words covering `sent`'s words, from its vine structure:
-    with `sentences`, first the vine's sentences (ROOT words the arc scorer confirms; a sentence longer than
-    MAX_SEGMENT keeps every cut of the vine), then pieces at vine-span starts."""
+    with `sentences`, first the vine's sentences (ROOT words the arc scorer confirms by `margin`; a sentence
+    longer than MAX_SEGMENT keeps every cut of the vine), then pieces at vine-span starts."""
     heads, attach = vine.best_structure(sent)
     if sentences:
         roots = np.flatnonzero(attach == kernels.ATTACH_ROOT)
-        rejected = roots[~sent.prefers_root(roots, ROOT_WINDOW)]
+        rejected = roots[~sent.prefers_root(roots, ROOT_WINDOW, margin)]
         every = vine_sentences(heads, attach)
         confirmed = attach.copy()
         confirmed[rejected] = kernels.ATTACH_OUTER_LEFT      # no sentence of its own: it joins the one before
@@ -67,15 +68,15 @@ def window_cuts(sent: SentenceScores, vine, sentences: bool) -> List[Tuple[int, 
 
 
 def unit_pieces(whole: Optional[SentenceScores], rows: np.ndarray, score: Scorer, vine,
-                sentences: bool) -> List[Tuple[int, int, SentenceScores]]:
+                sentences: bool, margin: float = 0.0) -> List[Tuple[int, int, SentenceScores]]:
     """The pieces (start, end, scores) of one unit of n = len(rows) - 1 words (`rows`: its rows of the
     batch, root row first); `whole`: the unit's scores when n <= MAX_SEGMENT (scored with its batch).
-    sentences: the unit has no boundaries (its pieces may become sentences)."""
+    sentences: the unit has no boundaries (its pieces may become sentences); margin: the split margin."""
     n = len(rows) - 1
     if n <= MAX_SEGMENT:
         if vine is None or not sentences or vine.at_most_one_root(whole):
             return [(0, n, whole)]
-        return [(a, b, sub_scores(whole, a, b)) for a, b in window_cuts(whole, vine, True)]
+        return [(a, b, sub_scores(whole, a, b)) for a, b in window_cuts(whole, vine, True, margin)]
     if vine is None:                    # no vine to find cuts: pieces of MAX_SEGMENT words
         bounds = list(range(0, n, MAX_SEGMENT)) + [n]
         spans = list(zip(bounds[:-1], bounds[1:]))
@@ -88,7 +89,7 @@ def unit_pieces(whole: Optional[SentenceScores], rows: np.ndarray, score: Scorer
         end = min(start + WINDOW, n)
         index = np.concatenate([[0], np.arange(start + 1, end + 1)])
         window = score([rows[index]], [None])[0]
-        cuts = window_cuts(window, vine, sentences)
+        cuts = window_cuts(window, vine, sentences, margin)
         last = end == n
         for a, b in cuts if last else cuts[:-1]:
             pieces.append((start + a, start + b, sub_scores(window, a, b)))
