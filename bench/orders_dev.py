@@ -1,10 +1,11 @@
 """Which cascade levels vine_cascade parses with, chosen on dev: every trained level against a subsequence.
 
-For each pipeline (--models): two copies, one with all its trained levels calibrated on --docs for --recall,
-one cut to --orders (`VineCascadeParser.set_orders`) and calibrated for --cut-recall; for each, spaCy's scorer
-on --docs (UAS / LAS, also on sentences of more than 30 words) and the component's µs per word on those docs
-(`pipe`, batches of 256, one core, median of --repeats rounds with the two copies interleaved, each from a
-collected heap). Per pipeline and on average: cut − all.
+For each pipeline (--models): two copies, one with all its trained levels ("all"; or "base", cut to
+--base-orders) calibrated on --docs for --recall, one cut to --orders (`VineCascadeParser.set_orders`) and
+calibrated for --cut-recall; for each, spaCy's scorer on --docs (UAS / LAS, also on sentences of more than 30
+words) and the component's µs per word on those docs (`pipe`, batches of 256, one core, median of --repeats
+rounds with the two copies interleaved, each from a collected heap). Per pipeline and on average: cut − all
+(or cut − base).
 
     python bench/orders_dev.py --docs corpora/spacy/en_ewt-ud-dev.spacy --recall 0.995,0.97,0.95 \\
         --orders 0,1,3 --cut-recall 0.995,0.95 --models bench/out/compare/*-vine-s*/model-best \\
@@ -32,6 +33,8 @@ def main():
     parser.add_argument("--recall", type=recall_argument, required=True, help="per-level recall, every level")
     parser.add_argument("--orders", type=orders_argument, required=True, help="the levels kept, e.g. 0,1,3")
     parser.add_argument("--cut-recall", type=recall_argument, required=True, help="per-level recall, the cut")
+    parser.add_argument("--base-orders", type=orders_argument, default=None,
+                        help="the levels of the copy compared against (default: every trained level)")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--blas", choices=["thinc", "scipy"], default="scipy")
     parser.add_argument("--out", default="bench/results/orders_dev.json")
@@ -42,7 +45,8 @@ def main():
     for path in args.models:
         if not (path / "config.cfg").exists():
             sys.exit(f"error: {path} is not a saved spaCy pipeline (no config.cfg)")
-        copies = {"all": load(path, "vine", args.docs, args.recall),
+        base = "all" if args.base_orders is None else "base"
+        copies = {base: load(path, "vine", args.docs, args.recall, args.base_orders),
                   "cut": load(path, "vine", args.docs, args.cut_recall, args.orders)}
         row = {}
         for name, nlp in copies.items():
@@ -61,12 +65,13 @@ def main():
                 times[name].append(1e6 * (time.perf_counter() - start) / sum(len(d) for d in docs))
         for name in copies:
             row[name]["us_per_word"] = statistics.median(times[name])
-        row["cut_minus_all"] = {k: row["cut"][k] - row["all"][k] for k in SCORE_KEYS + ("us_per_word",)}
+        row[f"cut_minus_{base}"] = {k: row["cut"][k] - row[base][k] for k in SCORE_KEYS + ("us_per_word",)}
         name = path.parent.name if path.name.startswith("model-") else path.name
         result["runs"][name] = row
         print(f"{name}: " + ", ".join(f"{copy} {row[copy]['dep_uas']:.2f} / {row[copy]['dep_las']:.2f} "
                                       f"{row[copy]['us_per_word']:.1f} µs/word" for copy in copies), flush=True)
-    save_differences(result, "cut_minus_all", args.out, "cut − all")
+    base = "all" if args.base_orders is None else "base"
+    save_differences(result, f"cut_minus_{base}", args.out, f"cut − {base}")
 
 
 if __name__ == "__main__":

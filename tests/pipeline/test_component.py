@@ -204,6 +204,47 @@ def test_doc_without_boundaries_is_split_by_the_vine(trained):
         assert sum(t.head.i == t.i for t in sent) == 1
 
 
+def test_cuts_without_the_vine_level_and_without_the_shortcut_are_the_same(trained, monkeypatch):
+    """Docs without boundaries are cut alike by the cascade's vine level and, with the cascade cut to Eisner
+    orders, by the vine it was trained with; and `SentenceScores.may_split`, which skips the vine pass of a
+    unit that cannot be cut, never changes a cut (at two margins). The tiny model's root scores are raised
+    so that it cuts some docs."""
+    from vineparse.pipeline.batch import Batch
+    from vineparse.pipeline.parts import SentenceScores
+    nlp, examples = trained
+    parser = nlp.get_pipe("vine_cascade")
+    score = Batch.score
+
+    def rooted(self, *args, **kwargs):
+        found = score(self, *args, **kwargs)
+        for sent in found:
+            sent.dense_arcs()[0, 1:] += 4.0
+        return found
+
+    monkeypatch.setattr(Batch, "score", rooted)
+    docs = [Doc(nlp.vocab, words=[t.text for eg in examples[i:i + 3] for t in eg.predicted]) for i in range(0, 60, 3)]
+    saved = dict(parser.cfg)
+    try:
+        for margin in (0.0, 0.5):
+            parser.cfg["split_margin"] = margin
+            spans = [parser.sentence_spans(doc) for doc in docs]
+            if margin == 0.0:
+                assert any(len(s) > 1 for s in spans)
+            parser.set_orders([1, 3])
+            assert parser._vine() is parser.splitter
+            assert [parser.sentence_spans(doc) for doc in docs] == spans
+            parsed = list(parser.pipe([doc.copy() for doc in docs]))
+            assert [[(s.start, s.end) for s in doc.sents] for doc in parsed] == spans
+            parser.load_cfg(dict(saved, split_margin=margin))
+            with monkeypatch.context() as patch:
+                patch.setattr(SentenceScores, "may_split", lambda self, window, margin=0.0: True)
+                assert [parser.sentence_spans(doc) for doc in docs] == spans
+    finally:
+        parser.load_cfg(saved)
+    untrained = VineCascadeParser(parser.vocab, parser.model, orders=[1, 2])
+    assert untrained._vine() is None
+
+
 def test_long_doc_without_boundaries_is_parsed_in_bounded_pieces(trained):
     from vineparse.pipeline.splitting import MAX_SEGMENT
     nlp, examples = trained

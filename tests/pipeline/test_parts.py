@@ -200,6 +200,14 @@ def test_prefers_root_compares_with_every_head_in_the_window(seed, n, window, ma
     assert list(sent.prefers_root(words, window, margin)) == expected
 
 
+@given(st.integers(0, 10_000), st.integers(1, 12), st.sampled_from([2, 5, 64]), st.sampled_from([0.0, 0.3, 1.5]))
+def test_may_split_when_two_words_prefer_the_root(seed, n, window, margin):
+    sent = random_sentence(seed, n)
+    sent.dense_arcs()[0, 1:] += np.random.default_rng(seed).uniform(0.0, 3.0)     # roots preferred more often
+    expected = int(sent.prefers_root(np.arange(1, n + 1), window, margin).sum()) >= 2
+    assert sent.may_split(window, margin) == expected
+
+
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
 def test_tree_crf_loss_is_the_brute_force_log_loss(n):
     """log Z - s(gold) over every projective single-root tree, and the gradient: marginals - gold."""

@@ -3,7 +3,7 @@
 
 Sets the pruning thresholds a of a trained pipeline's vine_cascade on held-out data, for a gold-arc recall per
 level (`VineCascadeParser.calibrate`), prints the kept share and recall of each level and saves the pipeline.
-With --orders the cascade first keeps only those of its levels (`VineCascadeParser.set_orders`, e.g. 0,1,3).
+With --orders the cascade first keeps only those of its levels (`VineCascadeParser.set_orders`, e.g. 1,3).
 Docs keep their gold tokens (as `gold_preproc = true` in training and `spacy evaluate --gold-preproc`).
 """
 import argparse

@@ -33,7 +33,7 @@ from .batch import Batch, split_sizes
 from .labels import collect_labels, predict_labels, write_parses
 from .levels import NeuralVineLevel, check_orders, neural_cascade, parse_pieces
 from .objective import ARC_LOSSES
-from .splitting import MAX_SEGMENT, join_roots, unit_pieces
+from .splitting import MAX_SEGMENT, ROOT_WINDOW, join_roots, unit_pieces
 from .thresholds import RecallTracker, recall_targets
 from .training import batch_loss
 
@@ -184,6 +184,7 @@ class VineCascadeParser(TrainablePipe):
         self.threshold_rows: List[dict] = []      # the tracker's rows at the last refresh
         self.split_calibration: Optional[dict] = None
         self._batches = 0
+        self.vine_trained = 0 in orders       # the orders of the config: those it trains (`set_orders` cuts later)
         self._build_cascade()
 
     # -- settings
@@ -269,6 +270,7 @@ class VineCascadeParser(TrainablePipe):
         stop = len(cfg["orders"]) if cfg["max_order"] is None else cfg["orders"].index(cfg["max_order"]) + 1
         self.predict_cascade = neural_cascade(cfg["orders"][:stop], cfg["band"], cfg["alphas"][:stop - 1],
                                               cfg["max_heads"])
+        self.splitter = NeuralVineLevel(cfg["band"]) if self.vine_trained else None
         self.label_ids = {label: i for i, label in enumerate(cfg["labels"])}
         self.settings = TrainingSettings(train_alpha=cfg["train_alpha"], witnesses=cfg["witnesses"])
 
@@ -358,8 +360,10 @@ class VineCascadeParser(TrainablePipe):
     # -- prediction
 
     def _vine(self):
+        """The vine that cuts docs without boundaries: the cascade's vine level, or where the cascade parses
+        without one (`set_orders`) the vine it was trained with, which then only cuts; None if untrained."""
         level = self.cascade.levels[0]
-        return level if isinstance(level, NeuralVineLevel) else None
+        return level if isinstance(level, NeuralVineLevel) else self.splitter
 
     def predict(self, docs: Iterable[Doc]):
         """Parse a batch, in pieces of about PREDICT_WORDS words. RETURNS (List[Tuple[array, array]]): per doc,
@@ -409,12 +413,15 @@ class VineCascadeParser(TrainablePipe):
         for k, sent in zip(short, batch.score([flat[k][4] for k in short])):
             scored[k] = sent
         vine = self._vine()
-        if vine is not None:            # the vine's sentence check of units without boundaries, in one call
-            vine.memoize([scored[k] for k in short if not flat[k][3]])
+        margin = self.cfg["split_margin"] if split_margin is None else split_margin
+        # a unit without boundaries may be cut unless fewer than two of its words could be confirmed as roots
+        cut = [vine is not None and not preset and (whole is None or whole.may_split(ROOT_WINDOW, margin))
+               for (_, _, _, preset, _), whole in zip(flat, scored)]
+        if vine is not None:            # the vine's sentence check of those units, in one call
+            vine.memoize([scored[k] for k in short if cut[k]])
         out = [[] for _ in docs]
-        for (i, start, end, preset, rows), whole in zip(flat, scored):
-            margin = self.cfg["split_margin"] if split_margin is None else split_margin
-            out[i].append((start, end, preset, unit_pieces(whole, rows, batch.score, vine, not preset, margin)))
+        for (i, start, end, preset, rows), whole, may_cut in zip(flat, scored, cut):
+            out[i].append((start, end, preset, unit_pieces(whole, rows, batch.score, vine, may_cut, margin)))
         return out
 
     def _assemble(self, batch: Batch, sizes: Sequence[int], units, trees: Sequence[np.ndarray]) -> List[np.ndarray]:

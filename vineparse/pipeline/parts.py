@@ -95,6 +95,20 @@ class SentenceScores:
         best_word = np.where(valid, scores, -np.inf).max(axis=1)
         return self._dense[0, words] > best_word + margin
 
+    def may_split(self, window: int, margin: float = 0.0) -> bool:
+        """Do two or more words pass `prefers_root`? A doc without boundaries is cut only between two ROOT
+        words of its vine that both pass it (`splitting.window_cuts`), so otherwise it stays one sentence
+        without a vine pass. One column maximum over the dense scores where the window spans the sentence,
+        O(n^2); else `prefers_root` of every word, O(n window)."""
+        n = self.n
+        if n < 2:
+            return False
+        if n > window:
+            return int(self.prefers_root(np.arange(1, n + 1), window, margin).sum()) >= 2
+        heads = self._dense[1:, 1:].copy()              # heads 1..n of words 1..n
+        np.fill_diagonal(heads, -np.inf)                 # no word heads itself
+        return int((self._dense[0, 1:] > heads.max(axis=0) + margin).sum()) >= 2
+
     def part_scores(self, kind: int, rows: np.ndarray) -> np.ndarray:
         """Scores of parts of one kind, float64 (P,): arcs (h, m), outer (m, side), sibling (h, s, m),
         grandparent (g, h, m), grand-sibling (g, h, s, m)."""
