@@ -17,20 +17,18 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from spacy_compare import SCORE_KEYS, gold_examples, load, percent_scores, run_record, write_json  # noqa: E402
+from spacy_compare import (SCORE_KEYS, add_cut_arguments, gold_examples, load, percent_scores,  # noqa: E402
+                          run_record, write_json)
 
 RUN_NAME = re.compile(r"^(?P<setting>[a-z0-9]+)-(?P<pipe>vine|spacy)-s(?P<seed>\d+)(-\d+)?$")
 
 
 def main():
     from spacy.util import load_config
-    from vineparse.pipeline.__main__ import orders_argument
-    from vineparse.pipeline.thresholds import recall_argument
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", required=True, help=".spacy file scored (dev)")
     parser.add_argument("--runs", nargs="+", type=Path, required=True, help="run folders (see above)")
-    parser.add_argument("--orders", type=orders_argument, default=None, help="cascade levels kept, e.g. 0,1,3")
-    parser.add_argument("--recall", type=recall_argument, default=None, help="per-level recall to calibrate for")
+    add_cut_arguments(parser)
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     scores = {}

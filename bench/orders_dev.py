@@ -42,10 +42,10 @@ def main():
     use_blas(args.blas)
     from spacy.tokens import DocBin
     result = run_record(runs={})
+    base = "all" if args.base_orders is None else "base"
     for path in args.models:
         if not (path / "config.cfg").exists():
             sys.exit(f"error: {path} is not a saved spaCy pipeline (no config.cfg)")
-        base = "all" if args.base_orders is None else "base"
         copies = {base: load(path, "vine", args.docs, args.recall, args.base_orders),
                   "cut": load(path, "vine", args.docs, args.cut_recall, args.orders)}
         row = {}
@@ -70,7 +70,6 @@ def main():
         result["runs"][name] = row
         print(f"{name}: " + ", ".join(f"{copy} {row[copy]['dep_uas']:.2f} / {row[copy]['dep_las']:.2f} "
                                       f"{row[copy]['us_per_word']:.1f} µs/word" for copy in copies), flush=True)
-    base = "all" if args.base_orders is None else "base"
     save_differences(result, f"cut_minus_{base}", args.out, f"cut − {base}")
 
 

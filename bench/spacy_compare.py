@@ -101,6 +101,15 @@ def percent_scores(nlp, examples):
     return {k: 100 * score[k] for k in SCORE_KEYS}
 
 
+def add_cut_arguments(parser):
+    """--orders and --recall of the dev scripts: the levels each vine_cascade keeps and the per-level recall it
+    is calibrated for on dev (`load`)."""
+    from vineparse.pipeline.__main__ import orders_argument
+    from vineparse.pipeline.thresholds import recall_argument
+    parser.add_argument("--orders", type=orders_argument, default=None, help="cascade levels kept, e.g. 1,3")
+    parser.add_argument("--recall", type=recall_argument, default=None, help="per-level recall to calibrate for")
+
+
 def run_record(**fields):
     """The head of a bench JSON: command line, commit, machine and load average at the start, then `fields`."""
     return {"command": " ".join([sys.executable] + sys.argv), "commit": git_commit(), "machine": machine(),

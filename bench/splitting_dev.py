@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from spacy_compare import LONG, load, run_record, write_json  # noqa: E402
+from spacy_compare import LONG, add_cut_arguments, load, run_record, write_json  # noqa: E402
 
 RUN_NAME = re.compile(r"^(?P<setting>[a-z0-9]+)-vine-s(?P<seed>\d+)$")
 KEYS = ("dep_uas", "dep_las", "long_dep_uas", "sents_f")
@@ -43,13 +43,10 @@ def scores(nlp, found):
 
 def main():
     from spacy.tokens import DocBin
-    from vineparse.pipeline.__main__ import orders_argument
-    from vineparse.pipeline.thresholds import recall_argument
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", required=True, help=".spacy file calibrated on and scored (dev)")
     parser.add_argument("--runs", nargs="+", type=Path, required=True, help="vine run folders (see above)")
-    parser.add_argument("--orders", type=orders_argument, default=None, help="cascade levels kept, e.g. 0,1,3")
-    parser.add_argument("--recall", type=recall_argument, default=None, help="per-level recall to calibrate for")
+    add_cut_arguments(parser)
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     result = run_record(docs=args.docs, orders=args.orders, recall=args.recall, runs={})

@@ -14,19 +14,17 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from spacy_compare import SCORE_KEYS, gold_examples, load, percent_scores, run_record, save_differences  # noqa: E402
+from spacy_compare import (SCORE_KEYS, add_cut_arguments, gold_examples, load, percent_scores,  # noqa: E402
+                          run_record, save_differences)
 
 
 def main():
-    from vineparse.pipeline.__main__ import orders_argument
-    from vineparse.pipeline.thresholds import recall_argument
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", required=True, help=".spacy file scored (dev)")
     parser.add_argument("--baseline", type=Path, required=True, help="folder of runs trained the usual way")
     parser.add_argument("--variant", type=Path, required=True, help="folder of the same runs trained the new way")
     parser.add_argument("--names", nargs="*", help="run names to compare (default: every one in both folders)")
-    parser.add_argument("--orders", type=orders_argument, default=None, help="cascade levels kept, e.g. 0,1,3")
-    parser.add_argument("--recall", type=recall_argument, default=None, help="per-level recall to calibrate for")
+    add_cut_arguments(parser)
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     names = args.names or sorted(p.parent.parent.name for p in args.variant.glob("*/model-best/config.cfg")

@@ -231,7 +231,7 @@ def test_cuts_without_the_vine_level_and_without_the_shortcut_are_the_same(train
             if margin == 0.0:
                 assert any(len(s) > 1 for s in spans)
             parser.set_orders([1, 3])
-            assert parser._vine() is parser.splitter
+            assert parser.sentence_vine() is parser.splitter
             assert [parser.sentence_spans(doc) for doc in docs] == spans
             parsed = list(parser.pipe([doc.copy() for doc in docs]))
             assert [[(s.start, s.end) for s in doc.sents] for doc in parsed] == spans
@@ -242,7 +242,7 @@ def test_cuts_without_the_vine_level_and_without_the_shortcut_are_the_same(train
     finally:
         parser.load_cfg(saved)
     untrained = VineCascadeParser(parser.vocab, parser.model, orders=[1, 2])
-    assert untrained._vine() is None
+    assert untrained.sentence_vine() is None
 
 
 def test_long_doc_without_boundaries_is_parsed_in_bounded_pieces(trained):

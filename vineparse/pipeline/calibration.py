@@ -86,7 +86,7 @@ def calibrate_splitting(component, nlp: Language, examples: Sequence[Example],
     RETURNS None (nothing set) when the cascade has no vine or no doc qualifies, else {"margin", "docs",
     "skipped_docs", "gold_boundaries", "rows": [{"margin", "predicted", "correct", "f1"}]}. Time: one vine
     pass per margin over the docs."""
-    if component._vine() is None:
+    if component.sentence_vine() is None:
         return None
     unbounded = [eg for eg in examples if len(eg.predicted) and not component.units(eg.predicted)[0][2]]
     used = [eg for eg in unbounded if [t.text for t in eg.reference] == [t.text for t in eg.predicted]]

@@ -359,7 +359,7 @@ class VineCascadeParser(TrainablePipe):
 
     # -- prediction
 
-    def _vine(self):
+    def sentence_vine(self):
         """The vine that cuts docs without boundaries: the cascade's vine level, or where the cascade parses
         without one (`set_orders`) the vine it was trained with, which then only cuts; None if untrained."""
         level = self.cascade.levels[0]
@@ -412,7 +412,7 @@ class VineCascadeParser(TrainablePipe):
         scored = [None] * len(flat)
         for k, sent in zip(short, batch.score([flat[k][4] for k in short])):
             scored[k] = sent
-        vine = self._vine()
+        vine = self.sentence_vine()
         margin = self.cfg["split_margin"] if split_margin is None else split_margin
         # a unit without boundaries may be cut unless fewer than two of its words could be confirmed as roots
         cut = [vine is not None and not preset and (whole is None or whole.may_split(ROOT_WINDOW, margin))
