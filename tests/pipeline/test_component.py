@@ -206,11 +206,11 @@ def test_doc_without_boundaries_is_split_by_the_vine(trained):
 
 def test_cuts_without_the_vine_level_and_without_the_shortcut_are_the_same(trained, monkeypatch):
     """Docs without boundaries are cut alike by the cascade's vine level and, with the cascade cut to Eisner
-    orders, by the vine it was trained with; and `SentenceScores.may_split`, which skips the vine pass of a
+    orders, by the vine it was trained with; and `parts.may_split`, which skips the vine pass of a
     unit that cannot be cut, never changes a cut (at two margins). The tiny model's root scores are raised
     so that it cuts some docs."""
     from vineparse.pipeline.batch import Batch
-    from vineparse.pipeline.parts import SentenceScores
+    from vineparse.pipeline import component
     nlp, examples = trained
     parser = nlp.get_pipe("vine_cascade")
     score = Batch.score
@@ -237,7 +237,7 @@ def test_cuts_without_the_vine_level_and_without_the_shortcut_are_the_same(train
             assert [[(s.start, s.end) for s in doc.sents] for doc in parsed] == spans
             parser.load_cfg(dict(saved, split_margin=margin))
             with monkeypatch.context() as patch:
-                patch.setattr(SentenceScores, "may_split", lambda self, window, margin=0.0: True)
+                patch.setattr(component, "may_split", lambda sentences, window, margin=0.0: [True] * len(sentences))
                 assert [parser.sentence_spans(doc) for doc in docs] == spans
     finally:
         parser.load_cfg(saved)
@@ -553,16 +553,20 @@ def test_calibrate_command_saves_a_recalibrated_pipeline(trained, tmp_path):
     assert cfg["orders"] == [0, 1, 3] and len(cfg["alphas"]) == 2
 
 
-def test_held_out_sentences_are_a_stable_share_kept_out_of_the_losses(ewt_sentences):
+@pytest.mark.parametrize("learn", [False, True])
+def test_held_out_sentences_are_a_stable_share_learnt_from_or_not(ewt_sentences, learn):
     from vineparse.pipeline.thresholds import is_held_out
     sentences = [list(s.words) for s in ewt_sentences]
     picked = [is_held_out(words, 0.3) for words in sentences]
     assert picked == [is_held_out(words, 0.3) for words in sentences]
     assert 0.1 < np.mean(picked) < 0.5 and not any(is_held_out(words, 0.0) for words in sentences)
-    nlp, examples = train_tiny(ewt_sentences[:20], steps=0, held_out=0.3)
+    nlp, examples = train_tiny(ewt_sentences[:20], steps=0, held_out=0.3, learn_held_out=learn)
     parser = nlp.get_pipe("vine_cascade")
     from vineparse.pipeline.training import batch_loss
     vectors = parser.model.predict([eg.predicted for eg in examples])
+    observed = []
+    parser.tracker.observe = lambda *args: observed.append(args)
     _, _, details = batch_loss(parser, examples, vectors)
     held = sum(is_held_out(list(s.words), 0.3) for s in ewt_sentences[:20])
-    assert details["held_out"] == held and details["sentences"] == 20 - held
+    assert 0 < held < 20 and details["held_out"] == held and observed
+    assert details["sentences"] == (20 if learn else 20 - held)

@@ -200,12 +200,23 @@ def test_prefers_root_compares_with_every_head_in_the_window(seed, n, window, ma
     assert list(sent.prefers_root(words, window, margin)) == expected
 
 
-@given(st.integers(0, 10_000), st.integers(1, 12), st.sampled_from([2, 5, 64]), st.sampled_from([0.0, 0.3, 1.5]))
-def test_may_split_when_two_words_prefer_the_root(seed, n, window, margin):
-    sent = random_sentence(seed, n)
-    sent.dense_arcs()[0, 1:] += np.random.default_rng(seed).uniform(0.0, 3.0)     # roots preferred more often
-    expected = int(sent.prefers_root(np.arange(1, n + 1), window, margin).sum()) >= 2
-    assert sent.may_split(window, margin) == expected
+@given(st.integers(0, 10_000), st.lists(st.integers(1, 12), max_size=4), st.sampled_from([1, 2, 5, 64]),
+       st.sampled_from([0.0, 0.3, 1.5]))
+def test_may_split_when_two_words_prefer_the_root(seed, lengths, window, margin):
+    from vineparse.pipeline.parts import may_split
+    sentences = [random_sentence(seed + i, n) for i, n in enumerate(lengths)]
+    for i, sent in enumerate(sentences):        # roots preferred more often
+        sent.dense_arcs()[0, 1:] += np.random.default_rng(seed + i).uniform(0.0, 3.0)
+    expected = [int(s.prefers_root(np.arange(1, s.n + 1), window, margin).sum()) >= 2 for s in sentences]
+    assert list(may_split(sentences, window, margin)) == expected
+
+
+def test_may_split_rejects_what_it_cannot_read():
+    from vineparse._kernels.roots import root_counts
+    with pytest.raises(ValueError, match="window"):
+        root_counts([np.zeros((3, 3))], 0, 0.0)
+    with pytest.raises(ValueError, match=r"scores\[1\] must have shape"):
+        root_counts([np.zeros((3, 3)), np.zeros((3, 4))], 2, 0.0)
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5])

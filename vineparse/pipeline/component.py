@@ -32,6 +32,7 @@ from . import calibration, serialization
 from .batch import Batch, split_sizes
 from .labels import collect_labels, predict_labels, write_parses
 from .levels import NeuralVineLevel, check_orders, neural_cascade, parse_pieces
+from .parts import may_split
 from .objective import ARC_LOSSES
 from .splitting import MAX_SEGMENT, ROOT_WINDOW, join_roots, unit_pieces
 from .thresholds import RecallTracker, recall_targets
@@ -102,7 +103,10 @@ class VineCascadeParser(TrainablePipe):
         of the held-out sentences seen since, on the masks the cascade predicts with; 0 = keep `alphas` as
         given.
     held_out (float): the share of training sentences (chosen by a hash of their words, the same in every
-        epoch) kept out of this component's losses, whose recall sets the thresholds.
+        epoch) whose recall sets the thresholds.
+    learn_held_out (bool): also learn from the `held_out` sentences (their recall is then measured on
+        sentences the model learns from; `calibrate` resets the thresholds on unseen data). False keeps
+        them out of this component's losses.
     arc_loss (str): "crf" (first-order tree CRF) or "local" (head-selection cross-entropy).
     train_alpha (float): the a inside the structured cascade loss.
     witnesses (int): sampled parts per cascade-loss step (see `vineparse.cascade.training`).
@@ -133,8 +137,8 @@ class VineCascadeParser(TrainablePipe):
     def __init__(self, vocab, model: Model, name: str = "vine_cascade", *, orders: Sequence[int] = (0, 1, 2, 3),
                  band: int = 5, alphas: Optional[Sequence[float]] = None,
                  recall: Union[float, Sequence[float]] = 0.995,
-                 threshold_interval: int = 50, held_out: float = 0.05, arc_loss: str = "crf",
-                 train_alpha: float = 0.5,
+                 threshold_interval: int = 50, held_out: float = 0.05, learn_held_out: bool = True,
+                 arc_loss: str = "crf", train_alpha: float = 0.5,
                  witnesses: int = 2, structured_weight: float = 1.0, max_heads: Optional[int] = 8,
                  max_order: Optional[int] = None, seed: int = 0, learn_rate_scale: float = 1.0,
                  direct_max_length: int = 5, decoder: str = "map", label_weight: float = 1.0,
@@ -150,6 +154,8 @@ class VineCascadeParser(TrainablePipe):
         recall = float(recall) if isinstance(recall, (int, float)) else targets
         _check_number("threshold_interval", threshold_interval, 0, integer=True)
         _check_number("held_out", held_out, 0.0, 0.5)
+        if not isinstance(learn_held_out, bool):
+            raise ValueError(f"learn_held_out must be true or false, got {learn_held_out!r}")
         if arc_loss not in ARC_LOSSES:
             raise ValueError(f"arc_loss must be one of {list(ARC_LOSSES)}, got {arc_loss!r}")
         _check_number("structured_weight", structured_weight, 0.0)
@@ -169,7 +175,8 @@ class VineCascadeParser(TrainablePipe):
         self.name = name
         self.scorer = scorer
         self.cfg = {"labels": [], "orders": list(orders), "band": band, "alphas": alphas, "recall": recall,
-                    "threshold_interval": threshold_interval, "held_out": float(held_out), "arc_loss": arc_loss,
+                    "threshold_interval": threshold_interval, "held_out": float(held_out),
+                    "learn_held_out": learn_held_out, "arc_loss": arc_loss,
                     "train_alpha": train_alpha,
                     "witnesses": witnesses, "structured_weight": float(structured_weight),
                     "max_heads": max_heads, "max_order": max_order, "seed": seed,
@@ -415,8 +422,10 @@ class VineCascadeParser(TrainablePipe):
         vine = self.sentence_vine()
         margin = self.cfg["split_margin"] if split_margin is None else split_margin
         # a unit without boundaries may be cut unless fewer than two of its words could be confirmed as roots
-        cut = [vine is not None and not preset and (whole is None or whole.may_split(ROOT_WINDOW, margin))
-               for (_, _, _, preset, _), whole in zip(flat, scored)]
+        cut = [vine is not None and not preset for _, _, _, preset, _ in flat]
+        checked = [k for k in short if cut[k]]
+        for k, may_cut in zip(checked, may_split([scored[k] for k in checked], ROOT_WINDOW, margin)):
+            cut[k] = bool(may_cut)
         if vine is not None:            # the vine's sentence check of those units, in one call
             vine.memoize([scored[k] for k in short if cut[k]])
         out = [[] for _ in docs]

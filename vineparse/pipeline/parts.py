@@ -10,12 +10,13 @@ through the thinc layers. Positions in a sentence: 0 is the root, 1..n its words
 position i in the batch arrays.
 """
 from dataclasses import dataclass
-from typing import Dict, Optional
+from typing import Dict, Optional, Sequence
 
 import numpy as np
 
 from .._kernels.features import PartKind
 from .._kernels.part_mlp import part_mlp_scores
+from .._kernels.roots import root_counts
 from .scorers import GRAND_SIBLING, GRANDPARENT, HEAD_COLUMN, PART_ROLES, SIBLING, SIBLING_COLUMN, dense_buckets
 
 ARC, OUTER = int(PartKind.ARC), int(PartKind.OUTER)
@@ -94,20 +95,6 @@ class SentenceScores:
         scores = self._dense[np.where(valid, heads, 0), words[:, None]]
         best_word = np.where(valid, scores, -np.inf).max(axis=1)
         return self._dense[0, words] > best_word + margin
-
-    def may_split(self, window: int, margin: float = 0.0) -> bool:
-        """Do two or more words pass `prefers_root`? A doc without boundaries is cut only between two ROOT
-        words of its vine that both pass it (`splitting.window_cuts`), so otherwise it stays one sentence
-        without a vine pass. One column maximum over the dense scores where the window spans the sentence,
-        O(n^2); else `prefers_root` of every word, O(n window)."""
-        n = self.n
-        if n < 2:
-            return False
-        if n > window:
-            return int(self.prefers_root(np.arange(1, n + 1), window, margin).sum()) >= 2
-        heads = self._dense[1:, 1:].copy()              # heads 1..n of words 1..n
-        np.fill_diagonal(heads, -np.inf)                 # no word heads itself
-        return int((self._dense[0, 1:] > heads.max(axis=0) + margin).sum()) >= 2
 
     def part_scores(self, kind: int, rows: np.ndarray) -> np.ndarray:
         """Scores of parts of one kind, float64 (P,): arcs (h, m), outer (m, side), sibling (h, s, m),
@@ -198,3 +185,11 @@ class SentenceScores:
         if not keep.any():
             return None
         return rows[first][keep], total[keep]
+
+
+def may_split(sentences: Sequence[SentenceScores], window: int, margin: float = 0.0) -> np.ndarray:
+    """For each sentence, do two or more of its words pass `SentenceScores.prefers_root`? A doc without
+    boundaries is cut only between two ROOT words of its vine that both pass it (`splitting.window_cuts`),
+    so otherwise it stays one sentence without a vine pass. RETURNS bool (len(sentences),). One compiled call
+    for all (`_kernels/roots.pyx`), O(n min(n, window)) per sentence."""
+    return root_counts([np.ascontiguousarray(s.dense_arcs()) for s in sentences], window, margin) >= 2

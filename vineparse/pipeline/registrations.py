@@ -26,6 +26,7 @@ registry.callbacks.register("vineparse.scipy_blas.v1", func=scipy_blas_before_cr
     assigns=["token.dep", "token.head", "token.is_sent_start", "doc.sents"],
     default_config={"model": Config().from_str(DEFAULT_MODEL_CONFIG)["model"], "orders": [0, 1, 2, 3],
                     "band": 5, "alphas": None, "recall": 0.995, "threshold_interval": 50, "held_out": 0.05,
+                    "learn_held_out": True,
                     "arc_loss": "crf",
                     "train_alpha": 0.5, "witnesses": 2,
                     "structured_weight": 1.0, "max_heads": 8, "max_order": None, "seed": 0,
@@ -37,7 +38,7 @@ registry.callbacks.register("vineparse.scipy_blas.v1", func=scipy_blas_before_cr
 )
 def make_vine_cascade(nlp: Language, name: str, model: Model, orders: List[int], band: int,
                       alphas: Optional[List[float]], recall: Union[float, List[float]], threshold_interval: int, held_out: float,
-                      arc_loss: str,
+                      learn_held_out: bool, arc_loss: str,
                       train_alpha: float, witnesses: int,
                       structured_weight: float, max_heads: Optional[int], max_order: Optional[int], seed: int,
                       learn_rate_scale: float, direct_max_length: int, decoder: str, label_weight: float,
@@ -45,7 +46,8 @@ def make_vine_cascade(nlp: Language, name: str, model: Model, orders: List[int],
                       scorer: Optional[Callable]) -> VineCascadeParser:
     """Create a `vine_cascade` component (see `VineCascadeParser` for the settings)."""
     return VineCascadeParser(nlp.vocab, model, name, orders=orders, band=band, alphas=alphas, recall=recall,
-                             threshold_interval=threshold_interval, held_out=held_out, arc_loss=arc_loss,
+                             threshold_interval=threshold_interval, held_out=held_out,
+                             learn_held_out=learn_held_out, arc_loss=arc_loss,
                              train_alpha=train_alpha,
                              witnesses=witnesses, structured_weight=structured_weight,
                              max_heads=max_heads, max_order=max_order, seed=seed,

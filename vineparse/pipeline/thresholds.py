@@ -8,12 +8,13 @@ keeps, per pruning level, histograms of the gold arcs' and of all arcs' critical
 (exponentially decayed, so they follow the model as it trains), and `alphas` picks for each level the largest
 a whose gold-arc recall (of the gold arcs in the level's input mask) reaches the target.
 
-Training (`training.py`) keeps a stable share of the training sentences out of every loss (`is_held_out`: by
-a hash of their words) and reports each pruning level's max-marginals of those (`observe_sentence`), on the
-masks the cascade runs with at its current thresholds; every `threshold_interval` batches the component sets
-the thresholds the next batches prune with. Eisner levels: a gold arc must also be among its word's `head_cap`
-best heads (ties kept, as `cascade.thresholds.cap_heads`). The vine: a long gold arc survives through its
-word's outer arc on its side, which lets every far head on that side through (each counts as a kept arc).
+Training (`training.py`) picks a stable share of the training sentences (`is_held_out`: by a hash of their
+words; kept out of every loss unless the component's `learn_held_out`) and reports each pruning level's
+max-marginals of those (`observe_sentence`), on the masks the cascade runs with at its current thresholds;
+every `threshold_interval` batches the component sets the thresholds the next batches prune with. Eisner
+levels: a gold arc must also be among its word's `head_cap` best heads (ties kept, as
+`cascade.thresholds.cap_heads`). The vine: a long gold arc survives through its word's outer arc on its
+side, which lets every far head on that side through (each counts as a kept arc).
 Cost: O(n^2) per level and sentence (O(n^2 log n) with a head cap).
 """
 import zlib
@@ -56,8 +57,8 @@ def recall_argument(text: str):
 
 
 def is_held_out(words: Sequence[str], share: float) -> bool:
-    """Whether a sentence (its words) is held out of training for the thresholds: a stable hash of its
-    words falls in the first `share` of the range (the same sentence is held out in every epoch and run)."""
+    """Whether a sentence (its words) is held out for the thresholds: a stable hash of its words falls in
+    the first `share` of the range (the same sentence is held out in every epoch and run)."""
     if share <= 0.0:
         return False
     return zlib.crc32("\x1f".join(words).encode("utf-8")) < share * 2 ** 32

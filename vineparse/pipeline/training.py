@@ -5,9 +5,9 @@ scorers run once over the batch's stacked encoder output with their backward pas
 (`objective.sentence_loss`: arc loss, vine hinge, cascade losses on the masks the cascade predicts with, the
 last level's hinge) computed on the CPU from its `SentenceScores`, the label cross-entropy of every gold arc
 of the batch at once; then the gradients of arc, outer and part scores and of the label logits go back
-through the scorers into d encoder output. A stable share of the sentences (`held_out`) is kept out of the
-losses: their pruning levels' max-marginals go to the component's `thresholds.RecallTracker`, from which
-the component refreshes the thresholds.
+through the scorers into d encoder output. For a stable share of the sentences (`held_out`), which the
+losses also learn from unless `learn_held_out` is false, the pruning levels' max-marginals go to the
+component's `thresholds.RecallTracker`, from which the component refreshes the thresholds.
 """
 from dataclasses import dataclass
 from typing import Dict, Iterator, List, Tuple
@@ -29,7 +29,7 @@ class GoldSentence:
     end: int
     heads: np.ndarray        # projective gold tree, int64 (n + 1,), heads[0] = -1, 0 = the root
     labels: np.ndarray       # label ids (n + 1,), -1 where unseen (and at 0)
-    held_out: bool = False   # kept out of the losses; its recall sets the pruning thresholds
+    held_out: bool = False   # its recall sets the pruning thresholds (kept out of the losses unless learn_held_out)
 
 
 def gold_sentences(examples, label_ids: Dict[str, int], skip, held_out: float = 0.0) -> Iterator[GoldSentence]:
@@ -64,7 +64,7 @@ def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
     batch = Batch(model, vectors)
     every = list(gold_sentences(examples, component.label_ids, component.skip, cfg.get("held_out", 0.0)))
     held = [s for s in every if s.held_out]
-    sentences = [s for s in every if not s.held_out]
+    sentences = every if cfg.get("learn_held_out", False) else [s for s in every if not s.held_out]
     details = {"sentences": len(sentences), "held_out": len(held), "arcs": 0.0, "hinge": 0.0, "labels": 0.0,
                "cascade": 0}
     zeros = [ops.alloc2f(*v.shape, dtype=v.dtype) for v in vectors]
