@@ -384,7 +384,7 @@ def test_calibrate_takes_one_recall_per_level(trained):
     ({"max_order": 0}, "max_order"), ({"max_heads": 0}, "max_heads"), ({"learn_rate_scale": 0.0}, "learn_rate_scale"),
     ({"direct_max_length": -1}, "direct_max_length"), ({"label_weight": 0}, "label_weight"),
     ({"dropout": 1.0}, "dropout"), ({"held_out": 0.9}, "held_out"), ({"arc_loss": "x"}, "arc_loss"),
-    ({"decoder": "viterbi"}, "decoder"),
+    ({"decoder": "viterbi"}, "decoder"), ({"learn_held_out": "maybe"}, "learn_held_out"),
     ({"model": {**TINY_MODEL, "lstm_width": 7}}, "lstm_width")])
 def test_bad_settings_name_the_problem(settings, message):
     nlp = spacy.blank("en")

@@ -32,8 +32,8 @@ from . import calibration, serialization
 from .batch import Batch, split_sizes
 from .labels import collect_labels, predict_labels, write_parses
 from .levels import NeuralVineLevel, check_orders, neural_cascade, parse_pieces
-from .parts import may_split
 from .objective import ARC_LOSSES
+from .parts import may_split
 from .splitting import MAX_SEGMENT, ROOT_WINDOW, join_roots, unit_pieces
 from .thresholds import RecallTracker, recall_targets
 from .training import batch_loss
