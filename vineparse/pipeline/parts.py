@@ -16,7 +16,7 @@ import numpy as np
 
 from .._kernels.features import PartKind
 from .._kernels.part_mlp import part_mlp_scores
-from .._kernels.roots import root_counts
+from .._kernels.roots import prefers_root, root_counts
 from .scorers import GRAND_SIBLING, GRANDPARENT, HEAD_COLUMN, PART_ROLES, SIBLING, SIBLING_COLUMN, dense_buckets
 
 ARC, OUTER = int(PartKind.ARC), int(PartKind.OUTER)
@@ -57,7 +57,7 @@ class SentenceScores:
     def __init__(self, arcs: np.ndarray, outer: np.ndarray, tables: Optional[Dict[int, PartTable]],
                  rows: np.ndarray, cache: bool = True):
         self.n = arcs.shape[0] - 1
-        self._dense = np.asarray(arcs, dtype=np.float64)
+        self._dense = np.ascontiguousarray(arcs, dtype=np.float64)
         self.outer = np.asarray(outer, dtype=np.float64)
         self.tables = tables
         self.rows = np.asarray(rows, dtype=np.int64)
@@ -85,16 +85,8 @@ class SentenceScores:
 
     def prefers_root(self, words: np.ndarray, window: int, margin: float = 0.0) -> np.ndarray:
         """For each word m of `words`: does the root outscore every head within `window` words of m by more
-        than `margin`? Bool (len(words),). O(len(words) window)."""
-        words = np.asarray(words, dtype=np.int64)
-        if not len(words):
-            return np.zeros(0, dtype=bool)
-        offsets = np.concatenate([np.arange(-window, 0), np.arange(1, window + 1)])
-        heads = words[:, None] + offsets[None, :]
-        valid = (heads >= 1) & (heads <= self.n)
-        scores = self._dense[np.where(valid, heads, 0), words[:, None]]
-        best_word = np.where(valid, scores, -np.inf).max(axis=1)
-        return self._dense[0, words] > best_word + margin
+        than `margin`? Bool (len(words),). O(len(words) window) (`_kernels/roots.pyx`)."""
+        return prefers_root(self._dense, words, window, margin)
 
     def part_scores(self, kind: int, rows: np.ndarray) -> np.ndarray:
         """Scores of parts of one kind, float64 (P,): arcs (h, m), outer (m, side), sibling (h, s, m),
@@ -188,8 +180,8 @@ class SentenceScores:
 
 
 def may_split(sentences: Sequence[SentenceScores], window: int, margin: float = 0.0) -> np.ndarray:
-    """For each sentence, do two or more of its words pass `SentenceScores.prefers_root`? A doc without
-    boundaries is cut only between two ROOT words of its vine that both pass it (`splitting.window_cuts`),
-    so otherwise it stays one sentence without a vine pass. RETURNS bool (len(sentences),). One compiled call
+    """For each sentence, do two or more of its words prefer the root (`SentenceScores.prefers_root`)? A doc
+    without boundaries is cut only between two ROOT words of its vine that both pass it
+    (`splitting.window_cuts`), so otherwise it stays one sentence without a vine pass. RETURNS bool (len(sentences),). One compiled call
     for all (`_kernels/roots.pyx`), O(n min(n, window)) per sentence."""
-    return root_counts([np.ascontiguousarray(s.dense_arcs()) for s in sentences], window, margin) >= 2
+    return root_counts([s.dense_arcs() for s in sentences], window, margin) >= 2
