@@ -4,7 +4,8 @@ For each pipeline (NAME=PATH, or NAME=PATH,PATH,... for several training seeds, 
 parsed on the gold tokens of a .spacy file (one sentence per doc): the share of words (punctuation excluded,
 as spaCy's scorer does) with a wrong head, and of words with the right head but a wrong label, over all words,
 by arc length (1, 2, 3-6, 7 or more words, root), by sentence length (words) and by gold label; and the most
-frequent (gold, predicted) label confusions on arcs of 7 words or more. With two pipelines, also where their
+frequent (gold, predicted) label confusions on arcs of 7 words or more; and how many docs the pipeline
+cut into several sentences (more than one root). With two pipelines, also where their
 head errors differ: per row, the second's head error minus the first's and the words that makes per seed
 (negative: the second gets more heads right), largest first. vine_cascade pipelines are cut to --orders and
 calibrated on --dev for --recall as `bench/spacy_compare.py` treats them. Writes JSON.
@@ -37,14 +38,17 @@ def sentence_class(words: int) -> str:
 
 
 def counts(nlp, gold):
-    """Per row key: words, head errors, label errors with the right head; and the long-arc label confusions."""
+    """Per row key: words, head errors, label errors with the right head; the long-arc label confusions; and
+    the number of docs cut into several sentences."""
     from spacy.tokens import Doc
     docs = nlp.pipe([Doc(nlp.vocab, words=[t.text for t in g], spaces=[bool(t.whitespace_) for t in g])
                      for g in gold])
     total, head, label = collections.Counter(), collections.Counter(), collections.Counter()
     confusions = collections.Counter()
+    several = 0
     for doc, ref in zip(docs, gold):
         sentence = "sentence " + sentence_class(len(ref))
+        several += sum(token.head.i == token.i for token in doc) > 1
         for predicted, word in zip(doc, ref):
             if word.dep_.lower() == "punct":
                 continue
@@ -57,7 +61,7 @@ def counts(nlp, gold):
             if (predicted.head.i == word.head.i and predicted.dep_ != word.dep_
                     and arc_class(word.head.i, word.i) == f"{LONG}+"):
                 confusions[f"{word.dep_} -> {predicted.dep_}"] += 1
-    return total, head, label, confusions
+    return total, head, label, confusions, several
 
 
 def rates(total, head, label):
@@ -70,7 +74,7 @@ def errors(paths, data, dev=None, recall=None, orders=None):
     import spacy
     from spacy.tokens import DocBin
     total, head, label, confusions = (collections.Counter() for _ in range(4))
-    per_seed = {}
+    per_seed, several = {}, 0
     for path in paths:
         pipeline = spacy.util.load_config(Path(path) / "config.cfg")["nlp"]["pipeline"]
         nlp = load(path, "vine" if "vine_cascade" in pipeline else "spacy", dev, recall, orders)
@@ -78,9 +82,10 @@ def errors(paths, data, dev=None, recall=None, orders=None):
         found = counts(nlp, gold)
         for pooled, more in zip((total, head, label, confusions), found):
             pooled.update(more)
+        several += found[4]
         per_seed[path] = rates(*found[:3])["all"]
-    return {"paths": list(paths), "per_seed_all": per_seed, "by": rates(total, head, label),
-            "long_arc_confusions": dict(confusions.most_common(15)),
+    return {"paths": list(paths), "per_seed_all": per_seed, "docs_with_several_roots": several,
+            "by": rates(total, head, label), "long_arc_confusions": dict(confusions.most_common(15)),
             "long_arc_label_errors": sum(confusions.values())}
 
 
