@@ -15,7 +15,6 @@ calibrated on --dev for --recall as `bench/spacy_compare.py` treats them. Writes
 """
 import argparse
 import collections
-import json
 import sys
 from pathlib import Path
 

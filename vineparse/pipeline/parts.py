@@ -17,7 +17,7 @@ import numpy as np
 from .._kernels.features import PartKind
 from .._kernels.part_mlp import part_mlp_scores
 from .._kernels.roots import prefers_root, root_counts
-from .scorers import GRAND_SIBLING, GRANDPARENT, HEAD_COLUMN, PART_ROLES, SIBLING, SIBLING_COLUMN, dense_buckets
+from .scorers import GRAND_SIBLING, GRANDPARENT, HEAD_COLUMN, SIBLING, SIBLING_COLUMN, dense_buckets
 
 ARC, OUTER = int(PartKind.ARC), int(PartKind.OUTER)
 assert (SIBLING, GRANDPARENT, GRAND_SIBLING) == tuple(int(k) for k in (PartKind.SIBLING, PartKind.GRANDPARENT,

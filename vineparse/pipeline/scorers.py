@@ -30,13 +30,15 @@ import numpy as np
 from thinc.api import Linear, Model, Relu
 from thinc.types import Floats1d, Floats2d, Ints1d
 
+from .._kernels.biaffine import biaffine_dense
+from .._kernels.label_hidden import label_hidden_rows
+
 # upper bounds (exclusive) of the distance classes |h - m| = 1, 2, 3, 4, 5, 6-7, 8-10, 11-15, 16-20, 21-30, 31+
 DISTANCE_EDGES = np.array([2, 3, 4, 5, 6, 8, 11, 16, 21, 31])
 DISTANCE_CLASSES = len(DISTANCE_EDGES) + 1
 N_BUCKETS = 1 + 2 * DISTANCE_CLASSES          # the root, then heads left of m, then heads right of m
 BUCKET_TABLE_LIMIT = 512                      # tables of `dense_buckets` are cached up to this length
 _DENSE_BUCKETS = {}
-_FLAT_BUCKETS = {}
 
 SIBLING, GRANDPARENT, GRAND_SIBLING = 2, 3, 4       # = `_kernels.features.PartKind` (checked in parts.py)
 PART_ROLES = {SIBLING: 3, GRANDPARENT: 3, GRAND_SIBLING: 4}
@@ -172,9 +174,6 @@ def biaffine_scores(model: Model, HD: Floats2d, rows: Sequence[Ints1d], position
     return out, backprop
 
 
-PAD_SLACK = 1.25      # `biaffine_predict` pads a group of sentences to at most this times its shortest length
-
-
 def biaffine_row_terms(model: Model, HD: Floats2d) -> Tuple[np.ndarray, ...]:
     """The per-row terms of the biaffine scores of every row of HD (R, 2a), on the CPU, for
     `biaffine_predict`: (H U (R, a), H . u (R,), H F^T + c (R, N_BUCKETS), D (R, a), D E^T (R, N_BUCKETS)).
@@ -189,49 +188,10 @@ def biaffine_row_terms(model: Model, HD: Floats2d) -> Tuple[np.ndarray, ...]:
 
 def biaffine_predict(terms: Tuple[np.ndarray, ...], rows: Sequence[Ints1d]) -> List[np.ndarray]:
     """`biaffine_scores` of contiguous sentences (positions 0..n), without gradients, as float64 (n + 1,
-    n + 1) C-contiguous numpy arrays, from the batch's `biaffine_row_terms`: the sentences, sorted by
-    length, are scored in groups padded to a common length (at most PAD_SLACK times the group's shortest,
-    + 1), one batched matmul and three gathers per group. Time O(sum_i (n_i + 1)^2 a), as one call per
-    sentence, with a few numpy calls per group instead of a dozen per sentence."""
-    HU, Hu, HF, D, DE = terms
-    out: List[Optional[np.ndarray]] = [None] * len(rows)
-    lengths = np.array([len(r) for r in rows], dtype=np.int64)
-    order = np.argsort(lengths, kind="stable")
-    i = 0
-    while i < len(order):
-        j = i + 1
-        limit = PAD_SLACK * lengths[order[i]] + 1
-        while j < len(order) and lengths[order[j]] <= limit:
-            j += 1
-        group = order[i:j]
-        size = int(lengths[group[-1]])
-        index = np.zeros((len(group), size), dtype=np.int64)
-        for g, k in enumerate(group):
-            index[g, :lengths[k]] = rows[k]
-        by_head, by_dep = _flat_buckets(size - 1)
-        # S[h, m] = H[h] U D[m] + H[h] . u + (H F^T + c)[h, bucket] + (D E^T)[m, bucket]
-        S = np.matmul(HU[index], np.ascontiguousarray(D[index].transpose(0, 2, 1)))
-        S += Hu[index][:, :, None]
-        S += HF[index].reshape(len(group), -1)[:, by_head]
-        S += DE[index].reshape(len(group), -1)[:, by_dep]
-        for g, k in enumerate(group):
-            n1 = lengths[k]
-            out[k] = S[g, :n1, :n1].astype(np.float64)
-        i = j
-    return out
-
-
-def _flat_buckets(n: int) -> Tuple[np.ndarray, np.ndarray]:
-    """Flat indices (n + 1, n + 1) into a row-major (n + 1, N_BUCKETS) table of per-position terms: of
-    [h, bucket(h, m)] and of [m, bucket(h, m)], cached with `dense_buckets`."""
-    hit = _FLAT_BUCKETS.get(n)
-    if hit is None:
-        b = dense_buckets(n)
-        index = np.arange(n + 1)
-        hit = (index[:, None] * N_BUCKETS + b, index[None, :] * N_BUCKETS + b)
-        if n <= BUCKET_TABLE_LIMIT:
-            _FLAT_BUCKETS[n] = hit
-    return hit
+    n + 1) C-contiguous numpy arrays, from the batch's `biaffine_row_terms`: one compiled call for all
+    (`_kernels/biaffine.pyx`, an sgemm per sentence over its gathered rows). Time O(sum_i (n_i + 1)^2 a)."""
+    HU, Hu, HF, D, DE = (np.asarray(term, dtype=np.float32) for term in terms)
+    return biaffine_dense(HU, D, Hu, HF, DE, rows, DISTANCE_EDGES)
 
 
 def _bucket_table(ops, flat_index, values, size: int):
@@ -393,9 +353,9 @@ def label_hidden(model: Model, P: Floats2d, heads, mods, buckets, children=None,
     ops, xp = model.ops, model.ops.xp
     l = model.get_dim("width")
     heads, mods, buckets = (ops.asarray(x, dtype="i") for x in (heads, mods, buckets))
-    hidden = P[heads, :l] + P[mods, l:2 * l]
-    hidden += model.get_param("M")[buckets].astype(P.dtype)
+    M = model.get_param("M").astype(P.dtype)
     use_children = model.attrs["children"]
+    none = missing = safe = None
     if use_children:
         if children is None:
             raise ValueError("this label scorer reads the dependents' children: pass children (A, 2)")
@@ -403,10 +363,16 @@ def label_hidden(model: Model, P: Floats2d, heads, mods, buckets, children=None,
         none = model.get_param("none").astype(P.dtype)
         missing = children < 0
         safe = xp.where(missing, 0, children)
-        for side in (0, 1):
-            block = P[safe[:, side], (2 + side) * l:(3 + side) * l]
-            hidden += xp.where(missing[:, side, None], none[side][None, :], block)
-    xp.maximum(hidden, 0, out=hidden)           # relu in place
+    if xp is np and P.dtype == np.float32:        # one compiled pass, the same sums in the same order
+        hidden = label_hidden_rows(P, l, heads, mods, M, buckets, children, none)
+    else:
+        hidden = P[heads, :l] + P[mods, l:2 * l]
+        hidden += M[buckets]
+        if use_children:
+            for side in (0, 1):
+                block = P[safe[:, side], (2 + side) * l:(3 + side) * l]
+                hidden += xp.where(missing[:, side, None], none[side][None, :], block)
+        xp.maximum(hidden, 0, out=hidden)           # relu in place
 
     def backprop(d_hidden: Floats2d) -> Floats2d:
         d_pre = ops.backprop_relu(d_hidden, hidden)
