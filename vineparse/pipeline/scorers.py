@@ -364,7 +364,9 @@ def label_hidden(model: Model, P: Floats2d, heads, mods, buckets, children=None,
         missing = children < 0
         safe = xp.where(missing, 0, children)
     if xp is np and P.dtype == np.float32:        # one compiled pass, the same sums in the same order
-        hidden = label_hidden_rows(P, l, heads, mods, M, buckets, children, none)
+        h, m, b = (np.ascontiguousarray(a) for a in (heads, mods, buckets))
+        kids = np.ascontiguousarray(children) if use_children else None
+        hidden = label_hidden_rows(P, l, h, m, M, b, kids, none)
     else:
         hidden = P[heads, :l] + P[mods, l:2 * l]
         hidden += M[buckets]
