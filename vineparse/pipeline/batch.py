@@ -3,7 +3,8 @@
 The encoder gives per doc an (n + 1, w) array (root row first); the batch stacks them into X (R, w), and each
 scorer projects X once (`Batch.predict`), or once with its backward pass (`Batch.begin_update`, training).
 `rows_of(doc, start, end)` names a sentence's rows (its doc's root row, then its tokens), `score` gives the
-dense arc scores of any lists of rows (contiguous sentences batched by `scorers.biaffine_predict`) as `parts.SentenceScores` (the cascade reads them on the CPU).
+dense arc scores of any lists of rows (contiguous sentences in one call of `scorers.biaffine_predict`) as
+`parts.SentenceScores` (the cascade reads them on the CPU).
 """
 from typing import Dict, List, Optional, Sequence
 

@@ -182,6 +182,6 @@ class SentenceScores:
 def may_split(sentences: Sequence[SentenceScores], window: int, margin: float = 0.0) -> np.ndarray:
     """For each sentence, do two or more of its words prefer the root (`SentenceScores.prefers_root`)? A doc
     without boundaries is cut only between two ROOT words of its vine that both pass it
-    (`splitting.window_cuts`), so otherwise it stays one sentence without a vine pass. RETURNS bool (len(sentences),). One compiled call
-    for all (`_kernels/roots.pyx`), O(n min(n, window)) per sentence."""
+    (`splitting.window_cuts`), so otherwise it stays one sentence without a vine pass. RETURNS bool
+    (len(sentences),). One compiled call for all (`_kernels/roots.pyx`), O(n min(n, window)) per sentence."""
     return root_counts([s.dense_arcs() for s in sentences], window, margin) >= 2
