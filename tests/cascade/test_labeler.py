@@ -5,28 +5,24 @@ import pytest
 import srsly
 
 from vineparse._kernels.label_features import N_TEMPLATES, label_rows
-from vineparse.cascade import CascadeParser, Example, TrainingSettings, train
+from vineparse.cascade import CascadeParser
 from vineparse.cascade.encoding import encode, encode_sentence
 from vineparse.cascade.evaluation import evaluate
 from vineparse.cascade.labeler import Labeler
 from vineparse.cli import main
 from vineparse.corpus import corpus_path, read_conllu
 
+from .conftest import ewt_slices, train_cascade
+
 
 @pytest.fixture(scope="module")
 def ewt():
-    train_set = read_conllu(corpus_path("ud-english-ewt", "en_ewt-ud-train.conllu"))[:600]
-    dev_set = read_conllu(corpus_path("ud-english-ewt", "en_ewt-ud-dev.conllu"))[:200]
-    return train_set, dev_set
+    return ewt_slices(600, 200)
 
 
 @pytest.fixture(scope="module")
 def trained(ewt):
-    train_set, dev_set = ewt
-    parser = CascadeParser(orders=(0, 1), bits=16)
-    train(parser, [Example.from_sentence(s) for s in train_set], [Example.from_sentence(s) for s in dev_set],
-          TrainingSettings(epochs=3, recall=0.99, label_bits=18), report=lambda message: None)
-    return parser
+    return train_cascade(*ewt, orders=(0, 1), bits=16, epochs=3, recall=0.99, label_bits=18)[0]
 
 
 def test_label_rows_shape_range_and_determinism(ewt):

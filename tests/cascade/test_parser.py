@@ -12,24 +12,6 @@ from vineparse.cli import main
 from vineparse.corpus import corpus_path, read_conllu
 
 
-@pytest.fixture(scope="module")
-def ewt():
-    train_set = read_conllu(corpus_path("ud-english-ewt", "en_ewt-ud-train.conllu"))[:400]
-    dev_set = read_conllu(corpus_path("ud-english-ewt", "en_ewt-ud-dev.conllu"))[:150]
-    return train_set, dev_set
-
-
-@pytest.fixture(scope="module")
-def trained(ewt):
-    train_set, dev_set = ewt
-    parser = CascadeParser(orders=(0, 1, 2, 3), bits=16)
-    summary = train(parser, [Example.from_sentence(s) for s in train_set],
-                    [Example.from_sentence(s) for s in dev_set],
-                    TrainingSettings(epochs=2, recall=0.99, vine_recall=0.995),
-                    report=lambda message: None)
-    return parser, summary
-
-
 def test_training_learns_and_sets_thresholds(trained, ewt):
     parser, summary = trained
     assert [row["level"] for row in summary] == ["vine", "first", "second", "third"]

@@ -1,5 +1,5 @@
 """Bounded work and robustness of vine_cascade (issue 15): preset sentences of any length are parsed in pieces
-of at most MAX_SEGMENT words and joined into one projective tree; a fuzz suite over the component's inputs;
+of at most JOINED_PIECE words (issue 36: for weak pruners too) and joined into one projective tree; a fuzz suite over the component's inputs;
 damaged saved files fail with an error naming the file."""
 import numpy as np
 import pytest
@@ -9,7 +9,7 @@ from spacy.tokens import Doc
 
 from vineparse import kernels
 from vineparse.pipeline import splitting
-from vineparse.pipeline.splitting import MAX_SEGMENT, join_roots
+from vineparse.pipeline.splitting import JOINED_PIECE, MAX_SEGMENT, join_roots
 from vineparse.trees import find_cycle, is_projective
 
 WORDS = ["the", "cat", "sat", ".", "Zyxxq", " ", "\n", "\t", "😀", "👍🏽", "ü", "中文", "-", "'s", "a" * 60,
@@ -46,7 +46,7 @@ def test_a_long_preset_sentence_is_one_projective_tree_parsed_in_bounded_pieces(
                         lambda group, *rest: sizes.extend(s.n for s in group) or scorer(group, *rest))
     doc = words_doc(nlp.vocab, words, starts={0})
     (absolute, labels), = parser.predict([doc])
-    assert max(sizes) <= MAX_SEGMENT and sum(sizes) >= len(words)
+    assert max(sizes) <= JOINED_PIECE < MAX_SEGMENT and sum(sizes) >= len(words)
     heads = np.concatenate([[-1], np.where(absolute == np.arange(len(doc)), 0, absolute + 1)])
     assert (heads[1:] == 0).sum() == 1 and find_cycle(heads) is None
     assert is_projective(heads)                 # before deprojectivization

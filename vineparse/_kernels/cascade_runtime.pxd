@@ -20,7 +20,8 @@ cdef enum:
 
 
 cdef class Workspace:
-    """One thread's buffers, grown on demand and reused from sentence to sentence.
+    """One thread's buffers, grown on demand and reused from sentence to sentence; a call of the runtime
+    holds its workspaces alone (checked out of the runtime's pool, see `CascadeRuntime.run`).
 
     Dense (n + 1) x (n + 1) arrays are row-major over [h, m].
     """

@@ -17,9 +17,10 @@ counted as a fallback.
 The thresholds are thresholds.pyx's. Scores come from a `Scorer` (cascade_runtime.pxd): the hashed sparse
 features of `sparse_scorer.SparseScorer` (each arc hashed and read from memory once per sentence for all
 levels) or the component's neural scores (`neural_scorer.NeuralScorer`). The dynamic programs are the
-kernels' grammars (eisner*.pyx, vine.pyx) through their nogil C API. All buffers live in a per-thread
-`Workspace` and are reused across sentences and calls; sentences are handed to OpenMP threads
-(parallel.pyx) dynamically.
+kernels' grammars (eisner*.pyx, vine.pyx) through their nogil C API. All buffers live in `Workspace`s,
+one per OpenMP thread of a call, checked out of the runtime's pool for that call only (so any number of
+Python threads may run one runtime at once) and reused across sentences and calls; sentences are handed to
+OpenMP threads (parallel.pyx) dynamically.
 
 Level orders: VINE (0), FIRST..THIRD (1..3) and LOCAL (-1, an unstructured arc classifier).
 Work per sentence: the scorer's, plus the grammars' on the masks (vine O(n b^2); Eisner orders follow the
@@ -44,6 +45,8 @@ from .eisner3 cimport ThirdOrder
 from .vine cimport Vine
 from .parallel cimport run_jobs, MAX_THREADS
 
+import threading
+
 import numpy as np
 from .memory import KernelSizeError, check_status, get_memory_limit
 
@@ -53,6 +56,7 @@ cdef enum:
     LOCAL = -1
     VINE = 0
     SCORER_FAILED = 100    # a scorer returned -1 (it ran out of memory)
+    MAX_IDLE = 16          # workspaces a runtime keeps between calls at most
 
 
 cdef inline double now() noexcept nogil:
@@ -364,11 +368,13 @@ cdef class CascadeRuntime:
     cdef double alpha[MAX_LEVELS]
     cdef int cap[MAX_LEVELS]
     cdef readonly Py_ssize_t band
-    cdef list _workspaces           # one per thread, kept across calls (their buffers stay allocated)
+    cdef list _idle                 # workspaces no call holds, kept across calls (their buffers stay allocated)
+    cdef object _lock               # guards _idle: every call checks out workspaces of its own
 
     def __init__(self, orders, alphas, caps, Py_ssize_t band, str decoder="map"):
         cdef int k
-        self._workspaces = []
+        self._idle = []
+        self._lock = threading.Lock()
         if decoder not in DECODERS:
             raise ValueError(f"decoder must be one of {list(DECODERS)}, got {decoder!r}")
         self.decoder = decoder
@@ -512,10 +518,30 @@ cdef class CascadeRuntime:
             before, current, out = current, out, spare
         return STATUS_OK
 
+    def _check_out(self, int count):
+        """`count` workspaces that no other call holds: idle ones first (their buffers already grown), then
+        new ones. Several Python threads may run one runtime at once; each call owns what it checks out."""
+        with self._lock:
+            taken = self._idle[len(self._idle) - min(count, len(self._idle)):]
+            del self._idle[len(self._idle) - len(taken):]
+        return taken + [Workspace() for _ in range(count - len(taken))]
+
+    def _check_in(self, list workspaces):
+        """Return workspaces to the idle pool (at most MAX_IDLE stay; the rest are freed)."""
+        with self._lock:
+            self._idle.extend(workspaces[:max(0, MAX_IDLE - len(self._idle))])
+
+    def idle_workspaces(self):
+        """How many workspaces the runtime keeps between calls (for tests and memory accounting)."""
+        with self._lock:
+            return len(self._idle)
+
     def run(self, Scorer scorer, int upto=-1, gold=None, Stats stats=None, double[::1] seconds=None,
             int n_threads=1):
         """Run every sentence of `scorer` through the cascade, on `n_threads` threads (OpenMP; one
-        workspace per thread, sentences handed out dynamically).
+        workspace per thread, sentences handed out dynamically). Safe to call from several Python threads at
+        once: each call checks its workspaces out of the runtime's pool, and the GIL is released while the
+        sentences are parsed.
 
         upto (int): -1 to parse; k > 0 for the arc mask level k runs on (the input of level k).
         gold (Sequence[np.ndarray] or None): int64 heads (length n + 1) per sentence, for the gold-arc
@@ -584,27 +610,29 @@ cdef class CascadeRuntime:
                 job[i].mask = &flat_masks[starts[i]]
             else:
                 job[i].heads = &flat_heads[starts[i]]
-        while len(self._workspaces) < threads:
-            self._workspaces.append(Workspace())
-        workspaces = self._workspaces[:threads]
-        for worker in workspaces:
-            memset(&(<Workspace>worker).stats[0], 0, sizeof((<Workspace>worker).stats))
-        for t in range(threads):
-            pointers[t] = <void*>workspaces[t]
-        if count:
-            with nogil:
-                run_jobs(sentence_job, pointers, threads, <char*>job, sizeof(SentenceJob), count, &status_view[0])
-        for i in range(count):
-            if status_view[i] != STATUS_OK:
-                _raise(status_view[i], i, workspaces)
+        workspaces = self._check_out(threads)
+        try:
+            for worker in workspaces:
+                memset(&(<Workspace>worker).stats[0], 0, sizeof((<Workspace>worker).stats))
+            for t in range(threads):
+                pointers[t] = <void*>workspaces[t]
+            if count:
+                with nogil:
+                    run_jobs(sentence_job, pointers, threads, <char*>job, sizeof(SentenceJob), count,
+                             &status_view[0])
+            for i in range(count):
+                if status_view[i] != STATUS_OK:
+                    _raise(status_view[i], i, workspaces)
+            if stats is not None:
+                for worker in workspaces:
+                    stats_of = <Workspace>worker
+                    np.asarray(stats.table)[:] += np.asarray(<double[:self.n_levels, :STATS]>&stats_of.stats[0])
+                stats.sentences += count
+        finally:
+            self._check_in(workspaces)
         if seconds is not None:
             for i in range(count):
                 seconds[i] = job[i].seconds
-        if stats is not None:
-            for worker in workspaces:
-                stats_of = <Workspace>worker
-                np.asarray(stats.table)[:] += np.asarray(<double[:self.n_levels, :STATS]>&stats_of.stats[0])
-            stats.sentences += count
         if upto >= 0:
             return [flat[starts[i]:starts[i + 1]].reshape(lengths[i], lengths[i]).view(np.bool_)
                     for i in range(count)]

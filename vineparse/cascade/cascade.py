@@ -7,6 +7,7 @@ where `sent` is whatever the levels score (hashed tokens for the sparse models o
 `CascadeParser`, neural scores for the spaCy component). Masks are bool
 (n + 1, n + 1) arrays, None meaning every arc.
 """
+import threading
 import time
 import weakref
 from dataclasses import dataclass
@@ -60,6 +61,7 @@ class CascadeStats:
 
 
 _RUNTIMES: "weakref.WeakKeyDictionary[Cascade, dict]" = weakref.WeakKeyDictionary()
+_RUNTIMES_LOCK = threading.Lock()      # threads parsing with one cascade share its runtimes
 
 
 class Cascade:
@@ -82,12 +84,14 @@ class Cascade:
         seen, are reused from call to call. Up to 8 settings are kept (calibration tries many thresholds).
         decoder: "map" (the last level's best tree) or "mbr" (the most expected correct heads)."""
         key = (tuple(orders), tuple(alphas), tuple(caps), band, decoder)
-        runtimes = _RUNTIMES.setdefault(self, {})
-        if key not in runtimes:
-            if len(runtimes) >= 8:
-                runtimes.clear()
-            runtimes[key] = CascadeRuntime(*key)
-        return runtimes[key]
+        with _RUNTIMES_LOCK:
+            runtimes = _RUNTIMES.setdefault(self, {})
+            runtime = runtimes.get(key)
+            if runtime is None:
+                if len(runtimes) >= 8:
+                    runtimes.clear()
+                runtime = runtimes[key] = CascadeRuntime(*key)
+        return runtime
 
     # -- running the cascade
 

@@ -23,6 +23,7 @@ and names the file in every error; a file written by an incompatible version
 is refused with a clear message. Version 2 added the head caps, version 3 the
 labeller, version 4 the precision of the runtime's weight table.
 """
+import threading
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
@@ -36,6 +37,7 @@ from .encoding import Encoded, encode
 from .labeler import Labeler, sparse_weights
 from .levels import LEVELS, Level, LocalLevel, VineLevel
 
+_TABLE_LOCK = threading.RLock()    # see `CascadeParser.weight_table` (module-level: parsers pickle)
 MODEL_FORMAT = "vineparse.cascade"
 MODEL_VERSION = 4        # 2: head caps, 3: the labeller, 4: the runtime's weight precision
 MODEL_KEYS = {"format", "version", "config", "alphas", "levels", "labeler"}   # labeler None: trained without labels
@@ -127,7 +129,12 @@ class CascadeParser(Cascade):
         of two, see `grid_step`) in the level itself: the float32 weights are then exact, so the per-level
         Python path scores bit for bit what the runtime does, and snapping again is the identity. Kept while every level holds the same float32
         (averaged) weight array; rebuilt on each call while a level trains (float64 weights change in place).
+        Built under a lock, so threads parsing with one loaded parser build it once and share it.
         """
+        with _TABLE_LOCK:
+            return self._weight_table()
+
+    def _weight_table(self):
         weights = [level.weights for level in self.levels]
         cached = getattr(self, "_table_source", None)
         if cached is not None and len(cached) == len(weights) and all(a is b for a, b in zip(cached, weights)):
