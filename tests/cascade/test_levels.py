@@ -1,5 +1,5 @@
-"""Each level's parts agree with its dynamic program: the decoded tree scores the kernel's best score,
-and no projective tree scores more (brute force)."""
+"""Each structure's parts agree with its dynamic program (levels scored by hashed weights): the decoded tree
+scores the kernel's best score, and no projective tree scores more (brute force)."""
 import itertools
 
 import numpy as np
@@ -7,17 +7,17 @@ import pytest
 
 from vineparse import kernels
 from vineparse.cascade.encoding import encode
-from vineparse.cascade.levels import (FirstOrderLevel, LocalLevel, SecondOrderLevel, ThirdOrderLevel, VineLevel,
-                                      full_mask, sibling_rows)
+from vineparse.cascade.parser import make_level
+from vineparse.cascade.structures import Vine, full_mask, sibling_rows
 from oracle import projective_trees
 
 WORDS = ["She", "gave", "the", "old", "dog", "a", "bone"]
 TAGS = ["PRP", "VBD", "DT", "JJ", "NN", "DT", "NN"]
 
 
-def random_level(cls, seed, **kwargs):
-    level = cls(bits=12, **kwargs)
-    level.weights[:] = np.random.default_rng(seed).normal(size=level.weights.shape)
+def random_level(order, seed, band=5):
+    level = make_level(order, 12, band)
+    level.scorer.weights[:] = np.random.default_rng(seed).normal(size=level.scorer.weights.shape)
     return level
 
 
@@ -28,12 +28,12 @@ def test_sibling_rows_follow_the_definition():
     assert rows == {(2, 2, 5), (2, 5, 7), (2, 2, 1), (5, 5, 4), (5, 4, 3), (7, 7, 6), (0, 0, 2)}
 
 
-@pytest.mark.parametrize("cls", [FirstOrderLevel, SecondOrderLevel, ThirdOrderLevel])
+@pytest.mark.parametrize("order", [1, 2, 3])
 @pytest.mark.parametrize("n", [3, 5])
 @pytest.mark.parametrize("seed", range(3))
-def test_eisner_levels_agree_with_brute_force(cls, n, seed):
+def test_eisner_levels_agree_with_brute_force(order, n, seed):
     sent = encode(WORDS[:n], TAGS[:n])
-    level = random_level(cls, seed)
+    level = random_level(order, seed)
     best, mm, _ = level.max_marginals(sent, None)
     scores = {tuple(t): level.score(sent, t) for t in projective_trees(n)}
     assert max(scores.values()) == pytest.approx(best)
@@ -44,10 +44,10 @@ def test_eisner_levels_agree_with_brute_force(cls, n, seed):
         assert mm[h, m] == pytest.approx(max(using) if using else -np.inf)
 
 
-@pytest.mark.parametrize("cls", [FirstOrderLevel, SecondOrderLevel, ThirdOrderLevel])
-def test_forced_decode_uses_the_arc_and_scores_its_max_marginal(cls):
+@pytest.mark.parametrize("order", [1, 2, 3])
+def test_forced_decode_uses_the_arc_and_scores_its_max_marginal(order):
     sent = encode(WORDS, TAGS)
-    level = random_level(cls, 7)
+    level = random_level(order, 7)
     _, mm, _ = level.max_marginals(sent, None)
     for arc in [(3, 5), (0, 6), (7, 1)]:
         heads = level.decode(sent, None, force=arc)
@@ -59,21 +59,20 @@ def test_forced_decode_uses_the_arc_and_scores_its_max_marginal(cls):
 def test_vine_level_parts_agree_with_the_kernel(band):
     n = 6
     sent = encode(WORDS[:n], TAGS[:n])
-    level = random_level(VineLevel, band, band=band)
+    level = random_level(0, band, band=band)
     best, arc_mm, outer_mm = level.max_marginals(sent)
     heads, attach = level.decode(sent)
-    assert level.score_structure(sent, heads, attach) == pytest.approx(best)
+    assert level.score(sent, heads, attach) == pytest.approx(best)
     for tree in projective_trees(n):
         assert level.score(sent, tree) <= best + 1e-9       # every tree maps to a vine structure
     forced = level.decode(sent, force=("outer", (n, 0)))
     assert forced[1][n] == kernels.ATTACH_OUTER_LEFT
-    assert level.score_structure(sent, *forced) == pytest.approx(outer_mm[n, 0])
+    assert level.score(sent, *forced) == pytest.approx(outer_mm[n, 0])
 
 
 def test_vine_structure_of_a_tree():
-    level = VineLevel(bits=8, band=2)
     heads = np.array([-1, 2, 0, 2, 7, 7, 7, 2])   # 2 -> 7 is long (5 > 2); 7's children are short
-    vine_heads, attach = level.vine_structure(heads)
+    vine_heads, attach = Vine(band=2).vine_structure(heads)
     assert vine_heads.tolist() == [-1, 2, 0, 2, 0, 7, 7, 0]
     assert attach.tolist() == [0, 0, 1, 0, 3, 0, 0, 2]   # 4 -> 7 is long too: OUTER-RIGHT
 
@@ -81,7 +80,7 @@ def test_vine_structure_of_a_tree():
 def test_local_level_max_marginals_by_brute_force():
     n = 4
     sent = encode(WORDS[:n], TAGS[:n])
-    level = random_level(LocalLevel, 3)
+    level = random_level("local", 3)
     best, mm, _ = level.max_marginals(sent, None)
     mask = full_mask(n)
     assignments = [np.array((-1,) + a) for a in itertools.product(range(n + 1), repeat=n)

@@ -144,7 +144,7 @@ def test_bad_tables_are_refused():
 
 @pytest.mark.parametrize("seed", range(4))
 def test_vine_max_marginals_handed_over_replace_the_vine_pass(seed):
-    """A scorer given a sentence's unmasked vine max-marginals (as the component memoizes them) makes the
+    """A scorer given a sentence's unmasked vine max-marginals (as the component hands them on) makes the
     runtime prune with them instead of running the vine pass: the true ones change nothing, and those of
     other scores give exactly the mask the thresholds make of them (or, where that mask admits no tree, the
     runtime's fallback to every arc)."""

@@ -86,7 +86,7 @@ def test_cascades_sharing_levels_keep_their_weight_tables(trained):
     parser, _ = trained
     shorter = CascadeParser(orders=(0, 1), bits=parser.bits)
     shorter.levels[:1] = parser.levels[:1]
-    shorter.levels[1].weights = parser.levels[1].weights.copy()
+    shorter.levels[1].scorer.weights = parser.levels[1].scorer.weights.copy()
     first = parser.weight_table()[0]
     shorter.weight_table()
     assert parser.weight_table()[0] is first

@@ -8,7 +8,7 @@ from vineparse._kernels.sparse_scorer import SparseScorer
 from vineparse._kernels.features import PartKind, score_parts
 from vineparse.cascade import Cascade, CascadeParser, Example, TrainingSettings, train
 from vineparse.cascade.encoding import encode
-from vineparse.cascade.levels import full_mask
+from vineparse.cascade.structures import full_mask
 from vineparse.corpus import corpus_path, read_conllu
 from vineparse.trees import projectivize
 

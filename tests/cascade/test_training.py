@@ -10,7 +10,7 @@ from vineparse._kernels.features import feature_indices
 from vineparse.cascade import CascadeParser, Example, TrainingSettings, train
 from vineparse.cascade.encoding import encode
 from vineparse.cascade.evaluation import evaluate
-from vineparse.cascade.levels import FirstOrderLevel, SecondOrderLevel, ThirdOrderLevel
+from vineparse.cascade.parser import make_level
 from vineparse.cascade.training import _feature_difference, _mira_step
 from vineparse.corpus import corpus_path, read_conllu
 from oracle import projective_trees
@@ -20,9 +20,9 @@ TAGS = ["PRP", "VBD", "DT", "JJ", "NN"]
 GOLD = np.array([-1, 2, 0, 5, 5, 2])
 
 
-def random_level(cls, seed):
-    level = cls(bits=12)
-    level.weights = np.random.default_rng(seed).normal(size=level.weights.shape)
+def random_level(order, seed):
+    level = make_level(order, 12, 5)
+    level.scorer.weights = np.random.default_rng(seed).normal(size=level.scorer.weights.shape)
     return level
 
 
@@ -30,11 +30,11 @@ def hamming(tree):
     return int(np.count_nonzero(np.asarray(tree)[1:] != GOLD[1:]))
 
 
-@pytest.mark.parametrize("cls", [FirstOrderLevel, SecondOrderLevel, ThirdOrderLevel])
+@pytest.mark.parametrize("order", [1, 2, 3])
 @pytest.mark.parametrize("seed", range(3))
-def test_mira_step_decodes_with_the_hamming_cost_and_meets_its_margin(cls, seed):
+def test_mira_step_decodes_with_the_hamming_cost_and_meets_its_margin(order, seed):
     sent = encode(WORDS, TAGS)
-    level = random_level(cls, seed)
+    level = random_level(order, seed)
     augmented = {tuple(t): level.score(sent, t) + hamming(t) for t in projective_trees(len(WORDS))}
     best = max(augmented.values())
     cost = np.ones((6, 6))
@@ -53,26 +53,26 @@ def test_mira_step_decodes_with_the_hamming_cost_and_meets_its_margin(cls, seed)
 
 def test_mira_step_is_capped_by_c():
     sent = encode(WORDS, TAGS)
-    level = random_level(ThirdOrderLevel, 0)
-    before = level.weights.copy()
+    level = random_level(3, 0)
+    before = level.scorer.weights.copy()
     assert _mira_step(level, Example(sent, np.array([-1, 0, 1, 2, 3, 4]), None), None, c=1e-3) == 1
-    assert 0 < np.abs(level.weights - before).max() <= 1e-3 * 10       # a feature repeats at most a few times
+    assert 0 < np.abs(level.scorer.weights - before).max() <= 1e-3 * 10       # a feature repeats at most a few times
 
 
 def test_feature_difference_counts_every_feature():
     sent = encode(WORDS, TAGS)
-    level = random_level(ThirdOrderLevel, 1)
+    level = random_level(3, 1)
     other = np.array([-1, 0, 1, 2, 3, 4])
     counts = Counter()
     for heads, sign in ((GOLD, 1), (other, -1)):
         for kind, rows in level.tree_parts(heads):
-            for ids in feature_indices(kind, sent.tokens, np.ascontiguousarray(rows), len(level.weights)):
+            for ids in feature_indices(kind, sent.tokens, np.ascontiguousarray(rows), len(level.scorer.weights)):
                 for i in ids:
                     counts[int(i)] += sign
     keys, difference = _feature_difference(level, sent, GOLD, other)
     assert dict(zip(keys.tolist(), difference.tolist())) == dict(counts)
     assert np.dot(difference, difference) == sum(v * v for v in counts.values())
-    assert float(np.dot(level.weights[keys], difference)) == pytest.approx(
+    assert float(np.dot(level.scorer.weights[keys], difference)) == pytest.approx(
         level.score(sent, GOLD) - level.score(sent, other))
     assert not _feature_difference(level, sent, GOLD, GOLD)[1].any()
 

@@ -41,8 +41,8 @@ def test_a_long_preset_sentence_is_one_projective_tree_parsed_in_bounded_pieces(
     words = (words * (1 + 2000 // len(words)))[:2000]
     sizes = []
     from vineparse.pipeline import levels
-    scorer = levels.neural_scorer
-    monkeypatch.setattr(levels, "neural_scorer",
+    scorer = levels.runtime_scorer
+    monkeypatch.setattr(levels, "runtime_scorer",
                         lambda group, *rest: sizes.extend(s.n for s in group) or scorer(group, *rest))
     doc = words_doc(nlp.vocab, words, starts={0})
     (absolute, labels), = parser.predict([doc])
@@ -55,13 +55,15 @@ def test_a_long_preset_sentence_is_one_projective_tree_parsed_in_bounded_pieces(
     check_parse(doc, parser.labels)
 
 
-def _scorer(scores):
-    """A `splitting.Scorer` over a fixed (N + 1, N + 1) score matrix (rows = positions)."""
-    from vineparse.pipeline.parts import SentenceScores
+class _FixedScores:
+    """`parts.BatchScores` over a fixed (N + 1, N + 1) score matrix (rows = positions)."""
 
-    def score(rows, positions):
-        return [SentenceScores(scores[np.ix_(r, r)], np.zeros((len(r), 2)), None, r) for r in rows]
-    return score
+    def __init__(self, scores):
+        self.scores = scores
+
+    def sentences(self, rows, positions=None):
+        from vineparse.pipeline.parts import SentenceScores
+        return [SentenceScores(self.scores[np.ix_(r, r)], np.zeros((len(r), 2)), None, r) for r in rows]
 
 
 @pytest.mark.parametrize("k, segment", [(1, 128), (5, 128), (7, 3), (20, 4)])
@@ -72,7 +74,7 @@ def test_join_roots_is_eisner_over_the_roots_and_a_tree_when_grouped(k, segment,
     scores = rng.normal(size=(n + 1, n + 1))
     roots = np.sort(rng.choice(n, size=k, replace=False))
     rows = np.arange(n + 1)
-    heads = join_roots(roots, 0, rows, _scorer(scores))
+    heads = join_roots(roots, 0, rows, _FixedScores(scores))
     assert (heads < 0).sum() == 1
     tree = np.full(k + 1, -1)
     position = {r: i + 1 for i, r in enumerate(roots)}

@@ -5,10 +5,14 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from vineparse.cascade.training import ALPHA_GRID
-from vineparse.pipeline.levels import NeuralFirstOrderLevel, NeuralThirdOrderLevel, NeuralVineLevel, check_orders
+from vineparse.cascade.levels import Level
+from vineparse.cascade.objective import ALPHA_GRID
+from vineparse.cascade.structures import make_structure
+from vineparse.pipeline import vine
+from vineparse.pipeline.levels import check_orders
 from vineparse.pipeline.objective import head_selection_loss, hinge_loss, tree_crf_loss, vine_hinge_loss
-from vineparse.pipeline.parts import (GRAND_SIBLING, GRANDPARENT, SIBLING, PartTable, SentenceScores)
+from vineparse.pipeline.parts import (GRAND_SIBLING, GRANDPARENT, NEURAL_SCORER, SIBLING, PartTable,
+                                      SentenceScores)
 from vineparse.pipeline.scorers import N_BUCKETS, PART_ROLES
 from vineparse.pipeline.thresholds import RecallTracker
 from oracle import projective_trees
@@ -48,16 +52,20 @@ def test_part_gradients_merge_repeated_parts():
     assert sent.part_gradients(GRANDPARENT) is None
 
 
+def neural_level(order, band=5, head_cap=None):
+    return Level(make_structure(order, band), NEURAL_SCORER, head_cap)
+
+
 def tree_score(level, sent, heads):
     return level.score(sent, np.asarray(heads))
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
-@pytest.mark.parametrize("level_class", [NeuralFirstOrderLevel, NeuralThirdOrderLevel])
-def test_hinge_loss_is_the_brute_force_cost_augmented_margin(n, level_class):
+@pytest.mark.parametrize("order", [1, 3])
+def test_hinge_loss_is_the_brute_force_cost_augmented_margin(n, order):
     for seed in range(4):
         sent = random_sentence(seed, n)
-        level = level_class()
+        level = neural_level(order)
         trees = [np.asarray(t) for t in projective_trees(n)]
         gold = trees[seed % len(trees)]
         worst = max(tree_score(level, sent, t) + float((t[1:] != gold[1:]).sum()) for t in trees)
@@ -96,17 +104,17 @@ def test_vine_hinge_loss_is_the_brute_force_cost_augmented_margin(n):
     band = 2
     for seed in range(4):
         sent = random_sentence(seed, n)
-        level = NeuralVineLevel(band)
+        level = neural_level(0, band)
         trees = [np.asarray(t) for t in projective_trees(n)]
-        gold_heads, gold_attach = level.vine_structure(trees[seed % len(trees)])
+        gold_heads, gold_attach = level.structure.vine_structure(trees[seed % len(trees)])
         # every vine structure: the vine kernel's best under random part scores, over many draws, would miss
         # some; enumerate instead every (short head or label) assignment that forms a vine structure
         best = -np.inf
         for structure in vine_structures(n, band):
             heads, attach = structure
             wrong = ((heads[1:] != gold_heads[1:]) | (attach[1:] != gold_attach[1:])).sum()
-            best = max(best, level.score_structure(sent, heads, attach) + wrong)
-        expected = best - level.score_structure(sent, gold_heads, gold_attach)
+            best = max(best, level.score(sent, heads, attach) + wrong)
+        expected = best - level.score(sent, gold_heads, gold_attach)
         assert vine_hinge_loss(level, sent, trees[seed % len(trees)]) == pytest.approx(max(expected, 0.0))
 
 
@@ -149,45 +157,37 @@ def test_vine_structure_from_max_marginals_is_the_decoded_one(n):
             if seed % 3 == 0:              # a strong root row: often more than one ROOT word
                 sent.dense_arcs()[0] += 3.0
             return sent
-        level = NeuralVineLevel(band)
+        level = neural_level(0, band)
         decoded = level.decode(fresh())
         sent = fresh()
-        heads, attach = level.best_structure(sent)
-        assert np.array_equal(heads, decoded[0]) and np.array_equal(attach, decoded[1])
-        best = max(level.score_structure(sent, h, a) for h, a in vine_structures(n, band))
-        assert level.score_structure(sent, heads, attach) == pytest.approx(best)
-        one_root = level.at_most_one_root(fresh())
-        if one_root:
+        found = level.max_marginals(sent)
+        for given in (None, found):        # computed here, or handed on as prediction does
+            heads, attach = vine.best_structure(sent, band, given)
+            assert np.array_equal(heads, decoded[0]) and np.array_equal(attach, decoded[1])
+        best = max(level.score(sent, h, a) for h, a in vine_structures(n, band))
+        assert level.score(sent, heads, attach) == pytest.approx(best)
+        if vine.at_most_one_root(level.max_marginals(fresh())):
             assert np.count_nonzero(decoded[1] == kernels.ATTACH_ROOT) <= 1
-        assert level.max_marginals(sent) is level.max_marginals(sent)     # the cascade reuses them
+        assert not vine.at_most_one_root(None)             # not known
 
 
 @given(st.integers(0, 10_000), st.lists(st.integers(1, 14), min_size=1, max_size=5), st.integers(1, 4))
-def test_vine_memoize_is_max_marginals_of_each_sentence(seed, lengths, band):
-    """The batched vine pass of prediction memoizes exactly what `max_marginals` computes per sentence
-    (sentences longer than the band included; one sentence with a cost set is left alone), and `memoized`
-    (what the runtime is handed) reads it back without computing anything."""
-    level = NeuralVineLevel(band)
+def test_batched_vine_max_marginals_are_those_of_each_sentence(seed, lengths, band):
+    """The batched vine pass of prediction computes exactly what the vine level computes per sentence
+    (sentences longer than the band included)."""
+    level = neural_level(0, band)
     batch = [random_sentence(seed + i, n, cache=False) for i, n in enumerate(lengths)]
-    batch[0].cost = np.zeros((lengths[0] + 1, lengths[0] + 1))
-    assert all(level.memoized(sent) is None for sent in batch)
-    level.memoize(batch)
-    assert not batch[0].max_marginal_memo and level.memoized(batch[0]) is None
-    for i, (sent, n) in enumerate(zip(batch[1:], lengths[1:]), 1):
-        assert len(sent.max_marginal_memo) == 1
-        assert level.memoized(sent) is level.max_marginals(sent)
-        best, arc_mm, outer_mm = level.max_marginals(sent)                    # read from the memo
-        expected = level.max_marginals(random_sentence(seed + i, n, cache=False))
+    for sent, (best, arc_mm, outer_mm) in zip(batch, vine.max_marginals_batch(batch, band)):
+        expected = level.max_marginals(sent)
         assert best == expected[0]
         assert np.array_equal(arc_mm, expected[1]) and np.array_equal(outer_mm, expected[2])
 
 
 def test_structure_from_max_marginals_gives_up_on_ties():
-    from vineparse.pipeline.levels import structure_from_max_marginals
     arc_mm = np.full((3, 3), -np.inf)
     arc_mm[0, 1] = arc_mm[0, 2] = arc_mm[1, 2] = arc_mm[2, 1] = 1.0     # two best structures
     outer_mm = np.full((3, 2), -np.inf)
-    assert structure_from_max_marginals(1.0, arc_mm, outer_mm) is None
+    assert vine.structure_from_max_marginals(1.0, arc_mm, outer_mm) is None
 
 
 def brute_force_prefers_root(scores, n, window, margin):
@@ -260,7 +260,7 @@ def test_recall_tracker_agrees_with_the_masks(seed, n, cap):
     if gold is None:
         gold = np.concatenate([[-1, 0], np.arange(1, n)])            # a chain
     n = len(gold) - 1
-    for level in (NeuralFirstOrderLevel(5, cap), NeuralVineLevel(2)):
+    for level in (neural_level(1, 5, cap), neural_level(0, 2)):
         sent = random_sentence(seed, n)
         best, arc_mm, outer_mm = level.max_marginals(sent, None)
         values = arc_mm if outer_mm is None else np.concatenate([arc_mm.ravel(), outer_mm[1:].ravel()])
@@ -288,10 +288,19 @@ def test_recall_tracker_agrees_with_the_masks(seed, n, cap):
 
 
 @given(st.integers(0, 10_000), st.integers(1, 30))
-def test_vectorized_sibling_rows_are_the_cascades(seed, n):
-    from vineparse.cascade.levels import sibling_rows as loop_rows
-    from vineparse.pipeline.levels import sibling_rows
+def test_sibling_rows_by_their_definition(seed, n):
+    """(h, s, m) for every arc, s the modifier of h nearest to m between h and m (h itself if none), in the
+    order the sparse trainer has always summed them: per head, right modifiers nearest first, then left."""
+    from vineparse.cascade.structures import sibling_rows
     rng = np.random.default_rng(seed)
     heads = np.concatenate([[-1], [rng.integers(0, n + 1) for _ in range(n)]])     # any head array
     heads[1:][heads[1:] == np.arange(1, n + 1)] = 0
-    assert sorted(map(tuple, sibling_rows(heads))) == sorted(map(tuple, loop_rows(heads)))
+    expected = []
+    for h in range(n + 1):
+        children = [m for m in range(1, n + 1) if heads[m] == h]
+        for side in ([m for m in children if m > h], [m for m in children if m < h][::-1]):
+            previous = h
+            for m in side:
+                expected.append((h, previous, m))
+                previous = m
+    assert list(map(tuple, sibling_rows(heads))) == expected

@@ -1,11 +1,11 @@
 """Running a pruning cascade: levels in turn, each pruned by the max-marginals of the one before.
 
-`Cascade` only needs levels that follow the level protocol of `levels.Level`:
-`max_marginals(sent, mask) -> (best, arc max-marginals, outer max-marginals or None)`,
-`prune_mask(best, arc_mm, outer_mm, alpha) -> arc mask` and `decode(sent, mask) -> heads`,
-where `sent` is whatever the levels score (hashed tokens for the sparse models of
-`CascadeParser`, neural scores for the spaCy component). Masks are bool
-(n + 1, n + 1) arrays, None meaning every arc.
+A `Cascade` holds `levels.Level`s (a structure driven by a scorer): `max_marginals(sent, mask) -> (best, arc
+max-marginals, outer max-marginals or None)`, `prune_mask(best, arc_mm, outer_mm, alpha) -> arc mask` and
+`decode(sent, mask) -> heads`, where `sent` is whatever the scorers read (hashed tokens for the sparse models
+of `CascadeParser`, neural scores for the spaCy component). Masks are bool (n + 1, n + 1) arrays, None
+meaning every arc. `run` is the per-sentence Python runner (training and tests); `runtime` the compiled one
+that parsing uses.
 """
 import threading
 import time
@@ -18,7 +18,7 @@ import numpy as np
 from .. import kernels
 from .._kernels.cascade_runtime import CascadeRuntime
 from ..kernels._checks import NoStructureError
-from .levels import full_mask
+from .structures import full_mask
 from .thresholds import gold_recall
 
 
@@ -77,13 +77,19 @@ class Cascade:
         if len(self.alphas) != len(self.levels) - 1:
             raise ValueError(f"{len(self.levels) - 1} pruning levels but {len(self.alphas)} alphas")
 
-    def compiled_runtime(self, orders: Sequence[int], alphas: Sequence[float], caps: Sequence[int],
-                         band: int, decoder: str = "map") -> CascadeRuntime:
-        """The compiled runtime (`_kernels/cascade_runtime.pyx`) of these settings, kept while the cascade lives
-        and beside it (so that the cascade still pickles): its per-thread buffers, grown to the longest sentence
-        seen, are reused from call to call. Up to 8 settings are kept (calibration tries many thresholds).
-        decoder: "map" (the last level's best tree) or "mbr" (the most expected correct heads)."""
-        key = (tuple(orders), tuple(alphas), tuple(caps), band, decoder)
+    def runtime(self, decoder: str = "map", last_only: bool = False) -> CascadeRuntime:
+        """The compiled runtime (`_kernels/cascade_runtime.pyx`) of these levels, thresholds, head caps and the
+        vine's band, or with `last_only` of the last level alone (exact decoding over every arc). decoder:
+        "map" (the last level's best tree) or "mbr" (the most expected correct heads). Kept while the cascade
+        lives and beside it (so that the cascade still pickles), with its pool of workspaces, grown to the
+        longest sentence seen and reused from call to call; up to 8 settings are kept (calibration tries many
+        thresholds)."""
+        band = next((level.structure.band for level in self.levels if level.is_vine), 1)
+        if last_only:
+            key = ((self.levels[-1].order,), (), (), band, decoder)
+        else:
+            caps = tuple(0 if level.is_vine else (level.head_cap or 0) for level in self.levels[:-1])
+            key = (tuple(level.order for level in self.levels), tuple(self.alphas), caps, band, decoder)
         with _RUNTIMES_LOCK:
             runtimes = _RUNTIMES.setdefault(self, {})
             runtime = runtimes.get(key)

@@ -30,12 +30,14 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 import srsly
 
-from .._kernels.cascade_runtime import CascadeRuntime, Stats
+from .._kernels.cascade_runtime import Stats
 from .._kernels.sparse_scorer import SparseScorer
 from .cascade import Cascade, CascadeStats
 from .encoding import Encoded, encode
 from .labeler import Labeler, sparse_weights
-from .levels import LEVELS, Level, LocalLevel, VineLevel
+from .hashed import HashedScorer
+from .levels import Level
+from .structures import make_structure
 
 _TABLE_LOCK = threading.RLock()    # see `CascadeParser.weight_table` (module-level: parsers pickle)
 MODEL_FORMAT = "vineparse.cascade"
@@ -61,13 +63,8 @@ def _integer(name: str, value, low: int, high: Optional[int]) -> int:
 
 
 def make_level(order, bits: int, band: int) -> Level:
-    if order == 0:
-        return VineLevel(bits, band)
-    if order == "local":
-        return LocalLevel(bits)
-    if order not in LEVELS:
-        raise ValueError(f"unknown cascade level {order!r}: use 0 (vine), 'local', 1, 2 or 3")
-    return LEVELS[order](bits)
+    """A level of `order` (0 = vine, "local", 1-3) scored by its own hashed weights (2^bits)."""
+    return Level(make_structure(order, band), HashedScorer(bits))
 
 
 def grid_step(weights: np.ndarray, largest: int) -> float:
@@ -115,12 +112,6 @@ class CascadeParser(Cascade):
 
     # -- running the cascade: the compiled runtime (`_kernels/cascade_runtime.pyx`)
 
-    def runtime(self) -> CascadeRuntime:
-        """The compiled cascade with this parser's levels, thresholds and head caps (`Cascade.compiled_runtime`:
-        kept while they stay the same, so its per-thread workspaces are reused from call to call)."""
-        return self.compiled_runtime(self.orders, self.alphas, [level.head_cap or 0 for level in self.levels[:-1]],
-                                     self.band)
-
     def weight_table(self):
         """The levels' weights side by side as the runtime reads them: (table (2^bits, levels) of
         `self.precision`, one scale per level).
@@ -135,27 +126,27 @@ class CascadeParser(Cascade):
             return self._weight_table()
 
     def _weight_table(self):
-        weights = [level.weights for level in self.levels]
+        weights = [level.scorer.weights for level in self.levels]
         cached = getattr(self, "_table_source", None)
         if cached is not None and len(cached) == len(weights) and all(a is b for a, b in zip(cached, weights)):
             return self._table
         dtype = np.dtype(self.precision)
         table = np.empty((1 << self.bits, len(weights)), dtype=dtype)
         scales = np.ones(len(weights))
-        for k, level in enumerate(self.levels):
+        for k, scorer in enumerate(level.scorer for level in self.levels):
             if dtype.kind != "i":
-                table[:, k] = level.weights
+                table[:, k] = scorer.weights
                 continue
-            scales[k] = grid_step(level.weights, np.iinfo(dtype).max)
-            grid = np.rint(level.weights / scales[k])
+            scales[k] = grid_step(scorer.weights, np.iinfo(dtype).max)
+            grid = np.rint(scorer.weights / scales[k])
             table[:, k] = grid
-            if level.weights.dtype == np.float32:     # a trained level: keep the weights it now scores with
+            if scorer.weights.dtype == np.float32:     # a trained level: keep the weights it now scores with
                 snapped = (grid * scales[k]).astype(np.float32)
-                if not np.array_equal(snapped, level.weights):   # a level shared with another cascade keeps
-                    level.weights = snapped                      # its array, so that one's table stays cached
+                if not np.array_equal(snapped, scorer.weights):   # a level shared with another cascade keeps
+                    scorer.weights = snapped                      # its array, so that one's table stays cached
         result = (table, scales)
-        if all(level.weights.dtype == np.float32 for level in self.levels):
-            self._table, self._table_source = result, [level.weights for level in self.levels]
+        if all(level.scorer.weights.dtype == np.float32 for level in self.levels):
+            self._table, self._table_source = result, [level.scorer.weights for level in self.levels]
         else:
             self._table_source = None
         return result
@@ -235,9 +226,9 @@ class CascadeParser(Cascade):
     def to_dict(self) -> Dict:
         levels = []
         for level in self.levels:
-            nonzero = np.flatnonzero(level.weights).astype(np.uint32)
+            nonzero = np.flatnonzero(level.scorer.weights).astype(np.uint32)
             levels.append({"name": level.name, "head_cap": level.head_cap, "indices": nonzero,
-                           "values": level.weights[nonzero].astype(np.float32)})
+                           "values": level.scorer.weights[nonzero].astype(np.float32)})
         return {"format": MODEL_FORMAT, "version": MODEL_VERSION,
                 "config": {"orders": list(self.orders), "band": self.band, "bits": self.bits, "tag": self.tag,
                            "precision": self.precision},
@@ -278,9 +269,9 @@ class CascadeParser(Cascade):
         for level, saved in zip(parser.levels, levels):
             cap = saved.get("head_cap")
             cap = None if cap is None else _integer(f"level {level.name}: the head cap", cap, 1, None)
-            level.weights = sparse_weights(saved.get("indices", []), saved.get("values", []), 1 << parser.bits,
+            level.scorer.weights = sparse_weights(saved.get("indices", []), saved.get("values", []), 1 << parser.bits,
                                            f"level {level.name}")
-            level.totals = None
+            level.scorer.totals = None
             level.head_cap = cap
         if data.get("labeler") is not None:
             parser.labeler = Labeler.from_dict(data["labeler"])

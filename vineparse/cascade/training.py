@@ -1,29 +1,20 @@
-"""Training a cascade level by level (Rush & Petrov 2012, section 4).
+"""Training the sparse cascade of `CascadeParser` level by level (Rush & Petrov 2012, section 4).
 
 Each level is trained on the masks its (already trained) predecessors leave:
 
-* a pruning level by structured cascade training (Weiss & Taskar 2010): the
-  loss [1 - score(gold) + t_a]_+ with t_a = a * best + (1 - a) * mean mm(p).
-  Its subgradient, when the loss is positive, is
-      -phi(gold) + a * phi(y*) + (1 - a) * mean_p phi(y*(p)),
-  with y* the best structure and y*(p) the best structure containing part p
-  (the witness of p's max-marginal). The mean over parts is estimated without
-  bias from `witnesses` parts drawn uniformly per update;
-* the last level by 1-best MIRA with the Hamming loss (Crammer & Singer 2003;
-  McDonald et al. 2005): y' = argmax score(y) + errors(y) (cost-augmented
-  decoding), then the step tau = min(C, (score(y') - score(gold) + errors(y'))
-  / ||phi(gold) - phi(y')||^2) towards gold and away from y'; or, with
+* a pruning level by structured cascade training (`objective.cascade_step`: the loss
+  [1 - score(gold) + t_a]_+ of Weiss & Taskar 2010, with `train_alpha` and `witnesses`);
+* the last level by 1-best MIRA with the Hamming loss (Crammer & Singer 2003; McDonald et al. 2005):
+  y' = argmax score(y) + errors(y) (cost-augmented decoding), then the step tau = min(C, (score(y') -
+  score(gold) + errors(y')) / ||phi(gold) - phi(y')||^2) towards gold and away from y'; or, with
   final="perceptron", as an averaged perceptron (Collins 2002).
 
-All levels average their weights over the updates. After a pruning level is
-trained, its `a` is set on dev: the largest value on a grid whose gold-arc recall
-(of the gold arcs that survived the levels before) stays at or above the target.
-An Eisner-order (or local) pruning level also gets a head cap (heads kept per word
-at most, by max-marginal): the (cap, a) pair on the two grids that keeps the
-fewest arcs at that recall. The vine is not capped (an outer arc stands for many
-heads at once). Gold trees are projectivized for training (the parser only
-produces projective trees). Last, when the examples carry labels, the labeller
-(`labeler.py`) is trained on the gold trees as annotated.
+All levels average their weights over the updates (`hashed.HashedScorer`). After a pruning level is trained,
+its a (and, for an Eisner order, its head cap) is set on dev for a gold-arc recall target
+(`objective.choose_alpha`, `objective.choose_head_cap_and_alpha`); the vine is not capped (an outer arc stands
+for many heads at once). Gold trees are projectivized for training (the parser only produces projective
+trees). Last, when the examples carry labels, the labeller (`labeler.py`) is trained on the gold trees as
+annotated.
 """
 import sys
 import time
@@ -36,12 +27,9 @@ from .._kernels.features import all_feature_indices
 from ..trees import projectivize
 from .encoding import Encoded, encode_sentence
 from .labeler import LABELER_BITS, Labeler
-from .levels import VineLevel, full_mask
+from .levels import Level
+from .objective import CAP_GRID, cascade_step, choose_alpha, choose_head_cap_and_alpha
 from .parser import CascadeParser
-from .thresholds import arc_mask, gold_ranks, gold_recall, threshold
-
-ALPHA_GRID = tuple(np.round(np.arange(-1.0, 1.0, 0.02), 2))   # a < 0 puts t_a below the mean
-CAP_GRID = (2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 24)               # heads kept per word at most
 
 
 @dataclass
@@ -118,7 +106,7 @@ def train(parser: CascadeParser, train_examples: Sequence[Example], dev_examples
                 elif is_last:
                     errors += _perceptron_step(level, ex, train_masks[i])
                 else:
-                    errors += _cascade_step(level, ex, train_masks[i], settings, rng)
+                    errors += cascade_step(level, ex, train_masks[i], settings.train_alpha, settings.witnesses, rng)
                 level.tick()
                 if count % 2000 == 0:
                     report(f"  {level.name}: epoch {epoch + 1}/{settings.epochs}, {count:,}/{len(order):,} "
@@ -129,13 +117,13 @@ def train(parser: CascadeParser, train_examples: Sequence[Example], dev_examples
         row = {"level": level.name, "train_seconds": time.perf_counter() - start}
         if not is_last:
             target = settings.recall
-            if isinstance(level, VineLevel) and settings.vine_recall is not None:
+            if level.is_vine and settings.vine_recall is not None:
                 target = settings.vine_recall
-            if not isinstance(level, VineLevel) and settings.head_caps:
+            if not level.is_vine and settings.head_caps:
                 _, alpha, recall, kept = choose_head_cap_and_alpha(level, dev_examples, dev_masks, target,
                                                                    settings.head_caps)
             else:
-                alpha, recall, kept = choose_alpha(parser, k, dev_examples, dev_masks, target)
+                alpha, recall, kept = choose_alpha(level, dev_examples, dev_masks, target)
             parser.alphas[k] = alpha
             row.update(alpha=alpha, head_cap=level.head_cap, dev_recall=recall, dev_kept_share=kept)
             cap = "" if level.head_cap is None else f", at most {level.head_cap} heads per word,"
@@ -162,7 +150,7 @@ def train_labeler(parser: CascadeParser, examples: Sequence[Example], settings: 
     return parser.labeler
 
 
-def _perceptron_step(level, ex: Example, mask) -> int:
+def _perceptron_step(level: Level, ex: Example, mask) -> int:
     predicted = level.decode(ex.sent, mask)
     if np.array_equal(predicted, ex.heads):
         return 0
@@ -171,7 +159,7 @@ def _perceptron_step(level, ex: Example, mask) -> int:
     return 1
 
 
-def _mira_step(level, ex: Example, mask, c: float) -> int:
+def _mira_step(level: Level, ex: Example, mask, c: float) -> int:
     """One 1-best MIRA step with the Hamming loss (see the module docstring); returns 1 on an update."""
     n = len(ex.heads) - 1
     cost = np.ones((n + 1, n + 1))
@@ -181,7 +169,7 @@ def _mira_step(level, ex: Example, mask, c: float) -> int:
     if errors == 0:
         return 0
     features, difference = _feature_difference(level, ex.sent, ex.heads, predicted)
-    margin = errors - float(np.dot(level.weights[features], difference))     # score(y') - score(gold) + errors
+    margin = errors - float(np.dot(level.scorer.weights[features], difference))  # score(y') - score(gold) + errors
     norm = float(np.dot(difference, difference))
     if margin <= 0.0 or norm == 0.0:
         return 0
@@ -191,11 +179,11 @@ def _mira_step(level, ex: Example, mask, c: float) -> int:
     return 1
 
 
-def _feature_difference(level, sent: Encoded, gold: np.ndarray, predicted: np.ndarray):
+def _feature_difference(level: Level, sent: Encoded, gold: np.ndarray, predicted: np.ndarray):
     """phi(gold) - phi(predicted) over the level's hashed features: the feature indices (uint64 (F,)) and the
     difference of their counts (int64 (F,)), so that score(gold) - score(predicted) = weights[indices] .
     difference and ||phi(gold) - phi(predicted)||^2 = difference . difference."""
-    size = len(level.weights)
+    size = len(level.scorer.weights)
     ids = []
     for heads in (gold, predicted):
         ids.append(np.concatenate([np.zeros(0, dtype=np.uint64)] + [
@@ -205,128 +193,3 @@ def _feature_difference(level, sent: Encoded, gold: np.ndarray, predicted: np.nd
     difference = (np.bincount(index[:len(ids[0])], minlength=len(keys))
                   - np.bincount(index[len(ids[0]):], minlength=len(keys)))
     return keys, difference
-
-
-def _cascade_step(level, ex: Example, mask, settings: TrainingSettings, rng) -> int:
-    """One structured-cascade subgradient step; returns 1 if the loss was positive."""
-    a = settings.train_alpha
-    best, arc_mm, outer_mm = level.max_marginals(ex.sent, mask)
-    if 1.0 - level.score(ex.sent, ex.heads) + threshold(best, arc_mm, outer_mm, a) <= 0.0:
-        return 0
-    level.update(ex.sent, ex.heads, 1.0)
-    _update_structure(level, ex.sent, level.decode(ex.sent, mask), -a)
-    parts = _prunable_parts(arc_mm, outer_mm)
-    if len(parts) and a < 1.0:
-        step = -(1.0 - a) / settings.witnesses
-        for j in rng.integers(0, len(parts), size=settings.witnesses):
-            _update_structure(level, ex.sent, level.decode(ex.sent, mask, force=parts[j]), step)
-    return 1
-
-
-def _prunable_parts(arc_mm: np.ndarray, outer_mm: Optional[np.ndarray]) -> list:
-    """The parts with a finite max-marginal, as `force` arguments of the level's decode."""
-    arcs = [tuple(a) for a in np.argwhere(np.isfinite(arc_mm))]
-    if outer_mm is None:
-        return arcs
-    outer = [("outer", tuple(p)) for p in np.argwhere(np.isfinite(outer_mm[1:])) + [1, 0]]
-    return [("arc", a) for a in arcs] + outer
-
-
-def _update_structure(level, sent: Encoded, structure, step: float) -> None:
-    if isinstance(level, VineLevel):
-        heads, attach = structure
-        level.update_structure(sent, heads, attach, step)
-    else:
-        level.update(sent, structure, step)
-
-
-def _max_marginals(level, examples: Sequence[Example], masks: Sequence):
-    """Per example (example, best, arc max-marginals, outer max-marginals), and the number of gold
-    arcs the input masks keep (the recall denominator)."""
-    results = [(ex, *level.max_marginals(ex.sent, mask)) for ex, mask in zip(examples, masks)]
-    previous = sum(gold_recall(full_mask(len(ex.heads) - 1) if m is None else m, ex.heads)[0]
-                   for ex, m in zip(examples, masks))
-    return results, previous
-
-
-def _largest_alpha(level, results, previous: int, recall: float, grid: Sequence[float]):
-    """The largest a on `grid` whose masks keep at least `recall` of the `previous` gold arcs, as
-    (a, recall, kept share); the smallest a's row if none does. The masks shrink as a grows
-    (t_a moves from the mean towards the best score), so recall falls monotonically and a
-    binary search over the grid finds what a scan would."""
-    def evaluate(alpha):
-        kept = arcs = possible = 0
-        for ex, best, arc_mm, outer_mm in results:
-            pruned = level.prune_mask(best, arc_mm, outer_mm, alpha)
-            kept += gold_recall(pruned, ex.heads)[0]
-            arcs += pruned[:, 1:].sum()
-            possible += (len(ex.heads) - 1) ** 2
-        return float(alpha), kept / max(previous, 1), arcs / max(possible, 1)
-
-    grid = sorted(grid)
-    chosen = evaluate(grid[0])
-    if chosen[1] < recall:
-        return chosen
-    lo, hi = 0, len(grid)              # grid[lo] meets the target; grid[hi] does not (or is past the end)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        row = evaluate(grid[mid])
-        if row[1] >= recall:
-            lo, chosen = mid, row
-        else:
-            hi = mid
-    return chosen
-
-
-def smallest_head_cap(level, results, previous: int, recall: float, caps: Sequence[int] = CAP_GRID,
-                      floor: float = ALPHA_GRID[0]) -> Optional[int]:
-    """The smallest cap on `caps` such that keeping at most that many heads per word (by
-    max-marginal), with the threshold at the a grid's `floor`, keeps at least `recall` of the
-    `previous` gold arcs; None (no cap) if no cap on the grid does."""
-    caps = sorted(caps)
-    kept = np.zeros(len(caps))
-    for ex, best, arc_mm, _ in results:
-        m = np.arange(1, len(ex.heads))
-        survives = arc_mask(arc_mm, best, floor)[ex.heads[1:], m]
-        ranks = gold_ranks(arc_mm, ex.heads)[survives]
-        kept += (ranks[None, :] < np.asarray(caps)[:, None]).sum(axis=1)
-    for cap, count in zip(caps, kept):
-        if count >= recall * max(previous, 1):
-            return int(cap)
-    return None
-
-
-def choose_head_cap_and_alpha(level, examples: Sequence[Example], masks: Sequence, recall: float,
-                              caps: Sequence[int] = CAP_GRID, grid: Sequence[float] = ALPHA_GRID):
-    """The head cap and a of an Eisner-order pruning level that keep the fewest arcs on dev while
-    keeping at least `recall` of the gold arcs that survived the levels before: each cap on `caps`
-    from the smallest that can reach the target (see `smallest_head_cap`) upwards, and no cap, each
-    with its largest a (see `choose_alpha`). Sets `level.head_cap`.
-
-    RETURNS (Tuple[Optional[int], float, float, float]): cap, a, the gold recall and the kept share.
-    """
-    results, previous = _max_marginals(level, examples, masks)
-    smallest = smallest_head_cap(level, results, previous, recall, caps, min(grid))
-    candidates = [None] if smallest is None else [c for c in sorted(caps) if c >= smallest] + [None]
-    best_choice = None
-    for cap in candidates:
-        level.head_cap = cap
-        alpha, kept_recall, kept = _largest_alpha(level, results, previous, recall, grid)
-        if kept_recall >= recall and (best_choice is None or kept < best_choice[3]):
-            best_choice = (cap, alpha, kept_recall, kept)
-    if best_choice is None:                 # no cap, and even the smallest a misses the target
-        best_choice = (None, alpha, kept_recall, kept)
-    level.head_cap = best_choice[0]
-    return best_choice
-
-
-def choose_alpha(parser: CascadeParser, k: int, examples: Sequence[Example], masks: Sequence,
-                 recall: float, grid: Sequence[float] = ALPHA_GRID):
-    """The largest a on `grid` whose mask keeps at least `recall` of the gold arcs that survived
-    the levels before k (so recall compounds across levels); the smallest a on the grid if none does.
-
-    RETURNS (Tuple[float, float, float]): a, the gold recall and the kept share at that a.
-    """
-    level = parser.levels[k]
-    results, previous = _max_marginals(level, examples, masks)
-    return _largest_alpha(level, results, previous, recall, grid)

@@ -2,9 +2,8 @@
 
 The encoder gives per doc an (n + 1, w) array (root row first); the batch stacks them into X (R, w), and each
 scorer projects X once (`Batch.predict`), or once with its backward pass (`Batch.begin_update`, training).
-`rows_of(doc, start, end)` names a sentence's rows (its doc's root row, then its tokens), `score` gives the
-dense arc scores of any lists of rows (contiguous sentences in one call of `scorers.biaffine_predict`) as
-`parts.SentenceScores` (the cascade reads them on the CPU).
+`rows_of(doc, start, end)` names a sentence's rows (its doc's root row, then its tokens); `scores`
+(`parts.BatchScores`) turns any lists of rows into `parts.SentenceScores` (the cascade reads them on the CPU).
 """
 from typing import Dict, List, Optional, Sequence
 
@@ -13,8 +12,8 @@ from scipy.linalg.blas import sgemm
 from thinc.api import Model
 
 from .architectures import PART_REFS
-from .parts import PartTable, SentenceScores
-from .scorers import biaffine_predict, biaffine_row_terms, biaffine_scores
+from .parts import BatchScores, PartTable, SentenceScores
+from .scorers import biaffine_row_terms
 
 
 def as_cpu(ops, array) -> np.ndarray:
@@ -129,14 +128,12 @@ class Batch:
             self.label_projection = projections[-1]
         return self
 
+    @property
+    def scores(self) -> BatchScores:
+        """What the batch's sentences are scored from (after `predict`, or the training projections set)."""
+        return BatchScores(self.arc_terms, self.outer, self.tables, self.model.get_ref("arcs"), self.HD)
+
     def score(self, rows: List[np.ndarray], positions: Optional[List[Optional[np.ndarray]]] = None,
               cache: bool = False) -> List[SentenceScores]:
-        """`SentenceScores` of each row list (dense arc scores by the biaffine layer, one call for all)."""
-        if not rows:
-            return []
-        scorer = self.model.get_ref("arcs")
-        if positions is None or all(p is None for p in positions):
-            dense = biaffine_predict(self.arc_terms, rows)
-        else:
-            dense = [as_cpu(self.ops, S) for S in biaffine_scores(scorer, self.HD, rows, positions)[0]]
-        return [SentenceScores(S, self.outer[r], self.tables, r, cache=cache) for S, r in zip(dense, rows)]
+        """`SentenceScores` of each row list (see `parts.BatchScores.sentences`)."""
+        return self.scores.sentences(rows, positions, cache)

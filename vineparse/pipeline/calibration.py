@@ -2,7 +2,7 @@
 them as it goes, see `thresholds.py`).
 
 `calibrate` sets each pruning level's a for a gold-arc recall (of the gold arcs that reached the level) with
-`vineparse.cascade.training.choose_alpha`, level by level on the masks the levels before leave.
+`vineparse.cascade.objective.choose_alpha`, level by level on the masks the levels before leave.
 `calibrate_splitting` sets the split margin of docs without sentence boundaries (`splitting.py`) for the
 best sentence-boundary F1 on held-out docs as they come: a model trained on one sentence per doc learns
 nothing about boundaries from its ROOT scores, and there the best margin is the one that never splits.
@@ -14,16 +14,16 @@ import numpy as np
 from spacy.language import Language
 from spacy.training import Example
 
-from ..cascade.training import Example as CascadeExample
-from ..cascade.training import choose_alpha
+from ..cascade.objective import choose_alpha
 from .batch import Batch
+from .objective import GoldTree
 from .thresholds import recall_targets
 from .training import gold_sentences
 
 
-def cascade_examples(component, nlp: Language, examples: Sequence[Example]) -> List[CascadeExample]:
-    """One cascade example (scores, projective gold, gold) per gold sentence of `examples`, with the docs
-    run through the components before this one."""
+def cascade_examples(component, nlp: Language, examples: Sequence[Example]) -> List[GoldTree]:
+    """One cascade example (scores, projective gold tree) per gold sentence of `examples`, with the docs run
+    through the components before this one."""
     docs = upstream_docs(component, nlp, [eg.predicted.copy() for eg in examples])
     out = []
     for start in range(0, len(docs), 256):
@@ -31,7 +31,7 @@ def cascade_examples(component, nlp: Language, examples: Sequence[Example]) -> L
         batch = Batch(component.model, component.model.predict(docs[start:start + 256])).predict()
         sentences = list(gold_sentences(chunk, component.label_ids, component.skip))
         scored = batch.score([batch.rows_of(s.doc, s.start, s.end) for s in sentences], cache=True)
-        out += [CascadeExample(sent, s.heads, s.heads) for s, sent in zip(sentences, scored)]
+        out += [GoldTree(sent, s.heads) for s, sent in zip(sentences, scored)]
     return out
 
 
@@ -55,16 +55,16 @@ def calibrate(component, nlp: Language, examples: Sequence[Example],
     ceiling when the target was lowered to it (else None).
     """
     cascade = component.cascade
-    targets = recall_targets(component.cfg["recall"] if recall is None else recall, len(cascade.levels) - 1)
+    targets = recall_targets(component.settings.recall if recall is None else recall, len(cascade.levels) - 1)
     found = cascade_examples(component, nlp, examples)
     masks = [None] * len(found)
     rows = []
     for k, (level, recall) in enumerate(zip(cascade.levels[:-1], targets)):
-        alpha, kept_recall, kept = choose_alpha(cascade, k, found, masks, recall)
+        alpha, kept_recall, kept = choose_alpha(level, found, masks, recall)
         ceiling = None
         if kept_recall < recall:          # unreachable: what came back is the loosest a's row
             ceiling = kept_recall
-            alpha, kept_recall, kept = choose_alpha(cascade, k, found, masks, recall * ceiling)
+            alpha, kept_recall, kept = choose_alpha(level, found, masks, recall * ceiling)
         cascade.alphas[k] = alpha
         rows.append({"level": level.name, "alpha": alpha, "gold_recall": kept_recall, "kept_share": kept,
                      "recall_ceiling": ceiling})
@@ -86,7 +86,7 @@ def calibrate_splitting(component, nlp: Language, examples: Sequence[Example],
     RETURNS None (nothing set) when the cascade has no vine or no doc qualifies, else {"margin", "docs",
     "skipped_docs", "gold_boundaries", "rows": [{"margin", "predicted", "correct", "f1"}]}. Time: one vine
     pass per margin over the docs."""
-    if component.sentence_vine() is None:
+    if component.sentence_band() is None:
         return None
     unbounded = [eg for eg in examples if len(eg.predicted) and not component.units(eg.predicted)[0][2]]
     used = [eg for eg in unbounded if [t.text for t in eg.reference] == [t.text for t in eg.predicted]]
@@ -103,12 +103,12 @@ def calibrate_splitting(component, nlp: Language, examples: Sequence[Example],
         gold_total += sum(len(g) for g in gold)
         for k, margin in enumerate(margins):
             for doc_units, truth in zip(component.pieces(batch, docs, margin), gold):
-                found = {start + a for start, _, _, pieces in doc_units for a, _, _ in pieces} - {0}
+                found = {start + a for start, _, _, pieces in doc_units for a, _, _, _ in pieces} - {0}
                 predicted[k] += len(found)
                 correct[k] += len(found & truth)
     f1 = np.where(predicted + gold_total > 0, 2 * correct / np.maximum(predicted + gold_total, 1), 1.0)
     best = max(k for k in range(len(margins)) if f1[k] == f1.max())
-    component.cfg["split_margin"] = float(margins[best])
+    component.configure(split_margin=float(margins[best]))
     return {"margin": float(margins[best]), "docs": len(used), "skipped_docs": len(unbounded) - len(used),
             "gold_boundaries": gold_total,
             "rows": [{"margin": float(m), "predicted": int(p), "correct": int(c), "f1": float(f)}

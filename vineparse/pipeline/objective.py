@@ -9,7 +9,7 @@ For a sentence with projectivized gold tree y and the cascade's levels 0..K:
 * the vine (level 0), when there is one: also a cost-augmented structured hinge on vine structures, so that
   its best structure, whose ROOT words split documents without sentence boundaries, is accurate too;
 * pruning levels k < K: the structured cascade loss [1 - score_k(y) + t_a]_+ of Weiss & Taskar (2010), by
-  `vineparse.cascade.training._cascade_step`, on the mask the levels before k leave at the cascade's
+  `vineparse.cascade.objective.cascade_step`, on the mask the levels before k leave at the cascade's
   current thresholds (the masks it predicts with), which `thresholds.RecallTracker` sets as training goes
   from held-out sentences (`training.py`);
 * the last level: the cost-augmented structured hinge (Taskar et al. 2004) under the cascade's mask plus the
@@ -25,9 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import kernels
-from ..cascade.levels import VineLevel
-from ..cascade.training import Example, TrainingSettings, _cascade_step
-from ..kernels._checks import NoStructureError
+from ..cascade.objective import cascade_step, pruning_max_marginals
+from ..cascade.structures import full_mask
 from .parts import SentenceScores
 
 ARC_LOSSES = ("crf", "local")
@@ -77,23 +76,37 @@ def tree_crf_loss(sent: SentenceScores, heads: np.ndarray) -> float:
     return max(float(log_z - scores[heads[1:], m].sum()), 0.0)
 
 
-def gold_arc_mask(mask, heads: np.ndarray):
-    """`mask` with the gold arcs added (None stays None: every arc)."""
-    if mask is None:
-        return None
-    out = mask.copy()
-    out[heads[1:], np.arange(1, len(heads))] = True
-    return out
+def bounded_mask(mask, sent: SentenceScores, heads: np.ndarray, cap) -> np.ndarray:
+    """`mask` (None: every arc) with the gold arcs added and at most `cap` heads per word (None: no bound): a word
+    that keeps more keeps its gold head and the cap - 1 others of highest arc score (the nearest first among
+    equal scores). The pruning levels' head caps keep ties, and an untrained scorer ties every max-marginal, so
+    without this bound a long sentence early in training reaches the last level with every arc (third order:
+    O(n^4) parts). O(n^2 log n)."""
+    n = sent.n
+    allowed = full_mask(n) if mask is None else mask.copy()
+    words = np.arange(1, n + 1)
+    allowed[heads[1:], words] = True
+    if cap is None or not (allowed[:, 1:].sum(axis=0) > cap).any():
+        return allowed
+    positions = np.arange(n + 1)
+    distance = np.abs(positions[:, None] - positions[None, :]).astype(np.float64)
+    order = np.lexsort((distance, -np.where(allowed, sent.dense_arcs(), -np.inf)), axis=0)   # best first, per word
+    rank = np.empty_like(order)
+    np.put_along_axis(rank, order, positions[:, None].repeat(n + 1, axis=1), axis=0)
+    bounded = allowed & (rank < cap - 1)
+    bounded[heads[1:], words] = True
+    return bounded
 
 
 def hinge_loss(level, sent: SentenceScores, heads: np.ndarray, mask) -> float:
-    """Cost-augmented structured hinge of the last level; adds its subgradient."""
+    """Cost-augmented structured hinge of the last level on `mask` with the gold arcs and the level's head cap
+    (`bounded_mask`); adds its subgradient."""
     n = sent.n
     cost = np.ones((n + 1, n + 1))
     cost[heads[1:], np.arange(1, n + 1)] = 0.0
     sent.cost = cost
     try:
-        predicted = level.decode(sent, gold_arc_mask(mask, heads))
+        predicted = level.decode(sent, bounded_mask(mask, sent, heads, level.head_cap))
     finally:
         sent.cost = None
     if np.array_equal(predicted, heads):
@@ -108,7 +121,7 @@ def vine_hinge_loss(level, sent: SentenceScores, heads: np.ndarray) -> float:
     """Cost-augmented structured hinge of the vine on the gold tree's vine structure (hamming over words'
     (short head or vine label)); adds its subgradient."""
     n = sent.n
-    gold_heads, gold_attach = level.vine_structure(heads)
+    gold_heads, gold_attach = level.structure.vine_structure(heads)
     cost = np.ones((n + 1, n + 1))
     words = np.arange(1, n + 1)
     on_arc = (gold_attach[1:] == kernels.ATTACH_SHORT) | (gold_attach[1:] == kernels.ATTACH_ROOT)
@@ -124,33 +137,38 @@ def vine_hinge_loss(level, sent: SentenceScores, heads: np.ndarray) -> float:
     wrong = (pred_heads[1:] != gold_heads[1:]) | (pred_attach[1:] != gold_attach[1:])
     if not wrong.any():
         return 0.0
-    margin = (level.score_structure(sent, pred_heads, pred_attach) + float(wrong.sum())
-              - level.score_structure(sent, gold_heads, gold_attach))
-    level.update_structure(sent, gold_heads, gold_attach, 1.0)
-    level.update_structure(sent, pred_heads, pred_attach, -1.0)
+    margin = (level.score(sent, pred_heads, pred_attach) + float(wrong.sum())
+              - level.score(sent, gold_heads, gold_attach))
+    level.update(sent, gold_heads, 1.0, gold_attach)
+    level.update(sent, pred_heads, -1.0, pred_attach)
     return max(margin, 0.0)
 
 
-def sentence_loss(cascade, sent: SentenceScores, heads: np.ndarray, settings: TrainingSettings, rng,
+def sentence_loss(cascade, sent: SentenceScores, heads: np.ndarray, train_alpha: float, witnesses: int, rng,
                   structured_weight: float = 1.0, arc_loss: str = "crf") -> SentenceLoss:
-    """All losses of one sentence but its labels'. heads: projective gold tree (int64, n + 1)."""
+    """All losses of one sentence but its labels'. heads: projective gold tree (int64, n + 1); train_alpha,
+    witnesses: the cascade loss's a and sampled witness parts (`vineparse.cascade.objective.cascade_step`)."""
     if arc_loss not in ARC_LOSSES:
         raise ValueError(f"arc_loss must be one of {ARC_LOSSES}, got {arc_loss!r}")
     result = SentenceLoss()
     result.arcs = tree_crf_loss(sent, heads) if arc_loss == "crf" else head_selection_loss(sent, heads)
     sent.gradient_scale = structured_weight
-    if isinstance(cascade.levels[0], VineLevel) and len(cascade.levels) > 1:
+    if cascade.levels[0].is_vine and len(cascade.levels) > 1:
         result.hinge += vine_hinge_loss(cascade.levels[0], sent, heads)
-    example = Example(sent, heads, heads)
-    mask = None
-    for k, level in enumerate(cascade.levels[:-1]):
-        try:
-            result.cascade += _cascade_step(level, example, mask, settings, rng)
-            pruned = cascade.prune(k, sent, mask)
-        except NoStructureError:
-            continue          # this level's input mask admits no structure: keep the mask before it
-        mask = pruned
+    example = GoldTree(sent, heads)
+    steps, mask = pruning_max_marginals(cascade, sent)       # the masks the cascade predicts with
+    for level, (level_mask, found) in zip(cascade.levels, steps):
+        if found is not None:        # None: this level's input mask admits no structure (the cascade falls back)
+            result.cascade += cascade_step(level, example, level_mask, train_alpha, witnesses, rng, found)
     result.hinge += hinge_loss(cascade.levels[-1], sent, heads, mask)
     sent.gradient_scale = 1.0
     result.hinge *= structured_weight
     return result
+
+
+@dataclass
+class GoldTree:
+    """A sentence's scores and its projective gold tree, as the cascade objective takes them."""
+
+    sent: SentenceScores
+    heads: np.ndarray

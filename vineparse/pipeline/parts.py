@@ -10,18 +10,15 @@ through the thinc layers. Positions in a sentence: 0 is the root, 1..n its words
 position i in the batch arrays.
 """
 from dataclasses import dataclass
-from typing import Dict, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
-from .._kernels.features import PartKind
 from .._kernels.part_mlp import part_mlp_scores
 from .._kernels.roots import prefers_root, root_counts
-from .scorers import GRAND_SIBLING, GRANDPARENT, HEAD_COLUMN, SIBLING, SIBLING_COLUMN, dense_buckets
+from ..cascade.structures import ARC, GRAND_SIBLING, GRANDPARENT, OUTER, SIBLING, full_mask
+from .scorers import HEAD_COLUMN, SIBLING_COLUMN, biaffine_predict, biaffine_scores, dense_buckets
 
-ARC, OUTER = int(PartKind.ARC), int(PartKind.OUTER)
-assert (SIBLING, GRANDPARENT, GRAND_SIBLING) == tuple(int(k) for k in (PartKind.SIBLING, PartKind.GRANDPARENT,
-                                                                        PartKind.GRAND_SIBLING))
 PART_KINDS = (SIBLING, GRANDPARENT, GRAND_SIBLING)
 
 
@@ -69,7 +66,6 @@ class SentenceScores:
         self.d_arcs: Optional[np.ndarray] = None
         self.d_outer: Optional[np.ndarray] = None
         self.d_parts = {kind: [] for kind in PART_KINDS}
-        self.max_marginal_memo = {}       # see `levels.NeuralScoring.max_marginals`
 
     # -- scores
 
@@ -177,6 +173,65 @@ class SentenceScores:
         if not keep.any():
             return None
         return rows[first][keep], total[keep]
+
+
+class NeuralPartScorer:
+    """The cascade levels' scorer (`vineparse.cascade.levels`) over a sentence's neural scores: the structures
+    read the scores of a `SentenceScores` (cost terms included while set), and an update of `step` adds
+    -step to d loss / d score of each part (a perceptron step of +1 on gold is a gradient of -1), which the
+    component then backpropagates into the thinc model. Holds nothing: one instance serves every level."""
+
+    def part_scores(self, sent: SentenceScores, kind: int, rows: np.ndarray) -> np.ndarray:
+        return sent.part_scores(kind, rows)
+
+    def arc_scores(self, sent: SentenceScores, mask) -> np.ndarray:
+        dense = sent.dense_arcs() if sent.cost is None else sent.dense_arcs() + sent.cost
+        return np.where(full_mask(sent.n) if mask is None else mask, dense, -np.inf)
+
+    def update(self, sent: SentenceScores, parts, step: float) -> None:
+        for kind, rows in parts:
+            sent.add_gradient(kind, rows, -step)
+
+    def tick(self) -> None:
+        """No averaging clock: the optimizer owns the parameters."""
+
+    def average(self) -> None:
+        """Nothing to average (see `tick`)."""
+
+
+NEURAL_SCORER = NeuralPartScorer()
+
+
+class BatchScores:
+    """What the sentences of a batch are scored from, on the CPU: the biaffine row terms of every row
+    (`scorers.biaffine_row_terms`), the outer-arc scores of every row and the part tables, plus the arc scorer
+    and its projection HD for sentences whose positions are not contiguous. `sentences` turns lists of rows
+    into `SentenceScores`.
+
+    arc_terms (tuple): `biaffine_row_terms` of the batch; outer (array (R, 2)): float64;
+    tables (Dict[int, PartTable] or None); arc_scorer (Model): the "arcs" layer; HD: its projection (R, 2a).
+    """
+
+    def __init__(self, arc_terms, outer: np.ndarray, tables: Optional[Dict[int, "PartTable"]], arc_scorer, HD):
+        self.arc_terms = arc_terms
+        self.outer = outer
+        self.tables = tables
+        self.arc_scorer = arc_scorer
+        self.HD = HD
+
+    def sentences(self, rows: List[np.ndarray], positions: Optional[List[Optional[np.ndarray]]] = None,
+                  cache: bool = False) -> List[SentenceScores]:
+        """`SentenceScores` of each row list (its root row first): dense arc scores of contiguous sentences in
+        one compiled call (`scorers.biaffine_predict`), by the arc scorer's formula where `positions` gives
+        a list's token positions (0 = root). cache: see `SentenceScores`."""
+        if not rows:
+            return []
+        if positions is None or all(p is None for p in positions):
+            dense = biaffine_predict(self.arc_terms, rows)
+        else:
+            ops = self.arc_scorer.ops
+            dense = [ops.to_numpy(S) for S in biaffine_scores(self.arc_scorer, self.HD, rows, positions)[0]]
+        return [SentenceScores(S, self.outer[r], self.tables, r, cache=cache) for S, r in zip(dense, rows)]
 
 
 def may_split(sentences: Sequence[SentenceScores], window: int, margin: float = 0.0) -> np.ndarray:

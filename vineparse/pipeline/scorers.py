@@ -31,6 +31,7 @@ from thinc.api import Linear, Model, Relu
 from thinc.types import Floats1d, Floats2d, Ints1d
 
 from .._kernels.biaffine import biaffine_dense
+from ..cascade.structures import GRAND_SIBLING, GRANDPARENT, SIBLING
 from .._kernels.label_hidden import label_hidden_rows
 
 # upper bounds (exclusive) of the distance classes |h - m| = 1, 2, 3, 4, 5, 6-7, 8-10, 11-15, 16-20, 21-30, 31+
@@ -40,7 +41,6 @@ N_BUCKETS = 1 + 2 * DISTANCE_CLASSES          # the root, then heads left of m, 
 BUCKET_TABLE_LIMIT = 512                      # tables of `dense_buckets` are cached up to this length
 _DENSE_BUCKETS = {}
 
-SIBLING, GRANDPARENT, GRAND_SIBLING = 2, 3, 4       # = `_kernels.features.PartKind` (checked in parts.py)
 PART_ROLES = {SIBLING: 3, GRANDPARENT: 3, GRAND_SIBLING: 4}
 SIBLING_COLUMN = {SIBLING: 1, GRANDPARENT: -1, GRAND_SIBLING: 2}    # the role that may be "no sibling"
 HEAD_COLUMN = {SIBLING: 0, GRANDPARENT: 1, GRAND_SIBLING: 1}       # the column of h (m is the last one)

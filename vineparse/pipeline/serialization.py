@@ -39,7 +39,7 @@ def check_cfg(cfg, source: str) -> dict:
 def load_model(component, data: bytes, source: str) -> None:
     features = component.model.get_ref("labels")
     if not features.has_dim("nL") or not features.get_dim("nL"):
-        component.set_label_count(len(component.cfg["labels"]))
+        component.set_label_count(len(component.labels))
 
     def read():
         try:

@@ -23,23 +23,25 @@ more than WINDOW words at once, so the work and memory per token are bounded for
   recursively over the groups' roots; the pieces are contiguous and projective, so the tree stays
   projective. A doc without boundaries keeps its pieces as sentences.
 
-The caller passes `score(rows, positions)`, which returns `parts.SentenceScores` for a list of row lists (a
-batch's rows of X, root row first) with their token positions (0 = root).
+Units are scored from the batch's `parts.BatchScores`; the vine works on a unit's scores through `vine.py`, from
+its max-marginals where the caller has them. A piece is (start, end, scores, vine max-marginals or None): the
+vine max-marginals go with a piece that is a whole unit, for the cascade runtime to reuse.
 """
-from typing import Callable, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 import numpy as np
 
 from .. import kernels
-from .parts import SentenceScores
+from .parts import BatchScores, SentenceScores
 from .sentences import bound_lengths, vine_sentences
+from .vine import MaxMarginals, at_most_one_root, best_structure
 
 MAX_SEGMENT = 128       # the most words the cascade parses at once
 JOINED_PIECE = 64       # the most words of a piece of a preset sentence longer than MAX_SEGMENT
 WINDOW = 4 * MAX_SEGMENT   # the most words a vine pass that looks for cuts reads at once
 ROOT_WINDOW = 64        # heads a vine ROOT word is checked against when splitting a doc into sentences
 
-Scorer = Callable[[List[np.ndarray], List[Optional[np.ndarray]]], List[SentenceScores]]
+Piece = Tuple[int, int, SentenceScores, Optional[MaxMarginals]]
 
 
 def sub_scores(sent: SentenceScores, start: int, end: int) -> SentenceScores:
@@ -51,12 +53,14 @@ def sub_scores(sent: SentenceScores, start: int, end: int) -> SentenceScores:
                           sent.rows[index], cache=sent._cache is not None)
 
 
-def window_cuts(sent: SentenceScores, vine, sentences: bool, margin: float = 0.0) -> List[Tuple[int, int]]:
-    """Pieces (start, end) covering `sent`'s words, from its vine structure: with `sentences`, first the vine's
-    sentences (ROOT words the arc scorer confirms by `margin`; a sentence longer than MAX_SEGMENT keeps every
-    cut of the vine), then pieces of at most MAX_SEGMENT words at vine-span starts; without, pieces of at most
-    JOINED_PIECE words (they are joined into one tree)."""
-    heads, attach = vine.best_structure(sent)
+def window_cuts(sent: SentenceScores, band: int, sentences: bool, margin: float = 0.0,
+                found: Optional[MaxMarginals] = None) -> List[Tuple[int, int]]:
+    """Pieces (start, end) covering `sent`'s words, from its best vine structure (of band `band`; `found`: its
+    vine max-marginals when known): with `sentences`, first the vine's sentences (ROOT words the arc scorer
+    confirms by `margin`; a sentence longer than MAX_SEGMENT keeps every cut of the vine), then pieces of at
+    most MAX_SEGMENT words at vine-span starts; without, pieces of at most JOINED_PIECE words (they are joined
+    into one tree)."""
+    heads, attach = best_structure(sent, band, found)
     if sentences:
         roots = np.flatnonzero(attach == kernels.ATTACH_ROOT)
         rejected = roots[~sent.prefers_root(roots, ROOT_WINDOW, margin)]
@@ -73,39 +77,40 @@ def window_cuts(sent: SentenceScores, vine, sentences: bool, margin: float = 0.0
     return bound_lengths([(0, sent.n)], heads, attach, JOINED_PIECE)
 
 
-def unit_pieces(whole: Optional[SentenceScores], rows: np.ndarray, score: Scorer, vine,
-                sentences: bool, margin: float = 0.0) -> List[Tuple[int, int, SentenceScores]]:
-    """The pieces (start, end, scores) of one unit of n = len(rows) - 1 words (`rows`: its rows of the
-    batch, root row first); `whole`: the unit's scores when n <= MAX_SEGMENT (scored with its batch).
-    sentences: the unit has no boundaries (its pieces may become sentences); margin: the split margin."""
+def unit_pieces(whole: Optional[SentenceScores], rows: np.ndarray, scores: BatchScores, band: Optional[int],
+                sentences: bool, margin: float = 0.0, found: Optional[MaxMarginals] = None) -> List[Piece]:
+    """The pieces of one unit of n = len(rows) - 1 words (`rows`: its rows of the batch, root row first);
+    `whole`: the unit's scores when n <= MAX_SEGMENT (scored with its batch), `found` its vine max-marginals
+    when the unit may be cut. band: the vine's (None: no vine to cut with); sentences: the unit has no
+    boundaries (its pieces may become sentences); margin: the split margin."""
     n = len(rows) - 1
     if n <= MAX_SEGMENT:
-        if vine is None or not sentences or vine.at_most_one_root(whole):
-            return [(0, n, whole)]
-        return [(a, b, sub_scores(whole, a, b)) for a, b in window_cuts(whole, vine, True, margin)]
-    if vine is None:                    # no vine to find cuts: pieces of a fixed length
+        if band is None or not sentences or at_most_one_root(found):
+            return [(0, n, whole, found)]
+        return [(a, b, sub_scores(whole, a, b), found if (a, b) == (0, n) else None)
+                for a, b in window_cuts(whole, band, True, margin, found)]
+    if band is None:                    # no vine to find cuts: pieces of a fixed length
         step = MAX_SEGMENT if sentences else JOINED_PIECE
         bounds = list(range(0, n, step)) + [n]
         spans = list(zip(bounds[:-1], bounds[1:]))
-        scored = score([np.concatenate([[rows[0]], rows[1 + a:1 + b]]) for a, b in spans],
-                       [None] * len(spans))
-        return [(a, b, sent) for (a, b), sent in zip(spans, scored)]
+        scored = scores.sentences([np.concatenate([[rows[0]], rows[1 + a:1 + b]]) for a, b in spans])
+        return [(a, b, sent, None) for (a, b), sent in zip(spans, scored)]
     pieces = []
     start = 0
     while True:
         end = min(start + WINDOW, n)
         index = np.concatenate([[0], np.arange(start + 1, end + 1)])
-        window = score([rows[index]], [None])[0]
-        cuts = window_cuts(window, vine, sentences, margin)
+        window = scores.sentences([rows[index]])[0]
+        cuts = window_cuts(window, band, sentences, margin)
         last = end == n
         for a, b in cuts if last else cuts[:-1]:
-            pieces.append((start + a, start + b, sub_scores(window, a, b)))
+            pieces.append((start + a, start + b, sub_scores(window, a, b), None))
         if last:
             return pieces
         start += cuts[-1][0]
 
 
-def join_roots(roots: np.ndarray, root_row: int, rows: np.ndarray, score: Scorer) -> np.ndarray:
+def join_roots(roots: np.ndarray, root_row: int, rows: np.ndarray, scores: BatchScores) -> np.ndarray:
     """Heads that join the trees of a unit's pieces into one: `roots` (k,) are the pieces' root words (0-based
     word offsets in the unit, increasing), `rows` the unit's rows (root row first). RETURNS int64 (k,): each
     root's head word offset, -1 for the one root of the unit. Groups of at most MAX_SEGMENT roots are
@@ -117,7 +122,7 @@ def join_roots(roots: np.ndarray, root_row: int, rows: np.ndarray, score: Scorer
         group_rows = [np.concatenate([[root_row], rows[1 + roots[g]]]) for g in groups]
         positions = [np.concatenate([[0], 1 + roots[g]]) for g in groups]
         next_active = []
-        for g, sent in zip(groups, score(group_rows, positions)):
+        for g, sent in zip(groups, scores.sentences(group_rows, positions)):
             tree = kernels.eisner(sent.dense_arcs())
             for local, member in enumerate(g, 1):
                 if tree[local] == 0:

@@ -22,10 +22,7 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
-from ..kernels._checks import NoStructureError
-
-from ..cascade.levels import VineLevel
-from ..cascade.training import ALPHA_GRID
+from ..cascade.objective import ALPHA_GRID, pruning_max_marginals
 
 GRID = np.asarray(ALPHA_GRID, dtype=np.float64)
 TIE = 1e-9          # a part exactly at the threshold survives (mm >= t_a); rounding must not drop it
@@ -67,13 +64,10 @@ def is_held_out(words: Sequence[str], share: float) -> bool:
 def observe_sentence(cascade, sent, heads: np.ndarray, tracker: "RecallTracker") -> None:
     """Run the cascade's pruning levels on a held-out sentence at their current thresholds and report each
     level's max-marginals (on the mask the levels before it leave) to `tracker`."""
-    mask = None
-    for k, level in enumerate(cascade.levels[:-1]):
-        try:
-            tracker.observe(k, level, *level.max_marginals(sent, mask), heads)
-            mask = cascade.prune(k, sent, mask)
-        except NoStructureError:
-            continue          # this level's input mask admits no structure: keep the mask before it
+    steps, _ = pruning_max_marginals(cascade, sent)
+    for k, (level, (_, found)) in enumerate(zip(cascade.levels, steps)):
+        if found is not None:      # None: this level's input mask admits no structure
+            tracker.observe(k, level, *found, heads)
 
 
 def critical_alphas(values: np.ndarray, best: float, mean: float) -> np.ndarray:
@@ -117,23 +111,24 @@ class RecallTracker:
         """Record level k's max-marginals of one sentence with gold tree `heads` (int64 (n + 1,))."""
         n = len(heads) - 1
         m = np.arange(1, n + 1)
-        if isinstance(level, VineLevel):
+        if level.is_vine:
             values = np.concatenate([arc_mm.ravel(), outer_mm[1:].ravel()])
             mean = _mean(values, best)
             c_arc, c_outer = critical_alphas(arc_mm, best, mean), critical_alphas(outer_mm, best, mean)
             gold = c_arc[heads[1:], m]
-            far = (heads[1:] > 0) & (np.abs(heads[1:] - m) > level.band)
+            band = level.structure.band
+            far = (heads[1:] > 0) & (np.abs(heads[1:] - m) > band)
             side = (heads[1:] > m).astype(np.int64)
             gold = np.where(far, np.maximum(gold, c_outer[m, side]), gold)
             self._add(self.kept, k, c_arc[:, 1:])
-            far_left = np.maximum(m - level.band - 1, 0)
-            far_right = np.maximum(n - m - level.band, 0)
+            far_left = np.maximum(m - band - 1, 0)
+            far_right = np.maximum(n - m - band, 0)
             self._add(self.kept, k, c_outer[1:], np.stack([far_left, far_right], axis=1))
             self.gold_total[k] += n
         else:
             mean = _mean(arc_mm, best)
             critical = critical_alphas(arc_mm, best, mean)
-            cap = getattr(level, "head_cap", None)
+            cap = level.head_cap
             if cap is not None and cap < n + 1:
                 values = np.where(np.isfinite(arc_mm), arc_mm, -np.inf)
                 kth = np.partition(values, n + 1 - cap, axis=0)[n + 1 - cap]

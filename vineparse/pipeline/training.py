@@ -59,17 +59,17 @@ def gold_sentences(examples, label_ids: Dict[str, int], skip, held_out: float = 
 def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
     """The batch's loss and d loss / d encoder output (one array per doc, like `vectors`); the scorers'
     parameter gradients are added to their layers. RETURNS (loss, d vectors, details)."""
-    model, cfg = component.model, component.cfg
+    model, settings = component.model, component.settings
     ops = model.ops
     batch = Batch(model, vectors)
-    every = list(gold_sentences(examples, component.label_ids, component.skip, cfg.get("held_out", 0.0)))
+    every = list(gold_sentences(examples, component.label_ids, component.skip, settings.held_out))
     held = [s for s in every if s.held_out]
-    sentences = every if cfg.get("learn_held_out", False) else [s for s in every if not s.held_out]
+    sentences = every if settings.learn_held_out else [s for s in every if not s.held_out]
     details = {"sentences": len(sentences), "held_out": len(held), "arcs": 0.0, "hinge": 0.0, "labels": 0.0,
                "cascade": 0}
     zeros = [ops.alloc2f(*v.shape, dtype=v.dtype) for v in vectors]
     X = batch.X
-    if held and cfg.get("threshold_interval", 0):
+    if held and settings.threshold_interval:
         observe_held_out(component, batch, held)
     if not sentences:
         return 0.0, zeros, details
@@ -86,8 +86,8 @@ def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
     scored = []
     for s, r, S in zip(sentences, rows, arcs):
         sent = SentenceScores(as_cpu(ops, S), batch.outer[r], batch.tables, r, cache=True)
-        result = sentence_loss(cascade, sent, s.heads, component.settings, component.rng,
-                               cfg["structured_weight"], cfg["arc_loss"])
+        result = sentence_loss(cascade, sent, s.heads, settings.train_alpha, settings.witnesses, component.rng,
+                               settings.structured_weight, settings.arc_loss)
         details["arcs"] += result.arcs
         details["hinge"] += result.hinge
         details["cascade"] += result.cascade
@@ -163,7 +163,7 @@ def label_cross_entropy(component, X, batch: Batch, sentences: List[GoldSentence
         children = np.concatenate(children)
         passes = [children, np.full_like(children, -1)]
     index = ops.asarray(np.arange(len(labels)), dtype="i"), ops.asarray(labels, dtype="i")
-    weight = component.cfg["label_weight"] / len(passes)
+    weight = component.settings.label_weight / len(passes)
     P, backprop_projection = scorer.layers[0](X, is_train=True)
     loss, dP = 0.0, None
     for given in passes:

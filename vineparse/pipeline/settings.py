@@ -1,0 +1,174 @@
+"""The settings of `vine_cascade`, written and checked once.
+
+`CascadeSettings` is the one place each setting is declared (name, type, default, meaning) and validated. The
+factory's signature and default config are made from its fields (`registrations.py`), so a `spacy train`
+config sets them as flat keys of `[components.vine_cascade]`, as any spaCy component's; the component keeps
+one instance (`VineCascadeParser.settings`, changed through `configure`), and saves and loads it as the JSON of
+its `cfg`.
+"""
+import dataclasses
+import inspect
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+from .._kernels.cascade_runtime import DECODERS
+from .levels import check_orders
+from .objective import ARC_LOSSES
+from .thresholds import recall_targets
+
+
+def _number(name: str, value, low: float, high: float = float("inf"), low_open: bool = False,
+            integer: bool = False, allow_none: bool = False) -> None:
+    if value is None and allow_none:
+        return
+    kinds = (int,) if integer else (int, float)
+    ok = not isinstance(value, bool) and isinstance(value, kinds)
+    ok = ok and (value > low if low_open else value >= low) and value <= high
+    if not ok:
+        bound = f"> {low}" if low_open else f">= {low}"
+        extra = "" if high == float("inf") else f" and <= {high}"
+        what = "an integer" if integer else "a number"
+        raise ValueError(f"{name} must be {what} {bound}{extra}{' or None' if allow_none else ''}, got {value!r}")
+
+
+@dataclass(frozen=True)
+class CascadeSettings:
+    """Every setting of `vine_cascade` (besides its `model` and `scorer`).
+
+    orders (List[int]): the cascade's levels: 0 = vine, 1-3 = Eisner orders, increasing; the last one decodes.
+    band (int): the vine's longest short arc.
+    alphas (List[float] or None): the pruning parameter a of each pruning level (len(orders) - 1); None = 0.0
+        each until training (`threshold_interval`) or `calibrate` sets them.
+    recall (float or List[float]): the gold-arc recall a pruning level keeps of the gold arcs that reach it,
+        which training (and `calibrate`) set the thresholds for: one for every level or one per level.
+    threshold_interval (int): every this many batches, training sets each pruning level's a from the recall of
+        the held-out sentences seen since, on the masks the cascade predicts with; 0 = keep `alphas` as given.
+    held_out (float): the share of training sentences (chosen by a hash of their words, the same in every
+        epoch) whose recall sets the thresholds, in [0, 0.5].
+    learn_held_out (bool): also learn from the `held_out` sentences; False keeps them out of the losses.
+    arc_loss (str): "crf" (first-order tree CRF) or "local" (head-selection cross-entropy).
+    train_alpha (float): the a inside the structured cascade loss.
+    witnesses (int): sampled parts per cascade-loss step (`vineparse.cascade.objective.cascade_step`).
+    structured_weight (float): weight of the structured losses (cascade, hinges) against the arc loss.
+    max_heads (int or None): each Eisner-order pruning level keeps at most this many heads per word.
+    max_order (int or None): stop the cascade at this order when predicting (None = the last level).
+    seed (int): seed of the witness sampling.
+    learn_rate_scale (float): multiplies the optimizer's learning rate for this component's own parameters.
+    direct_max_length (int): when predicting, sentences of at most this many words skip the pruning levels
+        and are decoded by the last level over every arc (exact); 0 = always run the whole cascade.
+    decoder (str): how the last level decodes: "map", its best-scoring tree, or "mbr", the tree with the most
+        expected correct heads under its distribution p(tree) ∝ exp(score) on its mask.
+    label_weight (float): weight of the label cross-entropy.
+    dropout (float or None): dropout rate on the encoder output while training; None = the rate `spacy train`
+        passes.
+    split_margin (float): in a doc without sentence boundaries, a ROOT word of the vine starts a sentence only
+        if the arc scorer prefers the root for it by more than this over every head within
+        `splitting.ROOT_WINDOW` words (`calibrate` sets it on held-out docs for their sentence-boundary F1).
+    """
+
+    orders: List[int] = field(default_factory=lambda: [0, 1, 2, 3])
+    band: int = 5
+    alphas: Optional[List[float]] = None
+    recall: Union[float, List[float]] = 0.995
+    threshold_interval: int = 50
+    held_out: float = 0.05
+    learn_held_out: bool = True
+    arc_loss: str = "crf"
+    train_alpha: float = 0.5
+    witnesses: int = 2
+    structured_weight: float = 1.0
+    max_heads: Optional[int] = 8
+    max_order: Optional[int] = None
+    seed: int = 0
+    learn_rate_scale: float = 1.0
+    direct_max_length: int = 5
+    decoder: str = "map"
+    label_weight: float = 1.0
+    dropout: Optional[float] = None
+    split_margin: float = 0.0
+
+    def __post_init__(self):
+        orders = list(check_orders(self.orders))
+        _number("band", self.band, 1, integer=True)
+        alphas = [0.0] * (len(orders) - 1) if self.alphas is None else [float(a) for a in self.alphas]
+        if len(alphas) != len(orders) - 1:
+            raise ValueError(f"alphas needs one value per pruning level: {len(orders) - 1} for orders {orders}, "
+                             f"got {len(alphas)}")
+        targets = recall_targets(self.recall, len(orders) - 1)
+        recall = float(self.recall) if isinstance(self.recall, (int, float)) else targets
+        _number("threshold_interval", self.threshold_interval, 0, integer=True)
+        _number("held_out", self.held_out, 0.0, 0.5)
+        if not isinstance(self.learn_held_out, bool):
+            raise ValueError(f"learn_held_out must be true or false, got {self.learn_held_out!r}")
+        if self.arc_loss not in ARC_LOSSES:
+            raise ValueError(f"arc_loss must be one of {list(ARC_LOSSES)}, got {self.arc_loss!r}")
+        _number("train_alpha", self.train_alpha, -1.0, 1.0)
+        _number("witnesses", self.witnesses, 1, integer=True)
+        _number("structured_weight", self.structured_weight, 0.0)
+        _number("max_heads", self.max_heads, 1, integer=True, allow_none=True)
+        if self.max_order is not None and self.max_order not in orders[1:]:
+            raise ValueError(f"max_order must be one of the Eisner orders {orders[1:]} or None, got "
+                             f"{self.max_order!r}")
+        _number("seed", self.seed, 0, integer=True)
+        _number("learn_rate_scale", self.learn_rate_scale, 0.0, low_open=True)
+        _number("direct_max_length", self.direct_max_length, 0, integer=True)
+        if self.decoder not in DECODERS:
+            raise ValueError(f"decoder must be one of {list(DECODERS)}, got {self.decoder!r}")
+        _number("label_weight", self.label_weight, 0.0, low_open=True)
+        _number("dropout", self.dropout, 0.0, 0.999999, allow_none=True)
+        _number("split_margin", self.split_margin, 0.0)
+        normal = {"orders": orders, "alphas": alphas, "recall": recall, "held_out": float(self.held_out),
+                  "structured_weight": float(self.structured_weight), "learn_rate_scale": float(self.learn_rate_scale),
+                  "label_weight": float(self.label_weight), "split_margin": float(self.split_margin),
+                  "train_alpha": float(self.train_alpha),
+                  "dropout": None if self.dropout is None else float(self.dropout)}
+        for name, value in normal.items():
+            object.__setattr__(self, name, value)
+
+    def replace(self, **changes) -> "CascadeSettings":
+        """A copy with `changes` (checked like any settings; unknown names raise). Where `orders` changes and
+        `alphas` does not, thresholds filled in by default (all 0.0) follow the new number of levels."""
+        unknown = set(changes) - set(NAMES)
+        if unknown:
+            raise ValueError(f"unknown vine_cascade settings {sorted(unknown)}; the settings are {list(NAMES)}")
+        if "orders" in changes and "alphas" not in changes and not any(self.alphas):
+            changes["alphas"] = None
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The settings as JSON-ready values."""
+        return {name: getattr(self, name) for name in NAMES}
+
+    @classmethod
+    def from_dict(cls, data: Dict[str, Any]) -> "CascadeSettings":
+        """Settings from `to_dict` output (other keys, such as a saved component's labels, are ignored)."""
+        return cls(**{name: data[name] for name in NAMES if name in data})
+
+    @property
+    def pruning_levels(self) -> int:
+        return len(self.orders) - 1
+
+    @property
+    def predict_orders(self) -> Tuple[int, ...]:
+        """The levels prediction runs: `orders` up to `max_order`."""
+        stop = len(self.orders) if self.max_order is None else self.orders.index(self.max_order) + 1
+        return tuple(self.orders[:stop])
+
+
+NAMES = tuple(f.name for f in dataclasses.fields(CascadeSettings))
+
+
+def declared_defaults() -> Dict[str, Any]:
+    """Each setting's default as declared (before `__post_init__` fills in, e.g., one a per pruning level):
+    the values a config leaves unset."""
+    return {f.name: f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+            for f in dataclasses.fields(CascadeSettings)}
+
+
+def factory_signature(head: List[inspect.Parameter], tail: List[inspect.Parameter]) -> inspect.Signature:
+    """A factory's signature: `head` parameters, then one keyword parameter per setting (its type and default),
+    then `tail` (spaCy validates a component's config against its factory's signature)."""
+    defaults = declared_defaults()
+    settings = [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, annotation=f.type, default=defaults[f.name])
+                for f in dataclasses.fields(CascadeSettings)]
+    return inspect.Signature(head + settings + tail)
