@@ -1,7 +1,7 @@
 # The two commands of the README: `make demo` and `make test`. Both create .venv
 # if it is missing and (re)install vineparse into it whenever a source changed.
 PYTHON ?= python3
-VENV   := .venv
+VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.vineparse-installed
 SOURCES := setup.py setup.cfg pyproject.toml $(shell find vineparse -name '*.py' -o -name '*.pyx' -o -name '*.pxd' -o -name '*.h')
@@ -13,7 +13,7 @@ export VINEPARSE_CORPORA := $(abspath ../shared/corpora)
 endif
 endif
 
-.PHONY: demo test bench bench-astar cascade-experiments install clean
+.PHONY: demo test bench bench-astar cascade-experiments install clean docs dist wheel-missing
 
 # The main job: treebank statistics, then a vine -> 1 -> 2 -> 3 cascade trained on 2,000 EWT sentences
 # (about two minutes) and evaluated on EWT dev with the per-level kept share and gold-arc recall.
@@ -60,13 +60,39 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 # The package is installed, not used from the source tree: tests run against the built wheel
-# (through the venv's console scripts, which do not put the source tree on sys.path).
-$(STAMP): $(BIN)/python $(SOURCES)
-	$(BIN)/python -m pip install --quiet ".[test,plots]"
+# (through the venv's console scripts, which do not put the source tree on sys.path). The wheel is built
+# once (build isolation, every extension compiled) and kept in dist/: tests/test_release.py installs that
+# same file into a clean virtual environment, and `make dist` ships it.
+# (A missing wheel, after `make clean` or a deleted dist/, also rebuilds it.)
+$(STAMP): $(BIN)/python $(SOURCES) $(if $(wildcard dist/vineparse-*.whl),,wheel-missing)
+	rm -f dist/vineparse-*.whl
+	$(BIN)/python -m pip wheel --quiet --no-deps . -w dist
+	$(BIN)/python -m pip uninstall --quiet --yes vineparse
+	$(BIN)/python -m pip install --quiet "$$(ls dist/vineparse-*.whl)[test,plots]"
 	@touch $(STAMP)
 
+wheel-missing:
+
+# A release: the wheel of `make install` and an sdist, both under dist/ (`pip install dist/vineparse-*.whl`).
+dist: $(STAMP)
+	$(BIN)/python -I -c "import build.__main__" 2>/dev/null || $(BIN)/python -m pip install --quiet build
+	rm -f dist/vineparse-*.tar.gz
+	$(BIN)/python -I -m build --sdist --outdir dist .
+	@ls -l dist/vineparse-*
+
+# The docs site (mkdocs.yml, docs/): the result tables and plots rendered from bench/results/ first
+# (bench/render_docs.py), then `mkdocs build --strict` into build/site/. Needs only the venv's Python, not
+# an installed vineparse (the API reference is read from the .py files); installs the `docs` extra's tools
+# (setup.cfg) into the venv when they are missing.
+DOCS_TOOLS := "mkdocs>=1.6,<2" "mkdocstrings[python]>=0.27,<2"
+docs: | $(BIN)/python
+	$(BIN)/python -I -c "import mkdocs, mkdocstrings_handlers.python" 2>/dev/null || \
+	    $(BIN)/python -m pip install --quiet $(DOCS_TOOLS)
+	$(BIN)/python bench/render_docs.py
+	$(BIN)/python -I -m mkdocs build --strict
+
 clean:
-	rm -rf build dist *.egg-info vineparse/_kernels/*.c vineparse/_kernels/*.so bench/out
+	rm -rf build dist *.egg-info vineparse/_kernels/*.c vineparse/_kernels/*.so bench/out docs/results/*.png $(STAMP)
 
 # ---- the spaCy component vine_cascade on EWT (issues 5, 14) ----
 # ewt-vine: convert EWT to .spacy (one sentence per doc, under the git-ignored corpora/spacy/), train

@@ -18,13 +18,12 @@ from vineparse.stats import (
     format_report,
     format_table,
     has_tags,
-    nonprojective_arc_mask,
     plot_stats,
     projectivity_stats,
     sentence_length_stats,
     treebank_stats,
 )
-from vineparse.trees import is_projective
+from vineparse.trees import is_projective, nonprojective_arc_mask
 
 
 def make_sentence(heads, upos=None, xpos=None):

@@ -24,6 +24,7 @@ import numpy as np
 
 from .corpus.conllu import Sentence
 from .corpus.ptb import Tree, strip_function_tag
+from .trees import nonprojective_arc_mask
 
 __all__ = [
     "PTB_PUNCT_TAGS",
@@ -36,6 +37,7 @@ __all__ = [
     "evaluate_dependencies",
     "BracketScore",
     "bracket_scores",
+    "NonProjectiveArcs",
 ]
 
 # Penn Treebank punctuation tags, excluded from PTB dependency evaluation (by the gold tag).
@@ -60,6 +62,33 @@ def _percent(part: int, whole: int) -> float:
 
 # ---------------------------------------------------------------------------------------------------------
 # Attachment scores
+
+
+class NonProjectiveArcs:
+    """Precision and recall of non-projective arcs, accumulated over sentences (what a projective parser
+    cannot get right without pseudo-projective lifting). An arc is non-projective as `trees.nonprojective_arc_mask`
+    defines it, in the tree it belongs to: recall is the share of the gold trees' non-projective arcs whose
+    head is predicted; precision the share of the predicted trees' non-projective arcs that are gold arcs.
+    """
+
+    def __init__(self) -> None:
+        self.gold = self.gold_found = self.predicted = self.predicted_correct = 0
+
+    def add(self, gold_heads: np.ndarray, pred_heads: np.ndarray) -> None:
+        """Score one sentence: heads int (n + 1,), heads[0] == -1."""
+        gold_heads, pred_heads = np.asarray(gold_heads), np.asarray(pred_heads)
+        correct = gold_heads[1:] == pred_heads[1:]
+        gold_mask, pred_mask = nonprojective_arc_mask(gold_heads)[1:], nonprojective_arc_mask(pred_heads)[1:]
+        self.gold += int(gold_mask.sum())
+        self.gold_found += int((gold_mask & correct).sum())
+        self.predicted += int(pred_mask.sum())
+        self.predicted_correct += int((pred_mask & correct).sum())
+
+    def scores(self) -> Dict:
+        """{"gold", "predicted": counts, "recall", "precision": percentages (None without arcs to count)}."""
+        return {"gold": self.gold, "predicted": self.predicted,
+                "recall": 100.0 * self.gold_found / self.gold if self.gold else None,
+                "precision": 100.0 * self.predicted_correct / self.predicted if self.predicted else None}
 
 
 class AttachmentScore:

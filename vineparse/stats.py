@@ -22,7 +22,7 @@ from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Un
 
 import numpy
 
-from .trees import is_projective
+from .trees import is_projective, nonprojective_arc_mask
 
 TAG_ATTRS = ("upos", "xpos")
 ALL_TAGS = "(all)"
@@ -125,47 +125,6 @@ def sentence_length_stats(
         "max": int(lengths.max()),
         "histogram": histogram,
     }
-
-
-def nonprojective_arc_mask(heads: Sequence[int]) -> numpy.ndarray:
-    """Mark the non-projective arcs of a dependency tree.
-
-    An arc h -> m is non-projective when some word strictly between h and m is not a descendant of h
-    (Nivre & Nilsson 2005, the arcs pseudo-projective parsing lifts; spaCy's `is_nonproj_arc`). With the
-    artificial root at position 0 a tree is projective exactly when no arc is non-projective, and root arcs
-    are never non-projective. Of two crossing arcs, this definition may count one or both.
-
-    heads (Sequence[int]): Length n + 1, heads[0] == -1, heads[m] in 0..n the head of word m.
-    RETURNS (numpy.ndarray): bool array of length n + 1; entry m is True when the arc into m is
-        non-projective (entry 0 is always False).
-    """
-    heads = numpy.asarray(heads, dtype=numpy.int64)
-    n = heads.shape[0] - 1
-    if n < 0 or heads[0] != -1 or numpy.any(heads[1:] < 0) or numpy.any(heads[1:] > n):
-        raise ValueError(f"Not a head array (need heads[0] == -1 and heads[1:] in 0..n): {heads.tolist()}")
-    parent = heads.copy()
-    parent[0] = 0
-    nodes = numpy.arange(n + 1)
-    # dominates[a, k]: a is k or an ancestor of k. Walk every word up one step at a time, all words at once.
-    dominates = numpy.zeros((n + 1, n + 1), dtype=bool)
-    current = nodes.copy()
-    dominates[current, nodes] = True
-    for _ in range(n):
-        current = parent[current]
-        dominates[current, nodes] = True
-    if numpy.any(current != 0):
-        raise ValueError(f"Head array has a cycle: {heads.tolist()}")
-    # outside[a, j] = number of words k < j that a does not dominate, so that the count strictly between
-    # lo and hi is outside[h, hi] - outside[h, lo + 1].
-    outside = numpy.zeros((n + 1, n + 2), dtype=numpy.int64)
-    numpy.cumsum(~dominates, axis=1, out=outside[:, 1:])
-    mods = nodes[1:]
-    h = heads[1:]
-    lo = numpy.minimum(h, mods)
-    hi = numpy.maximum(h, mods)
-    mask = numpy.zeros((n + 1,), dtype=bool)
-    mask[1:] = (outside[h, hi] - outside[h, lo + 1]) > 0
-    return mask
 
 
 def projectivity_stats(sentences: Sequence[Any]) -> Dict[str, Any]:

@@ -5,11 +5,15 @@ A tree is a head array ``heads`` of shape (n + 1,), integer, with ``heads[0] == 
 head of word m, in 0..n (0 = attached to the root). Several words may attach to the root (CoNLL-U allows
 it); a well-formed tree has no cycle, so following heads from any word always reaches the root.
 """
-from typing import List, Optional
+from typing import List, Optional, Sequence
 
 import numpy as np
 
-__all__ = ["TreeError", "validate_heads", "find_cycle", "root_children", "is_projective", "projectivize"]
+__all__ = ["TreeError", "validate_heads", "find_cycle", "root_children", "is_projective", "nonprojective_arc_mask",
+           "projectivize",
+           "pseudo_projectivize", "deprojectivize", "is_decorated", "DELIMITER"]
+
+DELIMITER = "||"      # a lifted arc's label: "label||head_label" (spaCy's HEAD decoration scheme)
 
 
 class TreeError(ValueError):
@@ -123,6 +127,47 @@ def is_projective(heads) -> bool:
     return not bool(crosses.any())
 
 
+def nonprojective_arc_mask(heads: Sequence[int]) -> np.ndarray:
+    """Mark the non-projective arcs of a dependency tree.
+
+    An arc h -> m is non-projective when some word strictly between h and m is not a descendant of h
+    (Nivre & Nilsson 2005, the arcs pseudo-projective parsing lifts; spaCy's `is_nonproj_arc`). With the
+    artificial root at position 0 a tree is projective exactly when no arc is non-projective, and root arcs
+    are never non-projective. Of two crossing arcs, this definition may count one or both.
+
+    heads (Sequence[int]): Length n + 1, heads[0] == -1, heads[m] in 0..n the head of word m.
+    RETURNS (np.ndarray): bool array of length n + 1; entry m is True when the arc into m is
+        non-projective (entry 0 is always False).
+    """
+    heads = np.asarray(heads, dtype=np.int64)
+    n = heads.shape[0] - 1
+    if n < 0 or heads[0] != -1 or np.any(heads[1:] < 0) or np.any(heads[1:] > n):
+        raise ValueError(f"Not a head array (need heads[0] == -1 and heads[1:] in 0..n): {heads.tolist()}")
+    parent = heads.copy()
+    parent[0] = 0
+    nodes = np.arange(n + 1)
+    # dominates[a, k]: a is k or an ancestor of k. Walk every word up one step at a time, all words at once.
+    dominates = np.zeros((n + 1, n + 1), dtype=bool)
+    current = nodes.copy()
+    dominates[current, nodes] = True
+    for _ in range(n):
+        current = parent[current]
+        dominates[current, nodes] = True
+    if np.any(current != 0):
+        raise ValueError(f"Head array has a cycle: {heads.tolist()}")
+    # outside[a, j] = number of words k < j that a does not dominate, so that the count strictly between
+    # lo and hi is outside[h, hi] - outside[h, lo + 1].
+    outside = np.zeros((n + 1, n + 2), dtype=np.int64)
+    np.cumsum(~dominates, axis=1, out=outside[:, 1:])
+    mods = nodes[1:]
+    h = heads[1:]
+    lo = np.minimum(h, mods)
+    hi = np.maximum(h, mods)
+    mask = np.zeros((n + 1,), dtype=bool)
+    mask[1:] = (outside[h, hi] - outside[h, lo + 1]) > 0
+    return mask
+
+
 def projectivize(heads) -> np.ndarray:
     """The projective tree obtained by lifting non-projective arcs (Nivre & Nilsson 2005), as spaCy does.
 
@@ -132,16 +177,79 @@ def projectivize(heads) -> np.ndarray:
     heads (array-like of int): a tree, shape (n + 1,), heads[0] == -1.
     RETURNS (np.ndarray): int64 heads of a projective tree over the same words.
     """
+    return pseudo_projectivize(heads, None)[0]
+
+
+def pseudo_projectivize(heads, labels) -> tuple:
+    """Pseudo-projective lifting (Nivre & Nilsson 2005, HEAD scheme): `projectivize`, and each lifted word's
+    label decorated with the label of its original head, "label||head_label", so that `deprojectivize` can
+    lower it again. Uses spaCy's implementation.
+
+    heads (array-like of int): a tree, shape (n + 1,), heads[0] == -1.
+    labels (Sequence[str] or None): the n labels (None: heads only).
+    RETURNS (Tuple[np.ndarray, Optional[np.ndarray]]): int64 projective heads (n + 1,) and the decorated labels
+        (object (n,); None without labels).
+    """
     heads = _as_heads(heads).astype(np.int64)
+    labels = None if labels is None else np.asarray(labels, dtype=object)
     if is_projective(heads):
-        return heads.copy()
+        return heads.copy(), None if labels is None else labels.copy()
     from spacy.pipeline._parser_internals import nonproj
 
     n = heads.size - 1
     # spaCy's convention: 0-based positions, a root word is its own head.
     spacy_heads = [int(h) - 1 if h > 0 else m for m, h in enumerate(heads[1:])]
-    lifted, _ = nonproj.projectivize(spacy_heads, ["dep"] * n)
+    lifted, decorated = nonproj.projectivize(spacy_heads, ["dep"] * n if labels is None else list(labels))
     out = np.empty(n + 1, dtype=np.int64)
     out[0] = -1
     out[1:] = [0 if h == m else h + 1 for m, h in enumerate(lifted)]
-    return out
+    return out, None if labels is None else np.asarray(decorated, dtype=object)
+
+
+def is_decorated(label: str) -> bool:
+    """Whether a label marks a lifted arc ("label||head_label")."""
+    return DELIMITER in label
+
+
+def deprojectivize(heads, labels) -> tuple:
+    """Lower the lifted arcs of a pseudo-projective tree (the HEAD scheme of spaCy's `nonproj.deprojectivize`):
+    each word whose label is decorated, "label||head_label", moves under the first word labelled head_label
+    found below its head, breadth-first, children left to right, the word's own subtree skipped, and keeps
+    "label"; where there is none it stays. Words are lowered left to right, each search reading the tree and
+    labels as lowered so far, so the result is always a tree (spaCy's Doc version reads the children of the
+    input and can close a cycle when lowered words depend on each other). Time O(n) per decorated word.
+
+    heads (array-like of int): shape (n + 1,), heads[0] == -1; labels (Sequence[str]): n labels.
+    RETURNS (Tuple[np.ndarray, np.ndarray]): int64 heads (n + 1,) and the undecorated labels (object (n,)).
+    """
+    lowered = _as_heads(heads).astype(np.int64).copy()
+    labels = np.asarray(labels, dtype=object).copy()
+    n = lowered.size - 1
+    if len(labels) != n:
+        raise ValueError(f"{n} words but {len(labels)} labels")
+    for m in range(1, n + 1):
+        if is_decorated(labels[m - 1]):
+            label, head_label = labels[m - 1].split(DELIMITER, 1)
+            lowered[m] = _find_new_head(lowered, labels, m, head_label)
+            labels[m - 1] = label
+    return lowered, labels
+
+
+def _find_new_head(heads: np.ndarray, labels: np.ndarray, m: int, head_label: str) -> int:
+    """The first word labelled `head_label` below m's head (breadth-first, children left to right, m and its
+    subtree skipped), or m's head when there is none."""
+    children = [[] for _ in range(heads.size)]
+    for word in range(1, heads.size):
+        children[heads[word]].append(word)
+    queue = [int(heads[m])]
+    while queue:
+        following = []
+        for node in queue:
+            for child in children[node]:
+                if child == m:
+                    continue
+                if labels[child - 1] == head_label:
+                    return child
+                following.append(child)
+        queue = following
+    return int(heads[m])

@@ -11,11 +11,13 @@ def ewt_slices(train_limit: int, dev_limit: int):
             read_conllu(corpus_path("ud-english-ewt", "en_ewt-ud-dev.conllu"))[:dev_limit])
 
 
-def train_cascade(train_set, dev_set, orders, bits: int, **settings):
-    """A CascadeParser of `orders` trained quietly on the sentences; RETURNS (parser, training summary)."""
-    parser = CascadeParser(orders=orders, bits=bits)
-    summary = train(parser, [Example.from_sentence(s) for s in train_set], [Example.from_sentence(s) for s in dev_set],
-                    TrainingSettings(**settings), report=lambda message: None)
+def train_cascade(train_set, dev_set, orders, bits: int, tag: str = "xpos", pseudo_projective=None, **settings):
+    """A CascadeParser of `orders` trained quietly on the sentences (by their `tag` column); RETURNS (parser,
+    training summary)."""
+    parser = CascadeParser(orders=orders, bits=bits, tag=tag, pseudo_projective=pseudo_projective)
+    summary = train(parser, [Example.from_sentence(s, tag) for s in train_set],
+                    [Example.from_sentence(s, tag) for s in dev_set], TrainingSettings(**settings),
+                    report=lambda message: None)
     return parser, summary
 
 

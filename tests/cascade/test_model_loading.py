@@ -147,8 +147,8 @@ def _not_a_map(d):
     (_labeler_size, "labeller bits must be in 1..26, got 80"),
     (_labeler_missing, "the saved labeller lacks labels"),
     (_labeler_key_lost, r"its entries are \['alphas', 'config', 'format', 'labelXr', 'levels', 'version'\]"),
-    (_old_version, f"format version 2, but this vineparse reads version {MODEL_VERSION} \\(version 3 added the "
-                   "labeller, 4 the weight precision\\)"),
+    (_old_version, f"format version 2, but this vineparse reads version {MODEL_VERSION} \\(and 4\\) \\(version 3 "
+                   "added the labeller, 4 the weight precision, 5 pseudo-projective labels\\)"),
     (_not_a_map, r"holds weights for \[None, 'first', 'second'\]"),
 ])
 def test_malformed_cascade_models_are_refused(cascade, tmp_path, corrupt, message):

@@ -287,11 +287,12 @@ def test_set_orders_keeps_a_subsequence_of_the_trained_levels(trained):
     try:
         alphas = list(parser.cfg["alphas"])
         parser.set_orders([0, 1, 3])
-        assert parser.cfg["orders"] == [0, 1, 3] and parser.cfg["alphas"] == alphas[:2]
+        assert parser.cfg["predict_orders"] == [0, 1, 3] and parser.cfg["predict_alphas"] == alphas[:2]
+        assert parser.cfg["orders"] == [0, 1, 2, 3] and parser.cfg["alphas"] == alphas       # what trains
         assert [level.order for level in parser.predict_cascade.levels] == [0, 1, 3]
-        assert parser.tracker.gold.shape[0] == 2
+        assert parser.predict_tracker.gold.shape[0] == 2 and parser.tracker.gold.shape[0] == 3
         reloaded = type(parser)(parser.vocab, parser.model, "copy").from_bytes(parser.to_bytes())
-        assert reloaded.cfg["orders"] == [0, 1, 3] and reloaded.tracker.gold.shape[0] == 2
+        assert reloaded.cfg["predict_orders"] == [0, 1, 3] and reloaded.predict_tracker.gold.shape[0] == 2
         parser.configure(direct_max_length=0)
         batch = Batch(parser.model, parser.model.predict(docs)).predict()
         scored = batch.score([batch.rows_of(i, 0, len(doc)) for i, doc in enumerate(docs)])
@@ -550,7 +551,7 @@ def test_calibrate_command_saves_a_recalibrated_pipeline(trained, tmp_path):
     assert cut.returncode == 0, cut.stderr[-3000:]
     assert "second: a =" not in cut.stdout and "first: a =" in cut.stdout
     cfg = json.loads((tmp_path / "cut" / "vine_cascade" / "cfg").read_text())
-    assert cfg["orders"] == [0, 1, 3] and len(cfg["alphas"]) == 2
+    assert cfg["predict_orders"] == [0, 1, 3] and len(cfg["predict_alphas"]) == 2 and len(cfg["alphas"]) == 3
 
 
 @pytest.mark.parametrize("learn", [False, True])
@@ -570,3 +571,21 @@ def test_held_out_sentences_are_a_stable_share_learnt_from_or_not(ewt_sentences,
     held = sum(is_held_out(list(s.words), 0.3) for s in ewt_sentences[:20])
     assert 0 < held < 20 and details["held_out"] == held and observed
     assert details["sentences"] == (20 if learn else 20 - held)
+
+
+def test_the_parsing_levels_get_their_own_thresholds_while_training(ewt_sentences):
+    """predict_orders: the levels that parse; training keeps every level of `orders` (with their thresholds)
+    and sets the parsing levels' thresholds for predict_recall from the held-out sentences."""
+    nlp, examples = train_tiny(ewt_sentences[:60], steps=6, threshold_interval=2, held_out=0.3,
+                               predict_orders=[1, 3], predict_recall=0.5)
+    parser = nlp.get_pipe("vine_cascade")
+    assert [level.order for level in parser.cascade.levels] == [0, 1, 2, 3]
+    assert [level.order for level in parser.predict_cascade.levels] == [1, 3]
+    assert parser.predict_tracker.sentences[0] > 0
+    assert parser.settings.predict_alphas != [0.0] and len(parser.settings.predict_alphas) == 1
+    rows = parser.predict_tracker.rows(0.5)
+    assert rows[0]["gold_recall"] is None or rows[0]["gold_recall"] >= 0.5
+    for doc in nlp.pipe([eg.predicted.copy() for eg in examples[:5]]):
+        assert sum(t.head.i == t.i for t in doc) == len(list(doc.sents))
+    with pytest.raises(ValueError, match="subsequence"):
+        parser.configure(predict_orders=[1, 2])

@@ -1,9 +1,9 @@
 """A* heuristics: outside-cost estimates for lexicalized edges, from the Viterbi outside costs of the CFG
 and dependency projections (Klein & Manning 2003; Haghighi, DeNero & Klein 2007).
 
-For an edge X[h][i, j] in layer l the estimate is
+For an edge `X[h][i, j]` in layer l the estimate is
 
-    H(X[h][i, j]) = outside_CFG(X[i, j, l]) + outside_DEP(h, i, j)
+    H(`X[h][i, j]`) = outside_CFG(`X[i, j, l]`) + outside_DEP(h, i, j)
 
 with each outside cost computed by the shared hypergraph engine (``_kernels/astar_projections.pyx``) under the
 projected costs of ``projections.py``:

@@ -31,7 +31,7 @@ pilot chart found doubtful, and gives the posteriors of its own third. The chain
 doubt 1 - posterior is at most tau, leaving the others to the charts (marginalised exactly). The estimate is
 the chain's average once it has an iteration, the last pilot chart's before (each pilot chart is conditioned
 on fewer doubtful links than the one before). Fewer selected links mean larger charts: screening buys a much
-lower bias with slower samples (README, bitext section).
+lower bias with slower samples (docs/bitext.md).
 
 Randomness comes from one numpy Generator seeded with `seed`, consumed the same way whatever the number of
 iterations, so a run with T samples is the first T iterations of any longer run with the same seed.

@@ -4,7 +4,7 @@ from typing import Callable, Dict, Optional, Sequence
 
 import numpy as np
 
-from ..metrics import PTB_PUNCT_TAGS, UD_PUNCT_TAGS, AttachmentScore, punctuation_mask
+from ..metrics import PTB_PUNCT_TAGS, UD_PUNCT_TAGS, AttachmentScore, NonProjectiveArcs, punctuation_mask
 from ..trees import projectivize
 from .encoding import encode_sentence
 
@@ -16,7 +16,8 @@ def evaluate(parser, sentences: Sequence, report: Optional[Callable[[str], None]
              every: int = 500, tag: Optional[str] = None) -> Dict:
     """Parse `sentences` (with gold heads) and score the predictions.
 
-    parser (CascadeParser): the cascade (any object with `run_batch` and `new_stats`; then give `tag`).
+    parser (CascadeParser): the cascade (any object with `run_batch`, `new_stats` and, with a labeller,
+        `label`; then give `tag`).
     Timing covers encoding and the whole cascade (features included), in batches of `every`
     sentences on one thread; filling the pruning statistics is included (a few array passes). When the
     parser has a labeller, its labels of the predicted trees are scored too (LAS), and their time is
@@ -24,7 +25,7 @@ def evaluate(parser, sentences: Sequence, report: Optional[Callable[[str], None]
     RETURNS (dict): uas and las (punctuation excluded; las None without a labeller), uas_all and las_all
         (every word), sentences, words, seconds, label_seconds, words_per_second, sentences_per_second,
         per pruning level its kept share, gold-arc recall (against the projectivized gold tree) and
-        seconds, and `times`: [n, seconds] per sentence.
+        seconds, `times`: [n, seconds] per sentence, and `nonprojective_arcs` (`NonProjectiveArcs.scores`).
     """
     tag = tag or parser.tag
     labeler = getattr(parser, "labeler", None)
@@ -46,14 +47,17 @@ def evaluate(parser, sentences: Sequence, report: Optional[Callable[[str], None]
         if report:
             report(f"  {stop:,}/{len(sentences):,} sentences")
     label_seconds = 0.0
+    nonprojective = NonProjectiveArcs()
     for sentence, sent, heads in zip(sentences, encoded, predictions):
         labels = {}
         if labeler is not None:
             start = time.perf_counter()
-            labels = {"gold_labels": list(sentence.labels), "pred_labels": list(labeler.predict(sent, heads))}
+            heads, predicted = parser.label(sent, heads)          # lifted arcs lowered where pseudo-projective
+            labels = {"gold_labels": list(sentence.labels), "pred_labels": list(predicted)}
             label_seconds += time.perf_counter() - start
         every_word.add(sentence.heads, heads, **labels)
         without_punct.add(sentence.heads, heads, exclude=punctuation_mask(sentence, PUNCT_TAGS), **labels)
+        nonprojective.add(sentence.heads, heads)
     per_sentence = encode_seconds + parse_seconds
     seconds = float(per_sentence.sum())
     times = [[len(sentence.words), float(t)] for sentence, t in zip(sentences, per_sentence)]
@@ -61,7 +65,8 @@ def evaluate(parser, sentences: Sequence, report: Optional[Callable[[str], None]
     return {"uas": without_punct.uas, "uas_all": every_word.uas, "las": without_punct.las, "las_all": every_word.las,
             "sentences": len(sentences), "words": words, "seconds": seconds, "label_seconds": label_seconds,
             "words_per_second": words / max(seconds, 1e-9),
-            "sentences_per_second": len(sentences) / max(seconds, 1e-9), "levels": stats.rows(), "times": times}
+            "sentences_per_second": len(sentences) / max(seconds, 1e-9), "levels": stats.rows(), "times": times,
+            "nonprojective_arcs": nonprojective.scores()}
 
 
 def format_evaluation(result: Dict) -> str:

@@ -19,6 +19,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 import numpy as np
 
 from .._kernels.label_features import N_TEMPLATES, label_rows
+from ..trees import is_decorated
 from .encoding import Encoded
 
 __all__ = ["Labeler", "LABELER_BITS"]
@@ -61,11 +62,17 @@ class Labeler:
         return self.weights[self.features(sent, heads)].sum(axis=1)
 
     def predict(self, sent: Encoded, heads: np.ndarray) -> np.ndarray:
-        """The label of every word (object array of str, length n) for the tree `heads`."""
+        """The label of every word (object array of str, length n) for the tree `heads`. A word attached to the
+        root never gets a decorated label ("label||head_label", see `vineparse.trees.deprojectivize`): lowering
+        it would move the root under one of its own descendants."""
         names = np.asarray(self.labels, dtype=object)
         if sent.n == 0:
             return names[:0]
-        return names[self.scores(sent, heads).argmax(axis=1)]
+        scores = self.scores(sent, heads)
+        decorated = np.array([is_decorated(label) for label in self.labels])
+        if decorated.any() and not decorated.all():
+            scores[np.ix_(np.asarray(heads[1:]) == 0, decorated)] = -np.inf
+        return names[scores.argmax(axis=1)]
 
     # -- training
 

@@ -8,7 +8,7 @@ order (Rush & Petrov 2012). Other lists give the baselines of the paper:
 `orders=("local", 3)` a Local (unstructured) pruner.
 
     parser = CascadeParser(orders=(0, 1, 2, 3))
-    parser.train(train_sentences, dev_sentences)     # see training.py
+    train(parser, train_examples, dev_examples)      # vineparse.cascade.train, see training.py
     heads = parser.parse(["The", "cat", "sat"], ["DT", "NN", "VBD"])
     parser.save("model.msgpack"); CascadeParser.load("model.msgpack")
 
@@ -21,7 +21,8 @@ float32 and the labeller. Loading checks everything before allocating weights
 (format and version, level count and names, weight sizes, indices and values)
 and names the file in every error; a file written by an incompatible version
 is refused with a clear message. Version 2 added the head caps, version 3 the
-labeller, version 4 the precision of the runtime's weight table.
+labeller, version 4 the precision of the runtime's weight table, version 5
+whether the labels are pseudo-projective (version 4 files load as not).
 """
 import threading
 from pathlib import Path
@@ -36,12 +37,14 @@ from .cascade import Cascade, CascadeStats
 from .encoding import Encoded, encode
 from .labeler import Labeler, sparse_weights
 from .hashed import HashedScorer
+from ..trees import deprojectivize
 from .levels import Level
 from .structures import make_structure
 
 _TABLE_LOCK = threading.RLock()    # see `CascadeParser.weight_table` (module-level: parsers pickle)
 MODEL_FORMAT = "vineparse.cascade"
-MODEL_VERSION = 4        # 2: head caps, 3: the labeller, 4: the runtime's weight precision
+MODEL_VERSION = 5        # 2: head caps, 3: the labeller, 4: the runtime's weight precision, 5: pseudo-projective
+READABLE_VERSIONS = (4, 5)     # version 4 models read as not pseudo-projective
 MODEL_KEYS = {"format", "version", "config", "alphas", "levels", "labeler"}   # labeler None: trained without labels
 DEFAULT_BAND = 5
 PRECISIONS = ("int8", "int16", "float32")      # how the runtime stores the weights (see `weight_table`)
@@ -85,10 +88,15 @@ class CascadeParser(Cascade):
     alphas (Sequence[float]): the pruning parameter a of each pruning level
         (usually set by `training.train` for a target gold-arc recall on dev).
     tag (str): the tag column the model was trained on ("xpos" or "upos").
+    pseudo_projective (bool or None): the labeller learns lifted arcs' labels decorated with their original
+        head's ("label||head_label", Nivre & Nilsson 2005), and `label` lowers them again after parsing, so
+        that non-projective arcs can be predicted; None (the default) = decided by `training.train`: on when
+        a training tree is non-projective. Saved with the model.
     """
 
     def __init__(self, orders: Sequence = (0, 1, 2, 3), band: int = DEFAULT_BAND, bits: int = 20,
-                 alphas: Optional[Sequence[float]] = None, tag: str = "xpos", precision: str = "int8"):
+                 alphas: Optional[Sequence[float]] = None, tag: str = "xpos", precision: str = "int8",
+                 pseudo_projective: Optional[bool] = None):
         orders = tuple(orders)
         if not orders:
             raise ValueError("a cascade needs at least one level")
@@ -103,6 +111,9 @@ class CascadeParser(Cascade):
             raise ValueError(f"tag must be 'xpos' or 'upos', got {tag!r}")
         bits = _integer("bits", bits, 1, MAX_BITS)
         band = _integer("band", band, 1, None)
+        if pseudo_projective not in (None, True, False):
+            raise ValueError(f"pseudo_projective must be true, false or None, got {pseudo_projective!r}")
+        self.pseudo_projective = pseudo_projective
         self.tag = tag
         self.orders = orders
         self.band = band
@@ -214,12 +225,20 @@ class CascadeParser(Cascade):
 
     def parse_labelled_batch(self, sentences: Sequence, n_threads: int = 1) -> List[Tuple[np.ndarray, np.ndarray]]:
         """`parse_labelled` for many sentences: the trees in one runtime call (see `parse_batch`), then the
-        labels. RETURNS (List[Tuple[np.ndarray, np.ndarray]]): (heads, labels) per sentence."""
+        labels (`label`). RETURNS (List[Tuple[np.ndarray, np.ndarray]]): (heads, labels) per sentence."""
         if self.labeler is None:
             raise ValueError("this cascade has no labeller (it was trained without labels); retrain it")
         encoded = [encode(*sentence) for sentence in sentences]
         trees = self.run_batch(encoded, n_threads=n_threads)
-        return [(heads, self.labeler.predict(sent, heads)) for sent, heads in zip(encoded, trees)]
+        return [self.label(sent, heads) for sent, heads in zip(encoded, trees)]
+
+    def label(self, sent: Encoded, heads: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """The labels of a parsed tree, and with `pseudo_projective` the tree with its lifted arcs lowered
+        (`vineparse.trees.deprojectivize`; it may then be non-projective). RETURNS (heads, labels)."""
+        labels = self.labeler.predict(sent, heads)
+        if self.pseudo_projective:
+            return deprojectivize(heads, labels)
+        return heads, labels
 
     # -- saving and loading
 
@@ -231,7 +250,7 @@ class CascadeParser(Cascade):
                            "values": level.scorer.weights[nonzero].astype(np.float32)})
         return {"format": MODEL_FORMAT, "version": MODEL_VERSION,
                 "config": {"orders": list(self.orders), "band": self.band, "bits": self.bits, "tag": self.tag,
-                           "precision": self.precision},
+                           "precision": self.precision, "pseudo_projective": bool(self.pseudo_projective)},
                 "alphas": list(self.alphas), "levels": levels,
                 "labeler": None if self.labeler is None else self.labeler.to_dict()}
 
@@ -241,11 +260,11 @@ class CascadeParser(Cascade):
         docstring); nothing is allocated before the configuration and level list are checked."""
         if not isinstance(data, dict) or data.get("format") != MODEL_FORMAT:
             raise ValueError("not a vineparse cascade model")
-        if data.get("version") != MODEL_VERSION:
-            added = {2: " (version 3 added the labeller, 4 the weight precision)",
-                     3: " (version 4 added the weight precision)"}.get(data.get("version"), "")
+        if data.get("version") not in READABLE_VERSIONS:
+            added = {2: " (version 3 added the labeller, 4 the weight precision, 5 pseudo-projective labels)",
+                     3: " (version 4 added the weight precision, 5 pseudo-projective labels)"}.get(data.get("version"), "")
             raise ValueError(f"this cascade model has format version {data.get('version')}, but this "
-                             f"vineparse reads version {MODEL_VERSION}{added}: retrain it or use a matching "
+                             f"vineparse reads version {MODEL_VERSION} (and 4){added}: retrain it or use a matching "
                              "vineparse")
         if set(data) != MODEL_KEYS:
             raise ValueError(f"malformed cascade model: its entries are {sorted(data, key=str)}, not "
@@ -255,7 +274,8 @@ class CascadeParser(Cascade):
             raise ValueError("malformed cascade model: config must be a map, levels and alphas lists")
         try:
             parser = cls(orders=config["orders"], band=config["band"], bits=config["bits"], alphas=alphas,
-                         tag=config["tag"], precision=config["precision"])
+                         tag=config["tag"], precision=config["precision"],
+                         pseudo_projective=config.get("pseudo_projective", False))
         except KeyError as missing:
             raise ValueError(f"malformed cascade model: the config lacks {missing}") from None
         except TypeError as error:

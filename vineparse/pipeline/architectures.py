@@ -37,6 +37,9 @@ def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: i
         MLP and of the label classifier's hidden layer.
     label_children (bool): the label classifier also reads the dependent's outermost left and right child
         (gold trees in training, predicted ones when parsing; `scorers.label_scorer`).
+    The defaults here (part_width 16, label_children false) are this registered version's; the component's
+    default config (`component.DEFAULT_MODEL_CONFIG`) and configs/ewt.cfg set part_width 64 and
+    label_children true.
     nL (int or None): number of labels; set by the component's `initialize` when None.
     """
     for name, value in (("arc_width", arc_width), ("part_width", part_width), ("label_width", label_width)):

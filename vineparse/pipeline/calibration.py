@@ -29,7 +29,8 @@ def cascade_examples(component, nlp: Language, examples: Sequence[Example]) -> L
     for start in range(0, len(docs), 256):
         chunk = examples[start:start + 256]
         batch = Batch(component.model, component.model.predict(docs[start:start + 256])).predict()
-        sentences = list(gold_sentences(chunk, component.label_ids, component.skip))
+        sentences = list(gold_sentences(chunk, component.label_ids, component.skip,
+                                        decorate=component.settings.pseudo_projective))
         scored = batch.score([batch.rows_of(s.doc, s.start, s.end) for s in sentences], cache=True)
         out += [GoldTree(sent, s.heads) for s, sent in zip(sentences, scored)]
     return out
@@ -47,15 +48,17 @@ def upstream_docs(component, nlp: Language, docs: list) -> list:
 def calibrate(component, nlp: Language, examples: Sequence[Example],
               recall: Union[None, float, Sequence[float]] = None) -> List[dict]:
     """Set each pruning level's a on `examples` (held out) for a gold-arc recall (see the module docstring):
-    `recall` is one target for every level or one per level (None: the component's `recall` setting).
+    `recall` is one target for every level or one per level (None: the component's setting, `predict_recall`
+    or `recall`). The levels are those that parse (`predict_orders`, up to `max_order`).
 
     Where a level cannot reach its target at any a of the grid (its head cap drops gold arcs that no threshold
     brings back), the target becomes `recall` times the recall it reaches at the loosest a (its ceiling).
     RETURNS (List[dict]): per pruning level: level, a, gold recall and kept share at that a, and the recall
     ceiling when the target was lowered to it (else None).
     """
-    cascade = component.cascade
-    targets = recall_targets(component.settings.recall if recall is None else recall, len(cascade.levels) - 1)
+    cascade = component.predict_cascade
+    settings = component.settings
+    targets = recall_targets(settings.prediction_recall if recall is None else recall, len(cascade.levels) - 1)
     found = cascade_examples(component, nlp, examples)
     masks = [None] * len(found)
     rows = []
@@ -69,8 +72,38 @@ def calibrate(component, nlp: Language, examples: Sequence[Example],
         rows.append({"level": level.name, "alpha": alpha, "gold_recall": kept_recall, "kept_share": kept,
                      "recall_ceiling": ceiling})
         masks = [cascade.input_mask(ex.sent, k + 1) for ex in found]
-    component.set_alphas(list(cascade.alphas))
+    alphas = list(cascade.alphas)
+    if settings.predict_orders is None:
+        component.configure(alphas=alphas + settings.alphas[len(alphas):])
+    else:
+        component.configure(predict_alphas=alphas + settings.predict_alphas[len(alphas):])
+    calibrate_temperatures(component, nlp, examples)
     return rows
+
+
+def calibrate_temperatures(component, nlp: Language, examples: Sequence[Example]) -> dict:
+    """Set the head and label temperatures of the component's confidences (`confidence.py`) on held-out
+    `examples`, as training does on its held-out share: the trees the cascade predicts with its current
+    thresholds, and the gold arcs' labels. RETURNS {"head_temperature", "label_temperature"} as set."""
+    from .confidence import TemperatureTracker
+    from .training import observe_held_out
+
+    saved, component.temperatures = component.temperatures, TemperatureTracker(decay=1.0)
+    try:
+        for start in range(0, len(examples), 256):
+            chunk = examples[start:start + 256]
+            docs = upstream_docs(component, nlp, [eg.predicted.copy() for eg in chunk])
+            batch = Batch(component.model, component.model.predict(docs)).predict(labels=True)
+            sentences = list(gold_sentences(chunk, component.label_ids, component.skip,
+                                            decorate=component.settings.pseudo_projective))
+            observe_held_out(component, batch, sentences, thresholds=False)
+        head, label = component.temperatures.temperatures(min_arcs=1.0)
+    finally:
+        component.temperatures = saved
+    component.configure(head_temperature=head or component.settings.head_temperature,
+                        label_temperature=label or component.settings.label_temperature)
+    return {"head_temperature": component.settings.head_temperature,
+            "label_temperature": component.settings.label_temperature}
 
 
 SPLIT_MARGINS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0)

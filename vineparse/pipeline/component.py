@@ -26,8 +26,10 @@ from spacy.tokens import Doc
 from spacy.training import Example, validate_examples, validate_get_examples
 from thinc.api import Model, set_dropout_rate
 
+from .. import kernels
 from . import calibration, serialization
 from .batch import Batch, split_sizes
+from .confidence import DISTRIBUTION_FLOOR, TemperatureTracker, doc_confidence, head_marginals, register_extensions
 from .labels import collect_labels, predict_labels, write_parses
 from .levels import check_orders, neural_cascade, parse_pieces, vine_level
 from .parts import may_split
@@ -41,6 +43,7 @@ FORMAT_VERSION = serialization.FORMAT_VERSION
 # `predict` works through a batch in pieces of about this many words: the batch's arrays then stay in the
 # CPU's caches (on EWT, batches of 1,000 docs ran ~15% slower than batches of 250-400 docs, ~4,000 words)
 PREDICT_WORDS = 4000
+MAX_SAMPLES = 1000      # parses `sample` draws per doc at most (each a copy of the doc)
 
 DEFAULT_MODEL_CONFIG = """
 [model]
@@ -64,6 +67,12 @@ subword_features = true
 """
 
 
+def _refreshed(alphas: Sequence[float], rows: List[dict], tracker: RecallTracker, min_sentences: float) -> List[float]:
+    """Each pruning level's a from its tracker row, where the level saw at least `min_sentences` sentences."""
+    return [row["alpha"] if row["alpha"] is not None and tracker.sentences[k] >= min_sentences else alphas[k]
+            for k, row in enumerate(rows)]
+
+
 class VineCascadeParser(TrainablePipe):
     """Dependency parsing by a vine pruning cascade over neural part scores.
 
@@ -76,8 +85,10 @@ class VineCascadeParser(TrainablePipe):
 
     Work bounds: the cascade parses at most MAX_SEGMENT words at once and a vine pass reads at most
     `splitting.WINDOW` words at once, for preset sentences and docs without boundaries alike, so time and
-    memory grow linearly with a doc's length (see `splitting.py`). Safe to share between threads: `predict`
-    keeps nothing between calls but the compiled runtime's pool of workspaces.
+    memory grow linearly with a doc's length (see `splitting.py`). Threads: parsing (`__call__`, `pipe`,
+    `predict`, `set_annotations`) is safe from any number of threads at once, each call holding its own
+    workspaces; training and changing settings (`update`, `calibrate`, `configure`, `set_*`,
+    `from_bytes`/`from_disk`) are not, and must not run while other threads parse with the component.
     """
 
     def __init__(self, vocab, model: Model, name: str = "vine_cascade", *,
@@ -92,11 +103,13 @@ class VineCascadeParser(TrainablePipe):
         self.skipped = {"sentences": 0, "unseen_labels": 0}
         self.rng = np.random.default_rng(self.settings.seed)
         self.tracker = RecallTracker(self.settings.pruning_levels)
+        self.temperatures = TemperatureTracker()
         self.threshold_rows: List[dict] = []      # the tracker's rows at the last refresh
         self.split_calibration: Optional[dict] = None
         self._batches = 0
         self.vine_trained = 0 in self.settings.orders    # the orders it trains (`set_orders` cuts later)
         self._build_cascade()
+        register_extensions()
 
     # -- settings
 
@@ -155,23 +168,17 @@ class VineCascadeParser(TrainablePipe):
         self.configure(alphas=list(alphas))
 
     def set_orders(self, orders: Sequence[int]) -> None:
-        """Keep only the cascade levels `orders`, a subsequence of the trained ones that ends with the same last
-        level: e.g. [0, 1, 3] parses without the second-order pruning level. The kept pruning levels keep their
-        thresholds a (and per-level recall targets); `calibrate` can reset them for the new masks."""
-        orders = list(check_orders(orders))
+        """Parse with only the cascade levels `orders` (`predict_orders`), a subsequence of the trained ones that
+        ends with the same last level: e.g. [0, 1, 3] parses without the second-order pruning level. Kept
+        pruning levels start from their trained thresholds a; `calibrate` resets them for the new masks."""
         settings = self.settings
-        current = settings.orders
-        if not set(orders) <= set(current) or orders[-1] != current[-1]:
-            raise ValueError(f"orders must be a subsequence of the trained orders {current} that ends with "
-                             f"{current[-1]}, got {orders}")
-        kept = [current.index(order) for order in orders[:-1]]       # the pruning levels that stay
-        recall = [settings.recall[k] for k in kept] if isinstance(settings.recall, list) else settings.recall
-        max_order = settings.max_order if settings.max_order in orders[1:] else None
-        self.configure(orders=orders, alphas=[settings.alphas[k] for k in kept], recall=recall,
-                       max_order=max_order)
+        kept = [settings.orders.index(order) for order in list(orders)[:-1] if order in settings.orders]
+        self.configure(predict_orders=list(orders), predict_alphas=[settings.alphas[k] for k in kept],
+                       predict_recall=None,
+                       max_order=settings.max_order if settings.max_order in list(orders)[1:] else None)
 
     def load_cfg(self, cfg: Dict) -> None:
-        """Take saved labels and settings (their `orders` may be fewer than the config's, see `set_orders`)."""
+        """Take saved labels and settings."""
         self._labels = list(cfg.get("labels", self._labels))
         self.settings = CascadeSettings.from_dict({**self.settings.to_dict(), **cfg})
         self.tracker = RecallTracker(self.settings.pruning_levels)
@@ -180,9 +187,11 @@ class VineCascadeParser(TrainablePipe):
     def _build_cascade(self) -> None:
         settings = self.settings
         self.cascade = neural_cascade(settings.orders, settings.band, settings.alphas, settings.max_heads)
-        predict_orders = settings.predict_orders
-        self.predict_cascade = neural_cascade(predict_orders, settings.band, settings.alphas[:len(predict_orders) - 1],
-                                              settings.max_heads)
+        orders, alphas = settings.prediction
+        self.predict_cascade = neural_cascade(orders, settings.band, alphas, settings.max_heads)
+        levels = len(self.predict_cascade.levels) - 1
+        if getattr(self, "predict_tracker", None) is None or self.predict_tracker.gold.shape[0] != levels:
+            self.predict_tracker = RecallTracker(levels)
         self.label_ids = {label: i for i, label in enumerate(self._labels)}
 
     # -- training
@@ -195,7 +204,7 @@ class VineCascadeParser(TrainablePipe):
         nlp (Language): the pipeline. labels (List[str]): labels to use instead of the examples'.
         """
         validate_get_examples(get_examples, "VineCascadeParser.initialize")
-        labels = collect_labels(get_examples) if labels is None else sorted(set(labels))
+        labels = collect_labels(get_examples, self.settings.pseudo_projective) if labels is None else sorted(set(labels))
         if not labels:
             raise ValueError("vine_cascade found no dependency labels in the initialization examples: "
                              "the training data needs gold heads and labels")
@@ -233,14 +242,22 @@ class VineCascadeParser(TrainablePipe):
 
     def refresh_thresholds(self, min_sentences: float = 10.0) -> List[dict]:
         """Set each pruning level's a from the recall tracker (levels that saw fewer than `min_sentences`
-        sentences keep theirs), then let the tracker forget half of what it saw."""
-        rows = self.tracker.rows(self.settings.recall)
-        alphas = list(self.settings.alphas)
-        for k, row in enumerate(rows):
-            if row["alpha"] is not None and self.tracker.sentences[k] >= min_sentences:
-                alphas[k] = row["alpha"]
-        self.set_alphas(alphas)
+        sentences keep theirs) and the confidence temperatures from the temperature tracker, then let the
+        trackers forget half of what they saw."""
+        settings = self.settings
+        changes = {}
+        rows = self.tracker.rows(settings.recall)
+        changes["alphas"] = _refreshed(settings.alphas, rows, self.tracker, min_sentences)
+        if settings.predict_orders is not None:     # the parsing cascade's own thresholds
+            predict_rows = self.predict_tracker.rows(settings.prediction_recall)
+            changes["predict_alphas"] = _refreshed(settings.predict_alphas, predict_rows, self.predict_tracker,
+                                                   min_sentences) + settings.predict_alphas[len(predict_rows):]
+            self.predict_tracker.decay()
+        head, label = self.temperatures.temperatures()
+        self.configure(**changes, head_temperature=head or settings.head_temperature,
+                       label_temperature=label or settings.label_temperature)
         self.tracker.decay()
+        self.temperatures.decay()
         self.threshold_rows = rows
         return rows
 
@@ -298,8 +315,74 @@ class VineCascadeParser(TrainablePipe):
         known = [found for *_, found in pieces] if vine_level(self.predict_cascade) is not None else None
         trees = parse_pieces(self.predict_cascade, [sent for _, _, sent, _ in pieces], known,
                              self.settings.direct_max_length, decoder=self.settings.decoder)
-        heads = self._assemble(batch, [len(doc) for doc in docs], units, trees)
-        return list(zip(heads, predict_labels(batch, heads, self._labels)))
+        sizes = [len(doc) for doc in docs]
+        heads, position = self._assemble(batch, sizes, units, trees)
+        if not self.settings.confidences:
+            return list(zip(heads, predict_labels(batch, heads, self._labels)))
+        labelled = predict_labels(batch, heads, self._labels, self.settings.label_temperature)
+        found = self._head_confidences([sent for _, _, sent, _ in pieces], trees, position, sizes)
+        return [(doc_heads, label_ids, doc_confidence(head, dep, *distribution))
+                for doc_heads, (label_ids, dep), (head, distribution) in zip(heads, labelled, found)]
+
+    def _head_confidences(self, sentences, trees, position: np.ndarray, sizes: Sequence[int]):
+        """Per doc, its tokens' head probabilities (n,) and distributions over heads (offsets, heads, probs as
+        `confidence.doc_confidence` takes them), from the first-order marginals of each piece (`confidence.py`).
+        The root of a piece of a preset sentence longer than MAX_SEGMENT words gets its probability of
+        heading its piece. position: each piece word's token in the batch (`_assemble`)."""
+        marginals = head_marginals([sent.dense_arcs() for sent in sentences], self.settings.head_temperature)
+        total = int(sum(sizes))
+        head_prob = np.zeros(total)
+        token, head, prob = [], [], []
+        offset = 0
+        for tree, found in zip(trees, marginals):
+            n = len(tree) - 1
+            words = position[offset:offset + n]
+            head_prob[words] = found[tree[1:], np.arange(1, n + 1)]
+            h, m = np.nonzero(found[:, 1:] >= DISTRIBUTION_FLOOR)
+            token.append(words[m])
+            head.append(np.where(h == 0, words[m], words[0] - 1 + h))     # token indices in the batch
+            prob.append(found[h, m + 1])
+            offset += n
+        token, head, prob = (np.concatenate(part) if part else np.zeros(0) for part in (token, head, prob))
+        order = np.lexsort((-prob, token))                   # by token, the most probable head first
+        token, head, prob = token[order].astype(np.int64), head[order].astype(np.int64), prob[order]
+        counts = np.bincount(token, minlength=total)
+        doc_start = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        row_start = np.concatenate([[0], np.cumsum(counts)])
+        out = []
+        for i, size in enumerate(sizes):
+            a, b = doc_start[i], doc_start[i + 1]
+            rows = slice(row_start[a], row_start[b])
+            out.append((head_prob[a:b], (row_start[a:b + 1] - row_start[a], head[rows] - a, prob[rows])))
+        return out
+
+    def sample(self, docs: Iterable[Doc], k: int = 10, seed: int = 0) -> List[List[Doc]]:
+        """`k` parses of each doc drawn from the arc scorer's tree CRF, p(tree) ∝ exp(s(tree) / T) with T the
+        head temperature (`confidence.py`), sentence by sentence as `predict` cuts the doc (a parsed doc keeps
+        its sentences), each labelled by the label classifier: RETURNS per doc k copies with those heads and
+        labels. How often the samples agree on a token's head is a measure of uncertainty that needs no
+        calibration. Docs must have been through the components before this one (e.g. `nlp(text)`). Work: k
+        samples per sentence after one inside pass, O(n^3 + k n^2). RAISES (ValueError): k outside
+        1..MAX_SAMPLES."""
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_SAMPLES:
+            raise ValueError(f"k must be an integer in 1..{MAX_SAMPLES}, got {k!r}")
+        docs = list(docs)
+        if not any(len(doc) for doc in docs):
+            return [[doc.copy() for _ in range(k)] for doc in docs]
+        batch = Batch(self.model, self.model.predict(docs), parts=False).predict(labels=True)
+        units = self.pieces(batch, docs)
+        sentences = [sent for doc_units in units for *_, unit in doc_units for _, _, sent, _ in unit]
+        drawn = kernels.eisner_sample_batch([sent.dense_arcs() / self.settings.head_temperature
+                                             for sent in sentences], count=k, seed=seed)
+        sizes = [len(doc) for doc in docs]
+        out = [[] for _ in docs]
+        for j in range(k):
+            heads, _ = self._assemble(batch, sizes, units, [trees[j] for trees in drawn])
+            copies = [doc.copy() for doc in docs]
+            write_parses(self.vocab, self._labels, copies, zip(heads, predict_labels(batch, heads, self._labels)))
+            for found, copy in zip(out, copies):
+                found.append(copy)
+        return out
 
     def predict_cascade_orders(self) -> List[int]:
         return [level.order for level in self.predict_cascade.levels]
@@ -343,10 +426,11 @@ class VineCascadeParser(TrainablePipe):
             out[i].append((start, end, preset, unit_pieces(whole, rows, scores, band, may_cut, margin, value)))
         return out
 
-    def _assemble(self, batch: Batch, sizes: Sequence[int], units, trees: Sequence[np.ndarray]) -> List[np.ndarray]:
+    def _assemble(self, batch: Batch, sizes: Sequence[int], units, trees: Sequence[np.ndarray]):
         """Per doc (of `sizes` tokens), the absolute head index of every token (a root points at itself) from
         its pieces' trees (`trees`: one per piece, in the order of `units`), in a few array operations for
-        the whole batch; the pieces of a preset sentence joined into one tree."""
+        the whole batch; the pieces of a preset sentence joined into one tree. RETURNS (heads per doc, the
+        batch token of each piece word in the order of `trees`)."""
         doc_start = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
         starts, joins = [], []                  # each piece's first token in the batch; preset units to join
         for i, doc_units in enumerate(units):
@@ -355,6 +439,7 @@ class VineCascadeParser(TrainablePipe):
                     joins.append((i, start, end, len(starts), len(pieces)))
                 starts += [doc_start[i] + start + a for a, _, _, _ in pieces]
         heads = np.arange(sum(sizes), dtype=np.int64)
+        position = np.zeros(0, dtype=np.int64)
         if trees:
             lengths = np.array([len(tree) - 1 for tree in trees], dtype=np.int64)
             base = np.repeat(np.asarray(starts, dtype=np.int64), lengths)
@@ -366,7 +451,7 @@ class VineCascadeParser(TrainablePipe):
                               for k in range(count)])
             joined = join_roots(roots, batch.doc_rows[i], batch.rows_of(i, start, end), batch.scores)
             heads[doc_start[i] + start + roots] = np.where(joined < 0, roots, joined) + start + doc_start[i]
-        return split_sizes(heads - np.repeat(doc_start, sizes), sizes)
+        return split_sizes(heads - np.repeat(doc_start, sizes), sizes), position
 
     def sentence_spans(self, doc: Doc) -> List[Tuple[int, int]]:
         """The token spans that become sentences: a doc's preset sentences, or the pieces of a doc without

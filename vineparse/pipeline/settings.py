@@ -35,7 +35,8 @@ def _number(name: str, value, low: float, high: float = float("inf"), low_open: 
 class CascadeSettings:
     """Every setting of `vine_cascade` (besides its `model` and `scorer`).
 
-    orders (List[int]): the cascade's levels: 0 = vine, 1-3 = Eisner orders, increasing; the last one decodes.
+    orders (List[int]): the cascade's levels, trained together: 0 = vine, 1-3 = Eisner orders, increasing; the
+        last one decodes.
     band (int): the vine's longest short arc.
     alphas (List[float] or None): the pruning parameter a of each pruning level (len(orders) - 1); None = 0.0
         each until training (`threshold_interval`) or `calibrate` sets them.
@@ -52,6 +53,11 @@ class CascadeSettings:
     structured_weight (float): weight of the structured losses (cascade, hinges) against the arc loss.
     max_heads (int or None): each Eisner-order pruning level keeps at most this many heads per word.
     max_order (int or None): stop the cascade at this order when predicting (None = the last level).
+    predict_orders (List[int] or None): the levels that parse, a subsequence of `orders` ending with its last
+        level (e.g. [1, 3]: fewer, better calibrated pruning levels parse faster and no less accurately than
+        every trained level); None = `orders`. Their thresholds `predict_alphas` are set while training for
+        `predict_recall` (None = `recall`) on the held-out sentences, as the training cascade's are, and by
+        `calibrate`; None = the trained levels' `alphas`.
     seed (int): seed of the witness sampling.
     learn_rate_scale (float): multiplies the optimizer's learning rate for this component's own parameters.
     direct_max_length (int): when predicting, sentences of at most this many words skip the pruning levels
@@ -64,6 +70,16 @@ class CascadeSettings:
     split_margin (float): in a doc without sentence boundaries, a ROOT word of the vine starts a sentence only
         if the arc scorer prefers the root for it by more than this over every head within
         `splitting.ROOT_WINDOW` words (`calibrate` sets it on held-out docs for their sentence-boundary F1).
+    pseudo_projective (bool): non-projective training trees are lifted to projective ones (the cascade
+        parses projective trees only) with each lifted arc's label decorated with its head's
+        ("label||head_label", Nivre & Nilsson 2005), and predicted arcs with decorated labels are lowered
+        again, so that non-projective arcs can be predicted; false lifts without decorating. Takes effect
+        only where the training data has non-projective trees (the label set records it).
+    confidences (bool): also write each token's head and label probabilities and its distribution over heads
+        (`Token._.head_prob`, `Token._.dep_prob`, `Token._.head_distribution`; `confidence.py`): one first-order
+        inside-outside pass per sentence, about a fifth of the component's time, so off by default.
+    head_temperature, label_temperature (float): the temperatures of those probabilities, set on held-out
+        sentences while training and by `calibrate` (`confidence.TemperatureTracker`).
     """
 
     orders: List[int] = field(default_factory=lambda: [0, 1, 2, 3])
@@ -79,6 +95,9 @@ class CascadeSettings:
     structured_weight: float = 1.0
     max_heads: Optional[int] = 8
     max_order: Optional[int] = None
+    predict_orders: Optional[List[int]] = None
+    predict_alphas: Optional[List[float]] = None
+    predict_recall: Union[None, float, List[float]] = None
     seed: int = 0
     learn_rate_scale: float = 1.0
     direct_max_length: int = 5
@@ -86,6 +105,10 @@ class CascadeSettings:
     label_weight: float = 1.0
     dropout: Optional[float] = None
     split_margin: float = 0.0
+    pseudo_projective: bool = True
+    confidences: bool = False
+    head_temperature: float = 1.0
+    label_temperature: float = 1.0
 
     def __post_init__(self):
         orders = list(check_orders(self.orders))
@@ -98,16 +121,36 @@ class CascadeSettings:
         recall = float(self.recall) if isinstance(self.recall, (int, float)) else targets
         _number("threshold_interval", self.threshold_interval, 0, integer=True)
         _number("held_out", self.held_out, 0.0, 0.5)
-        if not isinstance(self.learn_held_out, bool):
-            raise ValueError(f"learn_held_out must be true or false, got {self.learn_held_out!r}")
+        for name in ("learn_held_out", "pseudo_projective", "confidences"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be true or false, got {getattr(self, name)!r}")
         if self.arc_loss not in ARC_LOSSES:
             raise ValueError(f"arc_loss must be one of {list(ARC_LOSSES)}, got {self.arc_loss!r}")
         _number("train_alpha", self.train_alpha, -1.0, 1.0)
         _number("witnesses", self.witnesses, 1, integer=True)
         _number("structured_weight", self.structured_weight, 0.0)
         _number("max_heads", self.max_heads, 1, integer=True, allow_none=True)
-        if self.max_order is not None and self.max_order not in orders[1:]:
-            raise ValueError(f"max_order must be one of the Eisner orders {orders[1:]} or None, got "
+        predict_orders, predict_alphas, predict_recall = None, None, None
+        if self.predict_orders is not None:
+            predict_orders = list(check_orders(self.predict_orders))
+            if not set(predict_orders) <= set(orders) or predict_orders[-1] != orders[-1]:
+                raise ValueError(f"predict_orders must be a subsequence of orders {orders} that ends with "
+                                 f"{orders[-1]}, got {predict_orders}")
+            kept = [orders.index(order) for order in predict_orders[:-1]]
+            predict_alphas = ([alphas[k] for k in kept] if self.predict_alphas is None
+                              else [float(a) for a in self.predict_alphas])
+            if len(predict_alphas) != len(predict_orders) - 1:
+                raise ValueError(f"predict_alphas needs one value per pruning level of {predict_orders}, got "
+                                 f"{len(predict_alphas)}")
+            if self.predict_recall is not None:
+                recall_targets(self.predict_recall, len(predict_orders) - 1)
+                predict_recall = (float(self.predict_recall) if isinstance(self.predict_recall, (int, float))
+                                  else [float(r) for r in self.predict_recall])
+        elif self.predict_alphas is not None or self.predict_recall is not None:
+            raise ValueError("predict_alphas and predict_recall go with predict_orders")
+        parsing = orders if predict_orders is None else predict_orders
+        if self.max_order is not None and self.max_order not in parsing[1:]:
+            raise ValueError(f"max_order must be one of the Eisner orders {parsing[1:]} or None, got "
                              f"{self.max_order!r}")
         _number("seed", self.seed, 0, integer=True)
         _number("learn_rate_scale", self.learn_rate_scale, 0.0, low_open=True)
@@ -117,11 +160,15 @@ class CascadeSettings:
         _number("label_weight", self.label_weight, 0.0, low_open=True)
         _number("dropout", self.dropout, 0.0, 0.999999, allow_none=True)
         _number("split_margin", self.split_margin, 0.0)
-        normal = {"orders": orders, "alphas": alphas, "recall": recall, "held_out": float(self.held_out),
+        _number("head_temperature", self.head_temperature, 0.0, low_open=True)
+        _number("label_temperature", self.label_temperature, 0.0, low_open=True)
+        normal = {"orders": orders, "alphas": alphas, "recall": recall, "predict_orders": predict_orders,
+                  "predict_alphas": predict_alphas, "predict_recall": predict_recall, "held_out": float(self.held_out),
                   "structured_weight": float(self.structured_weight), "learn_rate_scale": float(self.learn_rate_scale),
                   "label_weight": float(self.label_weight), "split_margin": float(self.split_margin),
                   "train_alpha": float(self.train_alpha),
-                  "dropout": None if self.dropout is None else float(self.dropout)}
+                  "dropout": None if self.dropout is None else float(self.dropout),
+                  "head_temperature": float(self.head_temperature), "label_temperature": float(self.label_temperature)}
         for name, value in normal.items():
             object.__setattr__(self, name, value)
 
@@ -149,10 +196,23 @@ class CascadeSettings:
         return len(self.orders) - 1
 
     @property
-    def predict_orders(self) -> Tuple[int, ...]:
-        """The levels prediction runs: `orders` up to `max_order`."""
-        stop = len(self.orders) if self.max_order is None else self.orders.index(self.max_order) + 1
-        return tuple(self.orders[:stop])
+    def prediction(self) -> Tuple[List[int], List[float]]:
+        """The levels that parse and their thresholds: `predict_orders` (or `orders`) up to `max_order`."""
+        orders, alphas = ((self.orders, self.alphas) if self.predict_orders is None
+                          else (self.predict_orders, self.predict_alphas))
+        stop = len(orders) if self.max_order is None else orders.index(self.max_order) + 1
+        return list(orders[:stop]), list(alphas[:stop - 1])
+
+    @property
+    def prediction_recall(self):
+        """The recall target(s) of the parsing cascade's pruning levels (`predict_recall`, else `recall`)."""
+        if self.predict_orders is None:
+            return self.recall
+        if self.predict_recall is not None:
+            return self.predict_recall
+        if isinstance(self.recall, list):
+            return [self.recall[self.orders.index(order)] for order in self.predict_orders[:-1]]
+        return self.recall
 
 
 NAMES = tuple(f.name for f in dataclasses.fields(CascadeSettings))

@@ -16,6 +16,8 @@ import numpy as np
 
 from .architectures import PART_REFS
 from .batch import Batch, as_cpu
+from .labels import gold_parse, label_logits
+from .levels import parse_pieces
 from .objective import sentence_loss
 from .parts import SentenceScores
 from .scorers import HEAD_COLUMN, dense_buckets, distance_buckets, label_hidden, outer_children, part_mlp
@@ -32,12 +34,14 @@ class GoldSentence:
     held_out: bool = False   # its recall sets the pruning thresholds (kept out of the losses unless learn_held_out)
 
 
-def gold_sentences(examples, label_ids: Dict[str, int], skip, held_out: float = 0.0) -> Iterator[GoldSentence]:
-    """The gold sentences of each example's predicted doc; sentences whose tokens do not all align
-    one-to-one with gold heads are reported to `skip(what, detail)` and left out. held_out: the share of
-    sentences marked held out (`thresholds.is_held_out`)."""
+def gold_sentences(examples, label_ids: Dict[str, int], skip, held_out: float = 0.0,
+                   decorate: bool = True) -> Iterator[GoldSentence]:
+    """The gold sentences of each example's predicted doc, projectivized (`labels.gold_parse`; decorate: the
+    lifted arcs' labels); sentences whose tokens do not all align one-to-one with gold heads are reported to
+    `skip(what, detail)` and left out. held_out: the share of sentences marked held out
+    (`thresholds.is_held_out`)."""
     for i, example in enumerate(examples):
-        heads, deps = example.get_aligned_parse(projectivize=True)
+        heads, deps = gold_parse(example, decorate)
         doc = example.predicted
         if len(example.reference) == len(doc) and example.alignment.x2y.lengths.max(initial=1) == 1:
             spans = [(s.start, s.end) for s in example.reference.sents] if len(doc) else []
@@ -62,7 +66,8 @@ def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
     model, settings = component.model, component.settings
     ops = model.ops
     batch = Batch(model, vectors)
-    every = list(gold_sentences(examples, component.label_ids, component.skip, settings.held_out))
+    every = list(gold_sentences(examples, component.label_ids, component.skip, settings.held_out,
+                                settings.pseudo_projective))
     held = [s for s in every if s.held_out]
     sentences = every if settings.learn_held_out else [s for s in every if not s.held_out]
     details = {"sentences": len(sentences), "held_out": len(held), "arcs": 0.0, "hinge": 0.0, "labels": 0.0,
@@ -123,14 +128,31 @@ def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
     return total, d_vectors, details
 
 
-def observe_held_out(component, batch: Batch, held: List[GoldSentence]) -> None:
-    """Report the held-out sentences' max-marginals to the component's recall tracker (no gradients: the
-    scorers run in prediction mode)."""
+def observe_held_out(component, batch: Batch, held: List[GoldSentence], thresholds: bool = True) -> None:
+    """Report the held-out sentences to the component's trackers (no gradients: the scorers run in
+    prediction mode): each pruning level's max-marginals to the recall tracker (with `thresholds`), and to
+    the temperature tracker the head probabilities of the trees the cascade predicts and the label logits
+    of the gold arcs."""
     if batch.tables is None:
         batch.predict()
-    scored = batch.score([batch.rows_of(s.doc, s.start, s.end) for s in held])
-    for s, sent in zip(held, scored):
-        observe_sentence(component.cascade, sent, s.heads, component.tracker)
+    rows = [batch.rows_of(s.doc, s.start, s.end) for s in held]
+    scored = batch.score(rows)
+    if thresholds:
+        parsing = component.predict_cascade if component.settings.predict_orders is not None else None
+        for s, sent in zip(held, scored):
+            observe_sentence(component.cascade, sent, s.heads, component.tracker)
+            if parsing is not None:
+                observe_sentence(parsing, sent, s.heads, component.predict_tracker)
+    predicted = parse_pieces(component.predict_cascade, scored, decoder=component.settings.decoder)
+    component.temperatures.observe_heads([sent.dense_arcs() for sent in scored], predicted, [s.heads for s in held])
+    arcs = [(r[s.heads[known]], r[known], distance_buckets(s.heads[known], known),
+             outer_children(s.heads, r)[known], s.labels[known])
+            for s, r in zip(held, rows) for known in [np.flatnonzero(s.labels[1:] >= 0) + 1]]
+    if arcs:
+        heads, mods, buckets, children, gold = (np.concatenate(part) for part in zip(*arcs))
+        with_children = component.model.get_ref("labels").attrs["children"]
+        component.temperatures.observe_labels(label_logits(batch, heads, mods, buckets,
+                                                           children if with_children else None), gold)
 
 
 def label_cross_entropy(component, X, batch: Batch, sentences: List[GoldSentence]):

@@ -1,0 +1,840 @@
+"""Render every table of figures in the docs and the README from bench/results/*.json.
+
+    python bench/render_docs.py            # rewrite the tables in docs/**/*.md and README.md, copy the plots
+    python bench/render_docs.py --check    # exit 1 if a table is out of date (nothing is written)
+    python bench/render_docs.py --list     # the tables and the results file each reads
+
+A page asks for a table by name with a marked region; the script replaces what is between the markers:
+
+    <!-- table: cascade_ewt -->
+    (generated)
+    <!-- end -->
+
+Each table is a small spec in `TABLES` below: the results file, how to get its rows, and its columns
+(header, the JSON field of a row, formatting). Add a table by adding a spec and a marked region. Every spec
+must be used by some page and every region must name a spec, or the script fails. Numbers come from the JSON
+only; provenance (commit, command, machine load) stays in the JSON files. One table is not of figures: the
+settings of vine_cascade, read from vineparse/pipeline/settings.py (`SettingsTable`), so that the docs list
+the settings the code declares. The plots in `PLOTS` are copied to
+docs/results/ (mkdocs only serves files under docs/; the copies are not committed).
+"""
+import argparse
+import json
+import re
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from statistics import mean
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+DOCS = ROOT / "docs"
+PAGES = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
+PLOTS = ["kernels.png", "cascade_ewt.png", "cascade_ptb.png", "bitext_speed.png", "bitext_bias_binary.png",
+         "bitext_bias_ternary.png", "soak.png"]
+MISSING = "–"
+REGION = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- end -->)", re.S)
+
+Path_ = Union[str, Sequence[Any]]          # "a.b.c" or ("a", "b.with.dots", 3)
+Value = Union[Path_, Callable[[dict, dict], Any]]
+
+
+# -- reading values -------------------------------------------------------------------------------------------
+
+def get(data: Any, path: Path_, default: Any = None) -> Any:
+    """`data` followed along `path` (dict keys, list indices); `default` where a step is missing."""
+    keys = path.split(".") if isinstance(path, str) else list(path)
+    for key in keys:
+        if isinstance(data, dict):
+            if key not in data and str(key) not in data:
+                return default
+            data = data[key] if key in data else data[str(key)]
+        elif isinstance(data, list) and str(key).lstrip("-").isdigit() and -len(data) <= int(key) < len(data):
+            data = data[int(key)]
+        else:
+            return default
+    return data
+
+
+def items(data: dict) -> List[dict]:
+    """A dict of records as rows: each value (a dict) with its key as `_key`."""
+    return [{"_key": key, **value} if isinstance(value, dict) else {"_key": key, "value": value}
+            for key, value in data.items()]
+
+
+# -- formatting -----------------------------------------------------------------------------------------------
+
+def number(spec: str) -> Callable[[Any], str]:
+    """A format string applied to numbers ("{:,.0f}", "{:.2f} ms")."""
+    return lambda value: spec.format(value)
+
+
+def share(digits: int = 1) -> Callable[[Any], str]:
+    """A fraction in [0, 1] as a percentage."""
+    return lambda value: f"{100 * value:.{digits}f}%"
+
+
+def times(digits: int = 2) -> Callable[[Any], str]:
+    return lambda value: f"{value:,.{digits}f}×"
+
+
+def signed(digits: int = 2) -> Callable[[Any], str]:
+    return lambda value: f"{value:+.{digits}f}"
+
+
+def spread(digits: int = 2) -> Callable[[Any], str]:
+    """{"mean", "std", "min", "max"} as "mean ± std (min–max)"."""
+    return lambda s: (f"{s['mean']:.{digits}f} ± {s['std']:.{digits}f} "
+                      f"({s['min']:.{digits}f}–{s['max']:.{digits}f})")
+
+
+def text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def duration(value: float) -> str:
+    """Seconds as ms below one second, else s, three significant digits."""
+    return f"{sig(3)(1000 * value)} ms" if value < 1 else f"{sig(3)(value)} s"
+
+
+def sig(digits: int = 3) -> Callable[[Any], str]:
+    """`digits` significant digits, thousands separated (times from microseconds to seconds)."""
+    def fmt(value):
+        if value == 0:
+            return "0"
+        places = max(0, digits - 1 - int(f"{abs(value):e}".split("e")[1]))
+        return f"{value:,.{places}f}"
+    return fmt
+
+
+FMT = {"text": text, "int": number("{:,.0f}"), "2f": number("{:.2f}"), "1f": number("{:.1f}"),
+       "3f": number("{:.3f}"), "pct": share(1), "pct2": share(2), "x": times(2), "x1": times(1), "x0": times(0),
+       "+2f": signed(2), "sig": sig(3), "spread": spread(2)}
+
+
+# -- specs ----------------------------------------------------------------------------------------------------
+
+@dataclass
+class Col:
+    """A column: its header, the value of a row (a path into the row, or `f(row, doc)`), its format (a name
+    of `FMT` or a function); a value that is None or missing prints as MISSING."""
+
+    header: str
+    value: Value
+    fmt: Union[str, Callable[[Any], str]] = "text"
+
+    def cell(self, row: dict, doc: dict) -> str:
+        value = self.value(row, doc) if callable(self.value) else get(row, self.value)
+        if value is None:
+            return MISSING
+        fmt = FMT[self.fmt] if isinstance(self.fmt, str) else self.fmt
+        return fmt(value).replace("|", "\\|")
+
+
+@dataclass
+class Table:
+    """A table of one results file (or several: `source` a list; each row then carries `_file`).
+
+    rows: a path to a list of records or a dict of records (`items`), or `f(doc) -> rows`.
+    where: keep the rows for which `where(row)` is true. order: (field, values): the rows in that order.
+    """
+
+    name: str
+    source: Union[str, List[str]]
+    rows: Union[Path_, Callable[[dict], List[dict]]]
+    columns: List[Col]
+    where: Optional[Callable[[dict], bool]] = None
+    order: Optional[Tuple[str, Sequence[Any]]] = None
+
+    def sources(self) -> List[str]:
+        return [self.source] if isinstance(self.source, str) else list(self.source)
+
+    def render(self) -> str:
+        lines = ["| " + " | ".join(c.header for c in self.columns) + " |",
+                 "| " + " | ".join("---" for _ in self.columns) + " |"]
+        for source in self.sources():
+            doc = load(source)
+            rows = self.rows(doc) if callable(self.rows) else get(doc, self.rows)
+            if rows is None:
+                raise SystemExit(f"table {self.name}: {source} has no {self.rows!r}")
+            rows = items(rows) if isinstance(rows, dict) else [dict(row) for row in rows]
+            for row in rows:
+                row["_file"] = source
+            if self.where:
+                rows = [row for row in rows if self.where(row)]
+            if self.order:
+                key, values = self.order
+                rows = sorted((row for row in rows if row.get(key) in values),
+                              key=lambda row: list(values).index(row.get(key)))
+            if not rows:
+                raise SystemExit(f"table {self.name}: no rows in {source}")
+            lines += ["| " + " | ".join(c.cell(row, doc) for c in self.columns) + " |" for row in rows]
+        return "\n".join(lines)
+
+
+@dataclass
+class Fields:
+    """A two-column table (quantity, value) of single fields of one results file."""
+
+    name: str
+    source: str
+    fields: List[Col]
+    headers: Tuple[str, str] = ("quantity", "value")
+
+    def sources(self) -> List[str]:
+        return [self.source]
+
+    def render(self) -> str:
+        doc = load(self.source)
+        lines = [f"| {self.headers[0]} | {self.headers[1]} |", "| --- | --- |"]
+        lines += [f"| {c.header} | {c.cell(doc, doc)} |" for c in self.fields]
+        return "\n".join(lines)
+
+
+@dataclass
+class Pivot:
+    """Rows of `source`'s list `rows` spread into a grid: one line per `row_key` value (labelled by
+    `labels`, in that order), one column per `column_key` value, cells `value` formatted by `fmt`; `extra`
+    columns get (row label key, doc)."""
+
+    name: str
+    source: str
+    rows: Path_
+    row_key: str
+    column_key: str
+    value: str
+    labels: Dict[str, str]
+    columns: Sequence[Any]
+    column_header: Callable[[Any], str] = str
+    corner: str = ""
+    fmt: Union[str, Callable[[Any], str]] = "sig"
+    extra: List[Col] = field(default_factory=list)
+
+    def sources(self) -> List[str]:
+        return [self.source]
+
+    def render(self) -> str:
+        doc = load(self.source)
+        cells = {(r[self.row_key], r[self.column_key]): r[self.value] for r in get(doc, self.rows)}
+        fmt = FMT[self.fmt] if isinstance(self.fmt, str) else self.fmt
+        headers = [self.corner] + [self.column_header(c) for c in self.columns] + [c.header for c in self.extra]
+        lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join("---" for _ in headers) + " |"]
+        for key, label in self.labels.items():
+            row = [label] + [fmt(cells[key, c]) if (key, c) in cells else MISSING for c in self.columns]
+            row += [c.cell({"_key": key}, doc) for c in self.extra]
+            lines.append("| " + " | ".join(row) + " |")
+        return "\n".join(lines)
+
+
+@dataclass
+class SettingsTable:
+    """The settings of a dataclass, read statically from its source file (no import: the docs build needs no
+    compiled vineparse): name, default as a config writes it, type and meaning from the class docstring's
+    "name (type): meaning" lines. Not a table of figures: it keeps the settings table in step with the code."""
+
+    name: str
+    path: str
+    cls: str
+
+    def sources(self) -> List[str]:
+        return [self.path]
+
+    def render(self) -> str:
+        import ast
+
+        tree = ast.parse((ROOT / self.path).read_text(encoding="utf-8"))
+        node = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == self.cls)
+        meanings, current = {}, None
+        for line in (ast.get_docstring(node) or "").splitlines():
+            match = re.match(r"(\w+) \(([^)]*)\): (.*)", line)
+            if match:
+                current = match.group(1)
+                meanings[current] = [match.group(2), match.group(3)]
+            elif current and line.startswith("    "):
+                meanings[current][1] += " " + line.strip()
+            else:
+                current = None
+        lines = ["| setting | default | type | meaning |", "| --- | --- | --- | --- |"]
+        for item in node.body:
+            if not (isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)):
+                continue
+            name, value = item.target.id, item.value
+            if isinstance(value, ast.Call) and getattr(value.func, "id", "") == "field":
+                value = next(k.value for k in value.keywords if k.arg in ("default", "default_factory"))
+                value = value.body if isinstance(value, ast.Lambda) else value
+            default = json.dumps(ast.literal_eval(value))
+            kind, meaning = meanings.get(name, ["", ""])
+            if not meaning:
+                raise SystemExit(f"{self.path}: {self.cls}'s docstring does not describe {name}")
+            lines.append(f"| `{name}` | `{default}` | {kind} | {meaning.replace('|', chr(92) + '|')} |")
+        return "\n".join(lines)
+
+
+_CACHE: Dict[str, Any] = {}
+
+
+def load(source: str) -> Any:
+    if source not in _CACHE:
+        path = RESULTS / source
+        if not path.exists():
+            raise SystemExit(f"{path} is missing (a table reads it)")
+        _CACHE[source] = json.loads(path.read_text(encoding="utf-8"))
+    return _CACHE[source]
+
+
+# -- helpers for specs ----------------------------------------------------------------------------------------
+
+def seconds_to_ms(value):
+    return None if value is None else 1000 * value
+
+
+def ratio_to(system: str, field_: str = "words_per_second"):
+    """A row's `field_` over the row of `system` in the same file."""
+    def value(row, doc):
+        base = next(r for r in doc["rows"] if r["system"] == system)
+        return row[field_] / base[field_]
+    return value
+
+
+def pruning(row, doc):
+    """Kept share / gold recall after each pruning level: "vine 67.8% / 99.72%; first (cap 7) ..."."""
+    parts = []
+    for level in row.get("levels", []):
+        cap = "" if level.get("head_cap") is None else f" (cap {level['head_cap']})"
+        parts.append(f"{level['level']}{cap} {100 * level['kept_share']:.1f}% / {100 * level['gold_recall']:.2f}%")
+    return "; ".join(parts) or None
+
+
+def corpus_name(row, doc):
+    return {"ewt": "EWT", "ptb": "PTB sample"}.get(doc.get("corpus"), doc.get("corpus"))
+
+
+SYSTEMS = ["NoPrune-1", "VineCascade-1", "NoPrune-2", "VineCascade-2", "NoPrune-3", "VineCascade-3", "FirstOnly-3",
+           "Local-3"]
+BUCKETS = ["<= 10", "11-20", "21-40", "> 40"]
+SETTINGS = ["cnn", "bilstm"]
+OPS = {"thinc": "thinc NumpyOps (blis)", "scipy": "ScipyBlasOps (OpenBLAS)"}
+ACCURACY = [("UAS", "dep_uas"), ("LAS", "dep_las"), ("UAS > 30 words", "long_dep_uas"),
+            ("LAS > 30 words", "long_dep_las")]
+
+
+def compare_accuracy(doc):
+    rows = []
+    for setting in SETTINGS:
+        for pipeline, label in (("spacy", "spaCy parser"), ("vine", "vine_cascade"),
+                                ("vine (mbr decoder)", 'vine_cascade, decoder "mbr"')):
+            rows.append({"setting": setting, "pipeline": label, **doc["settings"][setting][pipeline]})
+        rows.append({"setting": setting, "pipeline": "vine_cascade − spaCy", "_diff": True,
+                     **doc["settings"][setting]["vine"]["difference"]})
+    return rows
+
+
+def accuracy_cell(key):
+    return lambda row, doc: (f"{row[key]:+.2f}" if row.get("_diff") else FMT["spread"](row[key]))
+
+
+def compare_speed(doc):
+    rows = []
+    for setting in SETTINGS:
+        for ops, label in OPS.items():
+            speed = doc["seed0"][setting]["speed"][ops]
+            rows.append({"setting": setting, "ops": label, "spacy": speed["spacy"]["median"],
+                         "vine": speed["vine_3"]["median"], "vine_mbr": speed["vine_3_mbr"]["median"],
+                         "ratio": speed["ratio_third_order"], "mbr_ratio": speed["vine_3_mbr"]["median"] /
+                         speed["spacy"]["median"], "rounds": len(speed["per_round_ratios"]),
+                         "round_median": sorted(speed["per_round_ratios"])[len(speed["per_round_ratios"]) // 2]})
+    return rows
+
+
+def compare_components(doc):
+    rows = []
+    for setting in SETTINGS:
+        for ops, label in OPS.items():
+            by = doc["seed0"][setting]["speed"][ops]["us_per_word_by_component"]
+            for pipeline, parts in by.items():
+                rows.append({"setting": setting, "ops": label, "pipeline": pipeline, **parts,
+                             "total": sum(parts.values())})
+    return rows
+
+
+def compare_levels(doc):
+    return [{"setting": setting, "a": alpha, **level}
+            for setting in SETTINGS
+            for alpha, level in zip(doc["seed0"][setting]["alphas"], doc["seed0"][setting]["levels_dev"])]
+
+
+def long_inputs(doc):
+    rows = []
+    for setting in SETTINGS:
+        data = doc["seed0"][setting]["long_inputs"]
+        rows.append({"setting": setting, "input": "preset sentences of about 20 words", **data["preset_20"],
+                     "sentences": data["preset_20"]["docs"]})
+        rows.append({"setting": setting, "input": "one preset sentence", **data["preset_2000"]})
+        rows += [{"setting": setting, "input": "a doc without sentence boundaries", **row}
+                 for row in data["no_boundaries"]]
+    return rows
+
+
+def readme_summary(doc):
+    rows = []
+    for setting in SETTINGS:
+        speed = doc["seed0"][setting]["speed"]["scipy"]
+        for pipeline, label, words in (("spacy", "spaCy parser", "spacy"), ("vine", "vine_cascade", "vine_3")):
+            acc = doc["settings"][setting][pipeline]
+            rows.append({"setting": setting, "pipeline": label, "uas": acc["dep_uas"]["mean"],
+                         "las": acc["dep_las"]["mean"], "long_uas": acc["long_dep_uas"]["mean"],
+                         "words": speed[words]["median"],
+                         "ratio": speed[words]["median"] / speed["spacy"]["median"]})
+    return rows
+
+
+def astar_rows(doc):
+    rows = []
+    for model, data in doc["models"].items():
+        for corpus, label in (("ewt_test_8_26", "EWT test, 8–26 words"), ("ptb_test_le_40", "PTB test, ≤ 40 words")):
+            c = data["corpora"][corpus]
+            rows.append({"model": model, "heuristic": data["heuristic"], "corpus": label, **c})
+    return rows
+
+
+def times_ms(key):
+    def value(row, doc):
+        t = row[key]
+        if not t.get("sentences"):
+            return None
+        return " / ".join(FMT["sig"](t[k]) for k in ("median_ms", "mean_ms", "p90_ms"))
+    return value
+
+
+def backoff_cell(row, doc):
+    reasons = row["backoff"]
+    return (f"{100 * row['backoff_share']:.2f}% ({reasons.get('unknown tag', 0)} / {reasons.get('no parse', 0)})")
+
+
+BITEXT_BUCKETS = ["(0, 130]", "(130, 400]", "(400, 700]", "(700, 1000]"]
+
+
+def bitext_speed(doc):
+    rows = []
+    for bucket in BITEXT_BUCKETS:
+        row = {"bucket": bucket}
+        for grammar in ("binary", "ternary"):
+            s = doc["summary"]["speed"].get(f"{grammar} {bucket}")
+            row[grammar] = None if s is None else (
+                f"{duration(s['exact_seconds'])} / {duration(s['sample_seconds'])} "
+                f"({s['speedup_median']:,.0f}×; screened {s['screened_speedup_median']:,.1f}×) — {s['pairs']} pairs, "
+                f"{100 * s['kept_share']:.1f}% kept")
+        rows.append(row)
+    return rows
+
+
+def bitext_per_pair(doc):
+    rows = []
+    for chain, label in (("randomized", "the paper's chain"), ("screened", "screened")):
+        for subset, counts in doc["summary"]["bias_per_pair"][chain].items():
+            rows.append({"chain": label, "subset": subset, **counts})
+    return rows
+
+
+def scale_runs(doc):
+    round_ = doc["rounds"][0]
+    plain = round_["plain"]["words_per_second"]
+    labels = {"plain": "plain loop (`vineparse parse`, one process)", "dask1": "`parse_corpus`, 1 local worker",
+              "dask2": "`parse_corpus`, 2 local workers"}
+    return [{**round_[key], "run": labels[key], "ratio": round_[key]["words_per_second"] / plain}
+            for key in ("plain", "dask1", "dask2")]
+
+
+def scale_costs(doc):
+    rows = []
+    for key, label in (("rounds.0.dask1", "1 worker, full input"), ("check.dask2", "2 workers, check input")):
+        costs = get(doc, key)["costs"]
+        rows.append({"run": label, **costs, **{f"split_{k}": v for k, v in costs["split_per_shard"].items()}})
+    return rows
+
+
+def soak_rows(doc):
+    labels = {"pipe": "`nlp.pipe` (vine_cascade pipeline)", "api": "`CascadeParser.parse_labelled`",
+              "cli": "`vineparse parse MODEL -`"}
+    return [{**data, **data["growth"], "run": labels[key]} for key, data in doc["runs"].items()]
+
+
+def paired_runs(base: str, variant: str, diff: str, mean_key: str):
+    """Dev studies that score each run twice (base, variant) and the difference, plus their mean."""
+    def rows(doc):
+        out = [{"run": run, "base": data[base], "variant": data[variant], "diff": data[diff]}
+               for run, data in doc["runs"].items()]
+        out.append({"run": "mean", "diff": doc[mean_key]})
+        return out
+    return rows
+
+
+def paired_columns(base_label: str, variant_label: str, us_per_word: bool = False) -> List[Col]:
+    cols = [Col("run", "run")]
+    for label, key in ((base_label, "base"), (variant_label, "variant")):
+        cols += [Col(f"{label}: UAS", f"{key}.dep_uas", "2f"), Col(f"{label}: LAS", f"{key}.dep_las", "2f")]
+        if us_per_word:
+            cols.append(Col(f"{label}: µs / word", f"{key}.us_per_word", "1f"))
+    cols += [Col("Δ UAS", "diff.dep_uas", "+2f"), Col("Δ LAS", "diff.dep_las", "+2f"),
+             Col("Δ UAS > 30 words", "diff.long_dep_uas", "+2f")]
+    if us_per_word:
+        cols.append(Col("Δ µs / word", "diff.us_per_word", "+2f"))
+    return cols
+
+
+def recall_rows(doc):
+    rows = []
+    for path, runs in doc["pipelines"].items():
+        name = path.split("/")[-2]
+        for run in runs:
+            recall = run["recall"]
+            rows.append({**run, "pipeline": name, "recall": "as set while training" if recall is None else (
+                ", ".join(f"{r:g}" for r in recall) if isinstance(recall, list) else f"{recall:g}")})
+    return rows
+
+
+def band_rows(doc):
+    rows = []
+    for corpus, label in (("ewt", "EWT"), ("ptb", "PTB sample")):
+        for row in doc[corpus]:
+            rows.append({"corpus": label, "band_label": "FirstOnly-3" if row["band"] is None else str(row["band"]),
+                         **row})
+    return rows
+
+
+def setting_value(value: str) -> str:
+    """A config value as written in the results ("0.30000000000000004" -> "0.3")."""
+    try:
+        return f"{float(value):g}"
+    except ValueError:
+        return value
+
+
+def ablation_rows(doc):
+    return [{**value, "variant": key, "seeds": ", ".join(value["seeds"]),
+             "differs": ", ".join(f"{k} = {setting_value(v)}" for k, v in value.get("differs_from_base", {}).items())
+             or None} for key, value in doc["variants"].items()]
+
+
+def label_error_rows(doc):
+    rows = []
+    for name, data in doc["pipelines"].items():
+        for group in ("all", "length 1", "length 2", "length 3-6", "length 7+"):
+            if group in data["by"]:
+                rows.append({"pipeline": name, "group": group, **data["by"][group]})
+    return rows
+
+
+def errors_dev_rows(doc):
+    return [dict(row) for row in doc["head_error_differences"]]
+
+
+def band8_rows(doc):
+    row = next(r for r in doc["rows"] if r["system"] == "VineCascade-3")
+    first_only = next(r for r in doc["rows"] if r["system"] == "FirstOnly-3")
+    return [{"corpus": corpus_name(None, doc), "band": doc["settings"].get("band", 5),
+             "long_ratio": (row["buckets"]["21-40"]["words"] + row["buckets"]["> 40"]["words"]) / (
+                 row["buckets"]["21-40"]["words"] / row["buckets"]["21-40"]["words_per_second"]
+                 + row["buckets"]["> 40"]["words"] / row["buckets"]["> 40"]["words_per_second"]) / (
+                 (first_only["buckets"]["21-40"]["words"] + first_only["buckets"]["> 40"]["words"]) / (
+                     first_only["buckets"]["21-40"]["words"] / first_only["buckets"]["21-40"]["words_per_second"]
+                     + first_only["buckets"]["> 40"]["words"] / first_only["buckets"]["> 40"]["words_per_second"])),
+             **row}]
+
+
+CASCADE_COLUMNS = [
+    Col("system", "system"), Col("UAS (no punct.)", "uas", "2f"), Col("UAS (all)", "uas_all", "2f"),
+    Col("words/s", "words_per_second", "int"), Col("vs NoPrune-1", ratio_to("NoPrune-1"), "x"),
+    *[Col(f"words/s, {b.replace('<=', '≤').replace('-', '–')} words", ("buckets", b, "words_per_second"), "int")
+      for b in BUCKETS],
+    Col("time exponent", "exponent", "2f"), Col("training (s)", "training_seconds", "int"),
+    Col("kept share / gold recall after each pruning level (test)", pruning)]
+
+KERNEL_LABELS = {"eisner": "`eisner` (best tree)", "eisner_max_marginals": "`eisner_max_marginals`",
+                 "eisner_marginals": "`eisner_marginals`", "eisner_hypergraph": '`eisner`, `engine="hypergraph"`',
+                 "eisner_marginals_hypergraph": '`eisner_marginals`, `engine="hypergraph"`',
+                 "eisner2": "`eisner2` (best tree)", "eisner2_max_marginals": "`eisner2_max_marginals`",
+                 "eisner3": "`eisner3` (best tree)", "eisner3_max_marginals": "`eisner3_max_marginals`"}
+MASKED_LABELS = {"eisner_vine_mask": "`eisner`", "eisner2_vine_mask": "`eisner2`", "eisner3_vine_mask": "`eisner3`",
+                 "vine_b5": "`vine`, band 5", "vine_b5_max_marginals": "`vine_max_marginals`, band 5"}
+
+
+def unpruned_speedup(order: str):
+    """Under the vine-style mask against unpruned, n = 100."""
+    def value(row, doc):
+        if row["_key"] not in (f"{order}_vine_mask",):
+            return None
+        cells = {(r["kernel"], r["n"]): r["ms"] for r in doc["rows"]}
+        full, masked = cells.get((order, 100)), cells.get((row["_key"], 100))
+        return None if full is None or masked is None else full / masked
+    return value
+
+
+def masked_speedup(row, doc):
+    for order in ("eisner", "eisner2", "eisner3"):
+        if row["_key"] == f"{order}_vine_mask":
+            return unpruned_speedup(order)(row, doc)
+    return None
+
+
+TABLES = [
+    # not figures: the settings of vine_cascade as declared in the code
+    SettingsTable("vine_cascade_settings", "vineparse/pipeline/settings.py", "CascadeSettings"),
+    # kernels.json: bench/kernels.py
+    Table("kernels_yardstick", "kernels.json", "yardstick", [
+        Col("n", "_key"), Col("numpy yardstick (ms)", "numpy_ms.median", "sig"),
+        Col("`eisner` (ms)", "eisner_ms.median", "sig"), Col("speed-up", "speedup_over_numpy.median", "x0"),
+        Col("`eisner_marginals` (ms)", "eisner_marginals_ms.median", "sig"),
+        Col("marginals / best tree", "marginals_over_best.median", "x")]),
+    Fields("kernels_supar", "kernels.json", [
+        Col("best trees, 1 thread (ms per sentence)", "batch.argmax_1.median", "sig"),
+        Col("best trees, 2 threads (ms per sentence)", "batch.argmax_2.median", "sig"),
+        Col("SuPar `DependencyCRF` argmax (ms per sentence)", "batch.supar_argmax.median", "sig"),
+        Col("best trees: speed-up over SuPar (1 thread)", "batch.argmax_speedup_over_supar.median", "x0"),
+        Col("marginals, 1 thread (ms per sentence)", "batch.marginals_1.median", "sig"),
+        Col("marginals, 2 threads (ms per sentence)", "batch.marginals_2.median", "sig"),
+        Col("SuPar `DependencyCRF` marginals (ms per sentence)", "batch.supar_marginals.median", "sig"),
+        Col("marginals: speed-up over SuPar (1 thread)", "batch.marginals_speedup_over_supar.median", "x0"),
+        Col("2 threads / 1 thread, best trees", "batch.argmax_threads_speedup.median", "x"),
+        Col("2 threads / 1 thread, marginals", "batch.marginals_threads_speedup.median", "x"),
+        Col("SuPar's torch", "batch.torch")], headers=("batch of 32 sentences, n = 40", "measured")),
+    Pivot("kernels_all", "kernels.json", "rows", "kernel", "n", "ms", KERNEL_LABELS, [10, 20, 40, 60, 100],
+          column_header=lambda n: f"n = {n}", corner="kernel (ms per sentence)",
+          extra=[Col("time exponent", lambda row, doc: doc["exponents"].get(row["_key"]), "2f")]),
+    Pivot("kernels_masked", "kernels.json", "rows", "kernel", "n", "ms", MASKED_LABELS, [20, 50, 100, 150, 200, 400],
+          column_header=lambda n: f"n = {n}", corner="kernel (ms per sentence)",
+          extra=[Col("time exponent", lambda row, doc: doc["exponents"].get(row["_key"]), "2f"),
+                 Col("speed-up over unpruned, n = 100", masked_speedup, "x0")]),
+    # cascade_{ewt,ptb}.json: bench/cascade.py
+    Table("cascade_ewt", "cascade_ewt.json", "rows", CASCADE_COLUMNS, order=("system", SYSTEMS)),
+    Table("cascade_ptb", "cascade_ptb.json", "rows", CASCADE_COLUMNS, order=("system", SYSTEMS)),
+    Table("cascade_corpora", ["cascade_ewt.json", "cascade_ptb.json"], lambda doc: [doc], [
+        Col("corpus", corpus_name), Col("training sentences", "train_sentences", "int"),
+        Col("test sentences", "test_sentences", "int"), Col("test words", "test_words", "int"),
+        Col("hashed weights per level", lambda row, doc: 2 ** doc["settings"]["bits"], "int"),
+        Col("epochs per level", "settings.epochs"), Col("gold-arc recall target (vine / later levels)",
+                                                        lambda row, doc: f"{doc['settings']['vine_recall']:g} / "
+                                                                         f"{doc['settings']['recall']:g}"),
+        Col("NoPrune-3 trained on sentences of at most", "noprune3_training.max_length", "int")]),
+    Table("cascade_threads", ["cascade_ewt.json", "cascade_ptb.json"], lambda doc: [doc["threads"]], [
+        Col("corpus", corpus_name), Col("sentences", "sentences", "int"),
+        Col("1 thread (words/s)", "one_thread_words_per_second", "int"),
+        Col("2 threads (words/s)", "two_threads_words_per_second", "int"), Col("speed-up", "speedup", "x")]),
+    Table("cascade_band8", ["cascade_ewt.json", "cascade_ewt_band8.json", "cascade_ptb.json",
+                            "cascade_ptb_band8.json"], band8_rows, [
+        Col("corpus", "corpus"), Col("band", "band"), Col("VineCascade-3 UAS", "uas", "2f"),
+        Col("words/s", "words_per_second", "int"), Col("vs FirstOnly-3, > 20 words", "long_ratio", "x"),
+        Col("vine kept share", "levels.0.kept_share", "pct"),
+        Col("vine / first order seconds (test pass)",
+            lambda row, doc: f"{row['levels'][0]['seconds']:.2f} / {row['levels'][1]['seconds']:.2f}")]),
+    # labels.json: bench/labels.py
+    Fields("labels", "labels.json", [
+        Col("UAS, punctuation excluded", "uas", "2f"), Col("LAS, punctuation excluded", "las", "2f"),
+        Col("UAS, every word", "uas_all", "2f"), Col("LAS, every word", "las_all", "2f"),
+        Col("labels", "labels", "int"), Col("label accuracy on the gold trees", "label_accuracy_on_gold_trees", "2f"),
+        Col("labelling share of the parse time", "label_share_of_parse_time", "pct"),
+        Col("test sentences", "sentences", "int"), Col("hashed weights per level", lambda row, doc:
+                                                       2 ** doc["settings"]["bits"], "int")]),
+    # spacy_compare.json: bench/spacy_compare.py
+    Table("readme_spacy_compare", "spacy_compare.json", readme_summary, [
+        Col("shared encoder", "setting"), Col("parser", "pipeline"), Col("UAS", "uas", "2f"), Col("LAS", "las", "2f"),
+        Col("UAS, sentences > 30 words", "long_uas", "2f"), Col("words/s (pipeline)", "words", "int"),
+        Col("vs spaCy", "ratio", "x")]),
+    Table("spacy_compare_accuracy", "spacy_compare.json", compare_accuracy, [
+        Col("shared encoder", "setting"), Col("parser", "pipeline"),
+        *[Col(label, accuracy_cell(key)) for label, key in ACCURACY]]),
+    Table("spacy_compare_speed", "spacy_compare.json", compare_speed, [
+        Col("shared encoder", "setting"), Col("ops", "ops"), Col("spaCy parser (words/s)", "spacy", "int"),
+        Col("vine_cascade (words/s)", "vine", "int"), Col("ratio", "ratio", "x"),
+        Col("median per-round ratio", "round_median", "x"),
+        Col('vine_cascade, decoder "mbr" (words/s)', "vine_mbr", "int"), Col("ratio (mbr)", "mbr_ratio", "x")]),
+    Table("spacy_compare_components", "spacy_compare.json", compare_components, [
+        Col("shared encoder", "setting"), Col("ops", "ops"), Col("pipeline", "pipeline"),
+        *[Col(c, c, "1f") for c in ("tokenizer", "tok2vec", "tagger", "parser", "vine_cascade", "total")]]),
+    Table("spacy_compare_levels", "spacy_compare.json", compare_levels, [
+        Col("shared encoder", "setting"), Col("pruning level", "level"), Col("a", "a", "+2f"),
+        Col("kept-arc share (dev)", "kept_share", "pct"), Col("gold-arc recall (dev)", "gold_recall", "pct2")]),
+    Table("spacy_compare_long_inputs", "spacy_compare.json", long_inputs, [
+        Col("shared encoder", "setting"), Col("input", "input"), Col("tokens", "tokens", "int"),
+        Col("µs per token", "us_per_token", "int"), Col("sentences", "sentences", "int")]),
+    # astar_backoff.json: bench/astar_backoff.py
+    Table("astar_backoff", "astar_backoff.json", astar_rows, [
+        Col("model", "model"), Col("heuristic", "heuristic"), Col("corpus", "corpus"),
+        Col("sentences", "sentences", "int"), Col("parsed", "parsed_share", "pct"),
+        Col("back-off (unknown tag / no derivation)", backoff_cell),
+        Col("ms per sentence, all (median / mean / p90)", times_ms("time_all")),
+        Col("covered by the treebank grammar", times_ms("time_covered")),
+        Col("back-off", times_ms("time_backoff")),
+        Col("A* = exhaustive CKY (back-off sentences ≤ 15 words)",
+            lambda row, doc: f"{row['oracle_checked'] - row['oracle_mismatches']} of {row['oracle_checked']}"
+            if row["oracle_checked"] else None)]),
+    # bitext.json, bitext_aligners.json: bench/bitext.py, bench/bitext_aligners.py
+    Table("bitext_speed", "bitext.json", bitext_speed, [
+        Col("p×q", "bucket"), Col("binary: exact / one sample (median speed-up; screened)", "binary"),
+        Col("ternary: exact / one sample (median speed-up; screened)", "ternary")]),
+    Table("bitext_per_pair", "bitext.json", bitext_per_pair, [
+        Col("chain", "chain"), Col("pairs", "subset"), Col("(pair, beam) points", "points", "int"),
+        Col("below tic-tac-toe", "below", "int"), Col("above", "above", "int"),
+        Col("no equal-time point", "no_equal_time", "int"),
+        Col("largest tic-tac-toe L2 where above", "max_tictactoe_l2_where_above", number("{:.2g}"))]),
+    Table("bitext_throughput", "bitext.json", "throughput", [
+        Col("grammar", "grammar"), Col("pairs", "pairs", "int"), Col("samples per pair", "samples", "int"),
+        Col("skipped", "skipped", "int"), Col("CPU (s)", "cpu_seconds", "1f"), Col("wall (s)", "seconds", "1f"),
+        Col("median pair (s)", "median_pair_seconds", "3f"), Col("slowest pair (s)", "slowest_pair_seconds", "sig")]),
+    Table("bitext_aligners", "bitext_aligners.json", "rows", [
+        Col("M' from", "aligner"), Col("links per pair", "links_per_pair", "2f"),
+        Col("checkable", "checkable_share", "pct"), Col("correspond", "correspond_share", "pct"),
+        Col("corresponding links per pair", "correspond_per_pair", "2f"),
+        Col("training (s)", "train_seconds", "1f")]),
+    # scale.json: bench/scale.py
+    Table("scale_runs", "scale.json", scale_runs, [
+        Col("run", "run"), Col("words/s (after model load)", "words_per_second", "int"),
+        Col("vs plain loop", "ratio", "x"), Col("wall (s)", "wall_seconds", "int"),
+        Col("output identical to the plain loop", lambda row, doc: row.get("identical_to_plain", "reference"))]),
+    Table("scale_costs", "scale.json", scale_costs, [
+        Col("run", "run"), Col("shards", "shards", "int"),
+        Col("ms per shard", lambda row, doc: 1000 * row["seconds_per_shard"], "int"),
+        *[Col(f"{part} (ms)", lambda row, doc, part=part: 1000 * row[f"split_{part}"], "sig")
+          for part in ("read", "parse", "serialise", "write")],
+        Col("Dask dispatch (ms)", lambda row, doc: 1000 * row["dispatch_per_shard"], "1f")]),
+    Fields("scale_checks", "scale.json", [
+        Col("input sentences (full run)", "input.sentences", "int"), Col("input words", "input.words", "int"),
+        Col("sentences per shard", "input.shard_size", "int"),
+        Col("per-shard overhead, share of shard time (full run, 1 worker)",
+            "targets.per_shard_overhead_share.measured", "pct"),
+        Col("check runs: sentences", "check.sentences", "int"),
+        Col("resumed run: shards parsed / resumed", lambda row, doc: f"{doc['resume']['parsed']} / "
+                                                                       f"{doc['resume']['resumed']}"),
+        Col("resumed run: files written twice", "resume.files_written_twice", "int"),
+        Col("killed worker: shards run twice / more than twice", lambda row, doc: f"{doc['killed']['shards_run_twice']}"
+                                                                                  f" / {doc['killed']['shards_run_more']}"),
+        Col("killed worker: extra seconds against the undisturbed run", "killed.extra_seconds_vs_dask2", "1f"),
+        Col("every run's output identical to the plain loop", "targets.identical_output.measured")]),
+    # soak.json: bench/soak.py
+    Table("soak", "soak.json", soak_rows, [
+        Col("run", "run"), Col("sentences/s", "sentences_per_second", "int"),
+        Col("RSS at the first sample (MiB)", "rss_from_mb", "1f"), Col("sentences then", "sentences_from", "int"),
+        Col("RSS at the end (MiB)", "rss_to_mb", "1f"), Col("sentences then", "sentences_to", "int"),
+        Col("growth", "growth", "pct2"), Col("peak (MiB)", "peak_mb", "1f")]),
+    # dev studies of vine_cascade (EWT dev)
+    Table("orders_dev", "orders_dev.json", paired_runs("all", "cut", "cut_minus_all", "mean_cut_minus_all"),
+          paired_columns("vine → 1 → 2 → 3", "vine → 1 → 3", us_per_word=True)),
+    Table("orders_13_dev", "orders_13_dev.json", paired_runs("base", "cut", "cut_minus_base", "mean_cut_minus_base"),
+          paired_columns("vine → 1 → 3", "1 → 3", us_per_word=True)),
+    Table("train_orders_013_dev", "train_orders_013_dev.json",
+          paired_runs("baseline", "variant", "variant_minus_baseline", "mean_variant_minus_baseline"),
+          paired_columns("trained with every level", "trained with vine → 1 → 3")),
+    Table("learn_held_out_dev", "learn_held_out_dev.json",
+          paired_runs("baseline", "variant", "variant_minus_baseline", "mean_variant_minus_baseline"),
+          paired_columns("learn_held_out = false", "learn_held_out = true")),
+    Table("decoders_dev", "decoders_dev.json", paired_runs("map", "mbr", "mbr_minus_map", "mean_mbr_minus_map"),
+          paired_columns('"map"', '"mbr"')),
+    Table("splitting_dev", "splitting_dev.json", "mean", [
+        Col("pipeline, docs without sentence boundaries", lambda row, doc: {
+            "vine_margin_0": "vine_cascade, split margin 0", "vine_calibrated": "vine_cascade, margin calibrated on dev",
+            "vine_gold_sentences": "vine_cascade, gold sentence boundaries preset", "spacy": "spaCy parser",
+            "spacy_gold_sentences": "spaCy parser, gold sentence boundaries preset"}.get(row["_key"], row["_key"])),
+        Col("UAS", "dep_uas", "2f"), Col("LAS", "dep_las", "2f"), Col("UAS > 30 words", "long_dep_uas", "2f"),
+        Col("sentence F", "sents_f", "1f")]),
+    Table("budget_dev", "budget_dev.json", "by_budget", [
+        Col("encoder, steps", "_key"), Col("vine − spaCy UAS", "dep_uas", "+2f"),
+        Col("vine − spaCy LAS", "dep_las", "+2f"), Col("UAS > 30 words", "long_dep_uas", "+2f"),
+        Col("seeds", "pairs", "int")]),
+    Table("recall_sweep", "recall_sweep.json", recall_rows, [
+        Col("pipeline", "pipeline"), Col("recall targets (vine, first, second)", "recall"),
+        Col("UAS", "dep_uas", "2f"), Col("LAS", "dep_las", "2f"),
+        Col("component µs / word", "component_us_per_word", "1f")]),
+    Table("band_sweep", "band_sweep.json", band_rows, [
+        Col("corpus", "corpus"), Col("band", "band_label"), Col("dev UAS", "dev_uas", "2f"),
+        Col("vine kept share", "kept_share.vine", "pct"), Col("words/s", "all.words_per_second", "int"),
+        Col("vs FirstOnly-3", "all.vs_first_only", "x"),
+        Col("words/s, > 20 words", ("> 20 words", "words_per_second"), "int"),
+        Col("vs FirstOnly-3, > 20 words", ("> 20 words", "vs_first_only"), "x")]),
+    Table("dev_ablation", "dev_ablation.json", ablation_rows, [
+        Col("variant", "variant"), Col("differs from the base config", "differs"), Col("seeds", "seeds"),
+        Col("UAS", "mean.dep_uas", "2f"), Col("LAS", "mean.dep_las", "2f"), Col("note", "note")]),
+    Table("dev_compare_runs", "dev_compare_runs.json", ablation_rows, [
+        Col("runs", "variant"), Col("seeds", "seeds"), Col("UAS", "mean.dep_uas", "2f"),
+        Col("LAS", "mean.dep_las", "2f"), Col("note", "note")]),
+    Table("component_speed", "component_speed.json", "pipelines", [
+        Col("pipeline", "_key"), Col("part_width", "settings.part_width"),
+        Col("label_children", "settings.label_children"), Col("component µs / word", "us_per_word", "1f")]),
+    Table("label_errors", "label_errors.json", label_error_rows, [
+        Col("pipeline", "pipeline"), Col("arcs", "group"), Col("words", "words", "int"),
+        Col("head error (%)", "head_error", "2f"), Col("label error where the head is right (%)",
+                                                       "label_error_right_head", "2f")]),
+    Table("errors_dev", ["errors_dev_cnn.json", "errors_dev_bilstm.json"], errors_dev_rows, [
+        Col("encoder", lambda row, doc: "cnn" if "cnn" in row["_file"] else "bilstm"), Col("words", "row"),
+        Col("words per seed", "words_per_seed", "int"),
+        Col("head error, vine_cascade − spaCy (points)", "head_error_difference", "+2f"),
+        Col("head errors per seed", "head_errors_per_seed", "+2f")],
+        where=lambda row: not row["row"].startswith("label ")),
+]
+
+
+# -- pages ----------------------------------------------------------------------------------------------------
+
+def render_pages(write: bool) -> List[Path]:
+    """Fill every marked region; RETURNS the pages whose text changed (written unless `write` is False)."""
+    specs = {spec.name: spec for spec in TABLES}
+    if len(specs) != len(TABLES):
+        raise SystemExit("two table specs share a name")
+    used, changed = set(), []
+    for page in PAGES:
+        source = page.read_text(encoding="utf-8")
+
+        def fill(match):
+            name = match.group("name")
+            if name not in specs:
+                raise SystemExit(f"{page.relative_to(ROOT)}: no table spec named {name!r}")
+            used.add(name)
+            return f"{match.group(1)}\n{specs[name].render()}\n\n{match.group(4)}"
+
+        rendered = REGION.sub(fill, source)
+        if rendered != source:
+            changed.append(page)
+            if write:
+                page.write_text(rendered, encoding="utf-8")
+    unused = sorted(set(specs) - used)
+    if unused:
+        raise SystemExit(f"table specs no page uses: {', '.join(unused)}")
+    return changed
+
+
+def copy_plots() -> None:
+    out = DOCS / "results"
+    out.mkdir(parents=True, exist_ok=True)
+    for name in PLOTS:
+        source = RESULTS / name
+        if not source.exists():
+            raise SystemExit(f"{source} is missing (a page shows it)")
+        target = out / name
+        if not target.exists() or target.read_bytes() != source.read_bytes():
+            shutil.copyfile(source, target)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 if a page's tables are out of date")
+    parser.add_argument("--list", action="store_true", help="list the tables and their results files")
+    args = parser.parse_args(argv)
+    if args.list:
+        for spec in TABLES:
+            print(f"{spec.name}: {', '.join(spec.sources())}")
+        return 0
+    changed = render_pages(write=not args.check)
+    if args.check:
+        for page in changed:
+            print(f"{page.relative_to(ROOT)}: tables out of date (run python bench/render_docs.py)")
+        return 1 if changed else 0
+    copy_plots()
+    print(f"rendered {len(TABLES)} tables; {len(changed)} page(s) changed; {len(PLOTS)} plots in docs/results/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

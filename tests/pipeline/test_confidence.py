@@ -1,0 +1,140 @@
+"""Confidences of vine_cascade (issue 35): head and label probabilities on the Doc, their temperatures,
+sampled parses; the calibration measures against brute force."""
+import itertools
+
+import numpy as np
+import pytest
+import spacy
+from spacy.tokens import Doc
+
+from vineparse import kernels
+from vineparse.pipeline.confidence import (TemperatureTracker, calibration_error, coverage_accuracy, head_distribution,
+                                           head_marginals, softmax)
+from oracle import projective_trees
+
+
+def test_head_marginals_are_the_crf_marginals_at_the_temperature():
+    """Brute force: p(tree) ∝ exp(s(tree) / T) over single-rooted projective trees of 4 words."""
+    rng = np.random.default_rng(0)
+    n = 4
+    scores = rng.normal(size=(n + 1, n + 1)) * 2
+    trees = [np.asarray(t) for t in projective_trees(n) if (np.asarray(t)[1:] == 0).sum() == 1]
+    m = np.arange(1, n + 1)
+    for temperature in (0.5, 1.0, 3.0):
+        weights = np.exp([scores[t[1:], m].sum() / temperature for t in trees])
+        expected = np.zeros((n + 1, n + 1))
+        for t, w in zip(trees, weights / weights.sum()):
+            expected[t[1:], m] += w
+        found = head_marginals([scores], temperature)[0]
+        np.testing.assert_allclose(found[:, 1:], expected[:, 1:], atol=1e-9)
+        distribution = head_distribution(found, 2, floor=0.0)
+        assert [h for h, _ in distribution] == list(np.argsort(-found[:, 2], kind="stable"))
+        assert sum(p for _, p in distribution) == pytest.approx(1.0)
+
+
+def test_the_tracker_picks_the_temperature_of_least_log_loss():
+    """Labels drawn from softmax(logits / 2): the label temperature found is 2 (to the grid); heads whose
+    probabilities are right at T = 1 give T = 1."""
+    rng = np.random.default_rng(1)
+    logits = rng.normal(size=(20000, 5)) * 3
+    probs = softmax(logits, 2.0)
+    gold = np.array([rng.choice(5, p=row) for row in probs])
+    tracker = TemperatureTracker(decay=1.0)
+    tracker.observe_labels(logits, gold)
+    assert tracker.temperatures(min_arcs=1)[1] == pytest.approx(2.0, rel=0.2)
+    dense, predicted, truth = [], [], []
+    for _ in range(300):
+        n = int(rng.integers(2, 7))
+        scores = rng.normal(size=(n + 1, n + 1)) * 2
+        dense.append(scores)
+        predicted.append(kernels.eisner(scores))
+        truth.append(kernels.eisner_sample(scores, count=1, seed=int(rng.integers(1 << 30)))[0])
+    tracker.observe_heads(dense, predicted, truth)
+    assert tracker.temperatures(min_arcs=1)[0] == pytest.approx(1.0, rel=0.2)
+    empty = TemperatureTracker()
+    assert empty.temperatures() == (None, None)
+
+
+def test_calibration_error_and_coverage_by_hand():
+    probs = np.array([0.95, 0.95, 0.55, 0.15, 0.15, 0.15, 0.15])
+    correct = np.array([1, 1, 0, 0, 0, 0, 1], dtype=bool)
+    error, rows = calibration_error(probs, correct, bins=10)
+    # bins: 0.9-1.0 conf .95 acc 1; 0.5-0.6 conf .55 acc 0; 0.1-0.2 conf .15 acc .25
+    assert error == pytest.approx((2 * 0.05 + 0.55 + 4 * 0.10) / 7)
+    assert [r["count"] for r in rows if r["count"]] == [4, 1, 2]
+    curve = coverage_accuracy(probs, correct, [2 / 7, 3 / 7, 1.0])
+    assert [r["accuracy"] for r in curve] == pytest.approx([1.0, 2 / 3, 3 / 7])
+
+
+@pytest.fixture(scope="module")
+def pipeline(trained, tmp_path_factory):
+    """A copy of the tiny trained pipeline with confidences on."""
+    nlp, examples = trained
+    path = tmp_path_factory.mktemp("confidence") / "pipeline"
+    nlp.to_disk(path)
+    copy = spacy.load(path)
+    copy.get_pipe("vine_cascade").configure(confidences=True)
+    return copy, examples
+
+
+def test_confidences_on_the_doc(pipeline):
+    nlp, examples = pipeline
+    words = [t.text for eg in examples[:3] for t in eg.predicted]
+    docs = [Doc(nlp.vocab, words=[t.text for t in eg.predicted]) for eg in examples[:20]]
+    docs.append(Doc(nlp.vocab, words=(words * 60)[:600], sent_starts=[i == 0 for i in range(600)]))   # joined pieces
+    plain = spacy.blank("en")
+    for doc in nlp.pipe(docs):
+        assert all(0.0 <= t._.head_prob <= 1.0 and 0.0 < t._.dep_prob <= 1.0 for t in doc)
+        for token in doc:
+            distribution = token._.head_distribution
+            heads = [h.i for h, _ in distribution]
+            probs = [p for _, p in distribution]
+            assert probs == sorted(probs, reverse=True) and sum(probs) <= 1.0 + 1e-6
+            if len(doc) <= 128:          # one piece: the predicted head is in the distribution when likely
+                assert token._.head_prob < 0.01 or token.head.i in heads
+        assert Doc(plain.vocab, words=["a"])[0]._.head_prob is None
+    nlp.get_pipe("vine_cascade").configure(confidences=False)
+    try:
+        doc = nlp(docs[0].text)
+        assert doc._.vine_confidence is None and doc[0]._.head_prob is None
+    finally:
+        nlp.get_pipe("vine_cascade").configure(confidences=True)
+
+
+def test_confidences_survive_a_docbin(pipeline):
+    from spacy.tokens import DocBin
+    nlp, examples = pipeline
+    doc = nlp(" ".join(t.text for t in examples[0].predicted))
+    copy = list(DocBin(docs=[doc], store_user_data=True).get_docs(nlp.vocab))[0]
+    assert [t._.head_prob for t in copy] == pytest.approx([t._.head_prob for t in doc])
+
+
+def test_samples_are_trees_and_follow_the_temperature(pipeline):
+    nlp, examples = pipeline
+    parser = nlp.get_pipe("vine_cascade")
+    docs = [nlp(" ".join(t.text for t in eg.predicted)) for eg in examples[:5]]
+    drawn = parser.sample(docs, k=8, seed=3)
+    assert [len(s) for s in drawn] == [8] * 5
+    for doc, samples in zip(docs, drawn):
+        for sample in samples:
+            assert [t.text for t in sample] == [t.text for t in doc]
+            assert [s.start for s in sample.sents] == [s.start for s in doc.sents]
+            assert sum(t.head.i == t.i for t in sample) == len(list(sample.sents))
+    again = parser.sample(docs, k=8, seed=3)
+    assert [[t.head.i for t in s] for s in drawn[0]] == [[t.head.i for t in s] for s in again[0]]
+    with pytest.raises(ValueError, match="k must be"):
+        parser.sample(docs, k=0)
+
+
+def test_training_and_calibrate_set_the_temperatures(ewt_sentences):
+    from vineparse.pipeline import calibration
+    from vineparse.pipeline.confidence import TEMPERATURES
+
+    from .tiny import train_tiny
+    nlp, examples = train_tiny(ewt_sentences[:60], steps=6, threshold_interval=2, held_out=0.3)
+    parser = nlp.get_pipe("vine_cascade")
+    assert parser.temperatures.head_arcs > 0 and parser.temperatures.label_arcs > 0
+    assert parser.settings.head_temperature in TEMPERATURES + (1.0,)
+    found = calibration.calibrate_temperatures(parser, nlp, examples)
+    assert found["head_temperature"] in TEMPERATURES and found["label_temperature"] in TEMPERATURES
+    assert parser.cfg["head_temperature"] == found["head_temperature"]
