@@ -15,10 +15,12 @@ endif
 
 .PHONY: demo test bench bench-astar cascade-experiments install clean docs dist wheel-missing
 
-# The main job: treebank statistics, then a vine -> 1 -> 2 -> 3 cascade trained on 2,000 EWT sentences
+# The main job: treebank statistics (the report of `vineparse stats`, then bench/treebank_stats.py for their
+# plot and the kernel benchmark), then a vine -> 1 -> 2 -> 3 cascade trained on 2,000 EWT sentences
 # (about two minutes) and evaluated on EWT dev with the per-level kept share and gold-arc recall.
 demo: $(STAMP)
-	$(BIN)/vineparse stats --plot bench/out/stats.png --json bench/out/stats.json
+	$(BIN)/vineparse stats --json bench/out/stats.json
+	$(BIN)/python bench/treebank_stats.py --plot bench/out/stats.png --json bench/out/stats_bench.json
 	$(BIN)/vineparse train --train ewt-train --dev ewt-dev --limit 2000 --epochs 2 --out bench/out/demo.msgpack
 	$(BIN)/vineparse evaluate bench/out/demo.msgpack --treebank ewt-dev --json bench/out/demo.json
 
@@ -66,6 +68,8 @@ $(BIN)/python:
 # (A missing wheel, after `make clean` or a deleted dist/, also rebuilds it.)
 $(STAMP): $(BIN)/python $(SOURCES) $(if $(wildcard dist/vineparse-*.whl),,wheel-missing)
 	rm -f dist/vineparse-*.whl
+	# the build folder keeps the last build's modules: a module deleted since must not reach the wheel
+	find build -path '*/lib*/vineparse/*' -name '*.py' -delete 2>/dev/null || true
 	$(BIN)/python -m pip wheel --quiet --no-deps . -w dist
 	$(BIN)/python -m pip uninstall --quiet --yes vineparse
 	$(BIN)/python -m pip install --quiet "$$(ls dist/vineparse-*.whl)[test,plots]"
@@ -94,30 +98,29 @@ docs: | $(BIN)/python
 clean:
 	rm -rf build dist *.egg-info vineparse/_kernels/*.c vineparse/_kernels/*.so bench/out docs/results/*.png $(STAMP)
 
-# ---- the spaCy component vine_cascade on EWT (issues 5, 14) ----
+# ---- the spaCy component vine_cascade on EWT ----
 # ewt-vine: convert EWT to .spacy (one sentence per doc, under the git-ignored corpora/spacy/), train
-# tok2vec + tagger + vine_cascade (configs/ewt.cfg; the pruning thresholds are set while training), keep the
-# cascade levels CALIBRATE_ORDERS and calibrate them on dev for CALIBRATE_RECALL (model-calibrated), evaluate
-# that on test and run `spacy benchmark speed`.
+# tok2vec + tagger + vine_cascade (configs/ewt.cfg: it parses with the levels predict_orders, their thresholds
+# set while training), evaluate it on test and run `spacy benchmark speed`.
 # package: `spacy package` on that pipeline, an sdist and a wheel of en_vineparse_ewt under dist/.
-# ewt-compare: three seeds each of vine_cascade and of spaCy's own parser, with the shared tok2vec as it is
-# (setting cnn) and with a BiLSTM in it (setting bilstm), COMPARE_STEPS steps each (`make -j2 ewt-compare` runs
-# two trainings at a time), then bench/spacy_compare.py (JSON + markdown under bench/results/), which
-# cuts each vine_cascade to CALIBRATE_ORDERS and calibrates it on dev for CALIBRATE_RECALL (per pruning level)
-# first (both chosen on dev: bench/results/orders_dev.json, orders_13_dev.json), and times both pipelines
-# on thinc's default ops (blis) and on vineparse.blas.ScipyBlasOps (OpenBLAS).
+# ewt-compare: vine_cascade against spaCy's parser, three seeds each, with the shared tok2vec as it is (setting
+# cnn), one seed each with a BiLSTM in the shared tok2vec (setting bilstm), and spaCy's beam parser (one seed,
+# cnn), COMPARE_STEPS steps each (8,000: where spaCy's parser gains less than 0.2 dev UAS from doubling its
+# steps; `make -j2 ewt-compare` runs two trainings at a time), then bench/spacy_compare.py (JSON + markdown
+# under bench/results/): EWT test and English PUD (out of domain), speed of both pipelines on thinc's default
+# ops (blis) and on vineparse.blas.ScipyBlasOps (OpenBLAS).
 SPACY_DATA := corpora/spacy
 EWT_SPACY := $(SPACY_DATA)/en_ewt-ud-train.spacy $(SPACY_DATA)/en_ewt-ud-dev.spacy $(SPACY_DATA)/en_ewt-ud-test.spacy
+PUD_SPACY := $(SPACY_DATA)/en_pud-ud-test.spacy
 VINE_OUT := bench/out/ewt_vine
-COMPARE := bench/out/compare
-COMPARE_STEPS ?= 2000
-CALIBRATE_RECALL ?= 0.95
-CALIBRATE_ORDERS ?= 1,3
-COMPARE_RUNS := $(foreach setting,cnn bilstm,$(foreach pipe,vine spacy,$(foreach seed,0 1 2,$(setting)-$(pipe)-s$(seed))))
+COMPARE := bench/out/compare8k
+COMPARE_STEPS ?= 8000
+COMPARE_RUNS := $(foreach pipe,vine spacy,$(foreach seed,0 1 2,cnn-$(pipe)-s$(seed))) bilstm-vine-s0 bilstm-spacy-s0 cnn-beam-s0
 ONE_CORE := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 TRAIN_DATA = --paths.train $(SPACY_DATA)/en_ewt-ud-train.spacy --paths.dev $(SPACY_DATA)/en_ewt-ud-dev.spacy
 # the config of a comparison run named setting-pipeline-sSEED
-run_config = configs/$(if $(filter vine,$(word 2,$(subst -, ,$(1)))),ewt,ewt_spacy_parser)$(if $(filter bilstm,$(word 1,$(subst -, ,$(1)))),_bilstm,).cfg
+run_pipe = $(word 2,$(subst -, ,$(1)))
+run_config = configs/$(if $(filter vine,$(call run_pipe,$(1))),ewt,$(if $(filter beam,$(call run_pipe,$(1))),ewt_spacy_beam,ewt_spacy_parser))$(if $(filter bilstm,$(word 1,$(subst -, ,$(1)))),_bilstm,).cfg
 run_seed = $(subst s,,$(word 3,$(subst -, ,$(1))))
 # `python -I -m`: the working directory (this unbuilt source tree) stays off sys.path, so the installed
 # vineparse is the one imported, as with the console scripts.
@@ -128,22 +131,22 @@ $(SPACY_DATA)/en_ewt-ud-%.spacy: | $(STAMP)
 	@mkdir -p $(SPACY_DATA)
 	$(BIN)/python -I -m spacy convert $(VINEPARSE_CORPORA)/ud-english-ewt/en_ewt-ud-$*.conllu $(SPACY_DATA) --converter conllu -n 1
 
+$(PUD_SPACY): | $(STAMP)
+	@mkdir -p $(SPACY_DATA)
+	$(BIN)/python -I -m spacy convert $(VINEPARSE_CORPORA)/ud-pud/en_pud-ud-test.conllu $(SPACY_DATA) --converter conllu -n 1
+
 $(VINE_OUT)/model-best: $(STAMP) $(EWT_SPACY) configs/ewt.cfg
 	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/ewt.cfg --output $(VINE_OUT) $(TRAIN_DATA)
 
-$(VINE_OUT)/model-calibrated: $(VINE_OUT)/model-best
-	$(ONE_CORE) $(BIN)/python -I -m vineparse.pipeline calibrate $(VINE_OUT)/model-best \
-	    $(SPACY_DATA)/en_ewt-ud-dev.spacy --orders $(CALIBRATE_ORDERS) --recall $(CALIBRATE_RECALL) --output $@
-
-ewt-vine: $(VINE_OUT)/model-calibrated
-	$(ONE_CORE) $(BIN)/python -I -m spacy evaluate $(VINE_OUT)/model-calibrated $(SPACY_DATA)/en_ewt-ud-test.spacy \
+ewt-vine: $(VINE_OUT)/model-best
+	$(ONE_CORE) $(BIN)/python -I -m spacy evaluate $(VINE_OUT)/model-best $(SPACY_DATA)/en_ewt-ud-test.spacy \
 	    --gold-preproc --output $(VINE_OUT)/test.json
-	$(ONE_CORE) $(BIN)/python -I -m spacy benchmark speed $(VINE_OUT)/model-calibrated $(SPACY_DATA)/en_ewt-ud-test.spacy
+	$(ONE_CORE) $(BIN)/python -I -m spacy benchmark speed $(VINE_OUT)/model-best $(SPACY_DATA)/en_ewt-ud-test.spacy
 
-package: $(VINE_OUT)/model-calibrated
+package: $(VINE_OUT)/model-best
 	$(BIN)/python -m pip install --quiet wheel
 	@mkdir -p dist
-	$(BIN)/python -I -m spacy package $(VINE_OUT)/model-calibrated dist --name vineparse_ewt --version 0.1.0 \
+	$(BIN)/python -I -m spacy package $(VINE_OUT)/model-best dist --name vineparse_ewt --version 0.1.0 \
 	    --build sdist,wheel --force
 	@ls dist/en_vineparse_ewt-0.1.0/dist/
 
@@ -153,11 +156,84 @@ $(COMPARE)/%/model-best: | $(STAMP) $(EWT_SPACY)
 	    --system.seed $(call run_seed,$*) --training.max_steps $(COMPARE_STEPS) --training.eval_frequency 1000 \
 	    > $(COMPARE)/$*.log 2>&1
 
-ewt-compare: $(foreach run,$(COMPARE_RUNS),$(COMPARE)/$(run)/model-best)
-	$(ONE_CORE) $(BIN)/python bench/spacy_compare.py --runs $(COMPARE) --steps $(COMPARE_STEPS) --orders $(CALIBRATE_ORDERS) \
-	    --recall $(CALIBRATE_RECALL) \
-	    --dev $(SPACY_DATA)/en_ewt-ud-dev.spacy --test $(SPACY_DATA)/en_ewt-ud-test.spacy \
+ewt-compare: $(foreach run,$(COMPARE_RUNS),$(COMPARE)/$(run)/model-best) $(PUD_SPACY)
+	$(ONE_CORE) $(BIN)/python bench/spacy_compare.py --runs $(COMPARE) --steps $(COMPARE_STEPS) \
+	    --dev $(SPACY_DATA)/en_ewt-ud-dev.spacy --test $(SPACY_DATA)/en_ewt-ud-test.spacy --ood $(PUD_SPACY) \
 	    --out bench/results/spacy_compare.json --markdown bench/results/spacy_compare.md
+
+# ---- confidences and whole documents ----
+# calibration: expected calibration error, reliability diagram and coverage of vine_cascade's head
+# probabilities on EWT test and PUD (the comparison's seed-0 pipeline), beside spaCy's beam parser's scores.
+# documents: vine_cascade, spaCy's parser and spaCy's senter + parser trained on EWT's documents (DOC_STEPS steps),
+# vine_cascade's split margin calibrated on EWT dev documents, then EWT test and PUD parsed as documents.
+.PHONY: calibration documents
+DOCS := bench/out/documents
+DOC_STEPS ?= 4000
+UD := corpora/ud
+
+$(UD)/%/split.json: | $(STAMP)
+	$(BIN)/python bench/ud_data.py --out $(UD) --treebanks $*
+
+calibration: $(COMPARE)/cnn-vine-s0/model-best $(COMPARE)/cnn-beam-s0/model-best $(PUD_SPACY)
+	$(ONE_CORE) $(BIN)/python bench/calibration.py --pipeline $(COMPARE)/cnn-vine-s0/model-best \
+	    --beam $(COMPARE)/cnn-beam-s0/model-best --out bench/results/calibration.json --plot bench/results/calibration.png
+
+$(DOCS)/%/model-best: | $(STAMP) $(UD)/en_ewt/split.json $(EWT_SPACY)
+	@mkdir -p $(DOCS)
+	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/$(if $(filter vine,$*),ewt,$(if $(filter senter,$*),ewt_spacy_senter,ewt_spacy_parser)).cfg \
+	    --output $(DOCS)/$* --paths.train $(UD)/en_ewt/train_docs.spacy --corpora.train.gold_preproc false \
+	    --paths.dev $(SPACY_DATA)/en_ewt-ud-dev.spacy --training.max_steps $(DOC_STEPS) --training.eval_frequency 1000 \
+	    > $(DOCS)/$*.log 2>&1
+
+$(DOCS)/vine/model-calibrated: $(DOCS)/vine/model-best
+	$(ONE_CORE) $(BIN)/python -I -m vineparse.pipeline calibrate $< $(UD)/en_ewt/dev_docs.spacy --output $@
+
+documents: $(DOCS)/vine/model-calibrated $(DOCS)/spacy/model-best $(DOCS)/senter/model-best
+	$(ONE_CORE) $(BIN)/python bench/documents.py --pipeline vine=$(DOCS)/vine/model-calibrated \
+	    --pipeline spacy=$(DOCS)/spacy/model-best --pipeline senter=$(DOCS)/senter/model-best \
+	    --out bench/results/documents.json
+
+# ---- the paper's languages ----
+# multilingual: bench/ud_data.py's splits of the six languages, spaCy's parser and vine_cascade trained on each
+# (configs/ud_spacy_parser.cfg, configs/ud.cfg: same budget and early stopping; German and Portuguese also
+# without pseudo-projective lifting), the EWT comparison's seed-0 runs for English, then bench/multilingual.py
+# (the sparse cascade by gold UPOS, and the neural table).
+.PHONY: multilingual
+MULTI := bench/out/multilingual
+TREEBANKS := pt_bosque pt_bosque_small bg_btb de_gsd sv_talbanken zh_gsd
+MULTI_RUNS := $(foreach tb,$(TREEBANKS),$(tb)-spacy-s0 $(tb)-vine-s0) de_gsd-vine-flat-s0 pt_bosque-vine-flat-s0
+multi_tb = $(word 1,$(subst -, ,$(1)))
+multi_lang = $$($(BIN)/python -c "import json; print(json.load(open('$(UD)/$(call multi_tb,$(1))/split.json'))['lang'])")
+
+$(MULTI)/%/model-best: | $(STAMP) $(foreach tb,$(TREEBANKS) en_ewt,$(UD)/$(tb)/split.json)
+	@mkdir -p $(MULTI)
+	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/$(if $(findstring -vine,$*),ud,ud_spacy_parser).cfg --output $(MULTI)/$* \
+	    --paths.train $(UD)/$(call multi_tb,$*)/train.spacy --paths.dev $(UD)/$(call multi_tb,$*)/dev.spacy \
+	    --nlp.lang $(call multi_lang,$*) $(if $(findstring -flat,$*),--components.vine_cascade.pseudo_projective false) \
+	    > $(MULTI)/$*.log 2>&1
+
+multilingual: $(foreach run,$(MULTI_RUNS),$(MULTI)/$(run)/model-best) $(COMPARE)/cnn-vine-s0/model-best $(COMPARE)/cnn-spacy-s0/model-best
+	$(ONE_CORE) $(BIN)/python bench/multilingual.py --runs $(MULTI) --ewt-runs $(COMPARE) \
+	    --out bench/results/multilingual.json --plot bench/results/multilingual.png
+
+# ---- threads ----
+# bench-threads: words/s with 1, 2 and 4 Python threads sharing one loaded model (a sparse cascade trained on
+# EWT here, and the comparison's seed-0 pipeline); bench-bounds: time per token of a 2,000-token preset
+# sentence against 20-word ones, for that pipeline and for one trained on 300 sentences.
+.PHONY: bench-threads bench-bounds
+bench-threads: $(COMPARE)/cnn-vine-s0/model-best
+	$(BIN)/python bench/threads.py --pipeline $< --out bench/results/threads.json
+
+$(SPACY_DATA)/en_ewt-ud-train300.spacy: $(SPACY_DATA)/en_ewt-ud-train.spacy
+	$(BIN)/python -c "import spacy; from spacy.tokens import DocBin; docs = list(DocBin().from_disk('$<').get_docs(spacy.blank('en').vocab))[:300]; DocBin(docs=docs).to_disk('$@')"
+
+bench/out/ewt_vine300/model-last: $(SPACY_DATA)/en_ewt-ud-train300.spacy | $(STAMP)
+	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/ewt.cfg --output bench/out/ewt_vine300 \
+	    --paths.train $< --paths.dev $(SPACY_DATA)/en_ewt-ud-dev.spacy --training.max_steps 300 --training.eval_frequency 100
+
+bench-bounds: $(COMPARE)/cnn-vine-s0/model-best bench/out/ewt_vine300/model-last
+	$(BIN)/python bench/bounds.py --pipeline trained=$< --pipeline 300-sentences=bench/out/ewt_vine300/model-last \
+	    --out bench/results/bounds.json
 
 # ---- hardening (issue 15) ----
 # bench-astar-backoff: A* with the back-off grammar on EWT test (8-26 words) and the PTB test range, both models

@@ -27,12 +27,12 @@ from pathlib import Path
 import numpy as np
 
 from provenance import load_now, provenance
+from timing import empirical_exponent
 from vineparse.cascade import CascadeParser, Example, TrainingSettings, train
 from vineparse.cascade.parser import DEFAULT_BAND
 from vineparse.cascade.encoding import encode_sentence
 from vineparse.cascade.evaluation import evaluate
 from vineparse.corpus import corpus_path, read_conllu, read_ptb_dependencies
-from vineparse.stats import empirical_exponent
 
 BUCKETS = ((1, 10), (11, 20), (21, 40), (41, 10 ** 9))
 

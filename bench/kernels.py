@@ -35,9 +35,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from numpy_eisner import eisner_numpy  # noqa: E402
+from timing import KERNELS, empirical_exponent, median_ms  # noqa: E402
 
 from vineparse import kernels  # noqa: E402
-from vineparse.bench import KERNELS, fit_exponent, median_ms  # noqa: E402
 
 SUITES = {
     "full": [
@@ -238,7 +238,7 @@ def summarise(rows, yard, batched, scaling=None):
     by_kernel = {}
     for row in rows:
         by_kernel.setdefault(row["kernel"], []).append(row)
-    exponents = {k: fit_exponent([r["n"] for r in rs], [r["ms"] for r in rs])
+    exponents = {k: empirical_exponent([r["n"] for r in rs], [r["ms"] for r in rs])
                  for k, rs in by_kernel.items() if len(rs) > 1}
     lookup = {(r["kernel"], r["n"]): r["ms"] for r in rows}
     targets = []

@@ -1,13 +1,14 @@
-"""vine_cascade against spaCy's own parser: same shared tok2vec, tagger, data, steps; three seeds each.
+"""vine_cascade against spaCy's parsers: same shared tok2vec, tagger, data, steps and tuning.
 
 Reads the trained pipelines under --runs, named SETTING-PIPELINE-sSEED/model-best (`make ewt-compare`):
 SETTING "cnn" (the shared tok2vec as spaCy's --optimize efficiency config has it) or "bilstm" (the same with
-a BiLSTM in the shared tok2vec, so both parsers get a whole-sentence encoder), PIPELINE "vine" or "spacy".
-Each pipeline was tuned on dev only (model-best by dev score; vine_cascade's pruning thresholds set while
-training, or, with --recall, calibrated on dev for those per-level gold-arc recalls when loaded, after keeping
-only the cascade levels --orders when given). For every
-run: dep_uas / dep_las on the test set (spaCy's scorer, punctuation excluded, gold tokens as `spacy evaluate
---gold-preproc`), and the same on test sentences of more than 30 words; per setting and pipeline the mean,
+a BiLSTM in the shared tok2vec, so both parsers get a whole-sentence encoder), PIPELINE "vine", "spacy" (the
+transition-based parser) or "beam" (its beam-search version). Each pipeline was tuned on dev only (model-best
+by dev score; vine_cascade as `spacy train` wrote it: its parsing levels and their thresholds set while
+training; with --recall, calibrated on dev for those per-level gold-arc recalls when loaded, after keeping
+only the cascade levels --orders when given). For every run: dep_uas / dep_las on the test set (spaCy's scorer, punctuation excluded, gold tokens as `spacy evaluate
+--gold-preproc`), and the same on test sentences of more than 30 words, and on the out-of-domain --ood set
+(English PUD: news and Wikipedia, where EWT is web text); per setting and pipeline the mean,
 sample standard deviation, min and max over seeds. For the first seed of each pipeline and setting: words
 per second of the whole pipeline (tokenizer, tok2vec, tagger, parser; `nlp.pipe` over the test texts, one core,
 median of --repeats runs, the runs of spaCy's pipeline and of the cascade stopping at each order interleaved so
@@ -18,11 +19,13 @@ both pipelines on the same ops each time; accuracy of the cascade stopping at ea
 level's kept-arc share and gold-arc recall on dev, and time per token of long inputs: docs without sentence
 boundaries, and one preset sentence of 2,000 tokens against preset sentences of 20 (issue 15: within 2x; on the
 last --blas ops).
-Writes JSON (--out, with the command line, git commit, machine and load averages) and markdown (--markdown).
+Writes JSON (--out, with the command line, git commit, machine and load averages, and issue 37's targets)
+and markdown (--markdown).
 
-    python bench/spacy_compare.py --runs bench/out/compare --steps 4000 \\
+    python bench/spacy_compare.py --runs bench/out/compare8k --steps 8000 \\
         --dev corpora/spacy/en_ewt-ud-dev.spacy --test corpora/spacy/en_ewt-ud-test.spacy \\
-        --recall 0.995,0.97,0.95 --out bench/results/spacy_compare.json --markdown bench/results/spacy_compare.md
+        --ood corpora/spacy/en_pud-ud-test.spacy --out bench/results/spacy_compare.json \\
+        --markdown bench/results/spacy_compare.md
 """
 import argparse
 import gc
@@ -36,7 +39,8 @@ import sys
 import time
 from pathlib import Path
 
-RUN_NAME = re.compile(r"^(cnn|bilstm)-(vine|spacy)-s(\d+)$")
+RUN_NAME = re.compile(r"^(cnn|bilstm)-(vine|spacy|beam)-s(\d+)$")
+PIPES = ("spacy", "beam", "vine")
 LONG = 30          # "long sentences": more than this many words
 SCORE_KEYS = ("dep_uas", "dep_las", "long_dep_uas", "long_dep_las")
 OTHER_DECODER = {"map": "mbr", "mbr": "map"}      # vine_cascade's runs are also scored with the decoder they lack
@@ -134,7 +138,7 @@ def words_per_second(nlp, texts, words, batch_size=256):
 def level_table(nlp, examples):
     """Kept-arc share and gold-arc recall of each pruning level on `examples` (projectivized gold)."""
     component = nlp.get_pipe("vine_cascade")
-    cascade = component.cascade
+    cascade = component.predict_cascade
     stats = cascade.new_stats()
     for ex in component.cascade_examples(nlp, examples):
         cascade.run(ex.sent, gold=ex.heads, stats=stats)
@@ -242,8 +246,8 @@ def speed(setting, pipelines, texts, words, repeats):
     """Interleaved words/s of spaCy's pipeline and the cascade stopping at each order (seed 0 of a setting)."""
     nlp_spacy, nlp_vine = pipelines
     component = nlp_vine.get_pipe("vine_cascade")
-    orders = [str(order) for order in component.cfg["orders"][1:]]
-    decoder = component.cfg["decoder"]
+    orders = [str(order) for order in component.settings.prediction[0][1:]]
+    decoder = component.settings.decoder
     configs = [("spacy", nlp_spacy, None, None)] + [(f"vine_{order}", nlp_vine, int(order), decoder)
                                                     for order in orders]
     other = OTHER_DECODER[decoder]
@@ -277,14 +281,21 @@ def markdown(result):
              f"mean ± sample std over seeds (min–max).", "",
              "| setting | pipeline | UAS | LAS | UAS > 30 words | LAS > 30 words |", "| --- | --- | --- | --- | --- | --- |"]
     for setting, pipes in result["settings"].items():
-        for pipe, row in pipes.items():
-            cells = [f"{row[k]['mean']:.2f} ± {row[k]['std']:.2f} ({row[k]['min']:.2f}–{row[k]['max']:.2f})"
-                     for k in ("dep_uas", "dep_las", "long_dep_uas", "long_dep_las")]
-            lines.append(f"| {setting} | {pipe} | " + " | ".join(cells) + " |")
-        if "difference" in pipes.get("vine", {}):
-            d = pipes["vine"]["difference"]
-            lines.append(f"| {setting} | vine − spacy | {d['dep_uas']:+.2f} | {d['dep_las']:+.2f} | "
-                         f"{d['long_dep_uas']:+.2f} | {d['long_dep_las']:+.2f} |")
+        for test in ("test", "ood"):
+            for pipe, row in pipes.items():
+                row = row if test == "test" else row.get("ood")
+                if row is None:
+                    continue
+                cells = [f"{row[k]['mean']:.2f} ± {row[k]['std']:.2f} ({row[k]['min']:.2f}–{row[k]['max']:.2f})"
+                         for k in ("dep_uas", "dep_las", "long_dep_uas", "long_dep_las")]
+                lines.append(f"| {setting}{'' if test == 'test' else ', out of domain'} | {pipe} | "
+                             + " | ".join(cells) + " |")
+            for other in ("spacy", "beam"):
+                d = pipes.get("vine", {}).get(f"minus_{other}" if test == "test" else f"ood_minus_{other}")
+                if d is not None:
+                    lines.append(f"| {setting}{'' if test == 'test' else ', out of domain'} | vine − {other} | "
+                                 f"{d['dep_uas']:+.2f} | {d['dep_las']:+.2f} | {d['long_dep_uas']:+.2f} | "
+                                 f"{d['long_dep_las']:+.2f} |")
     for setting, block in result.get("seed0", {}).items():
         seeds = block.get("seeds", {"spacy": 0, "vine": 0})
         for blas, timing in block["speed"].items():
@@ -304,9 +315,7 @@ def markdown(result):
             other = OTHER_DECODER[decoder]
             if f"vine_{order}_{other}" in timing:
                 rate = timing[f"vine_{order}_{other}"]["median"]
-                row = result["runs"][f"{setting}-vine-s{seeds['vine']}"]["other_decoder"]
-                lines.append(f"| vine_cascade up to order {order} ({other}) | {100 * row['dep_uas']:.2f} | "
-                             f"{100 * row['dep_las']:.2f} | {rate:,.0f} | {rate / s:.2f}× |")
+                lines.append(f"| vine_cascade up to order {order} ({other}) | – | – | {rate:,.0f} | {rate / s:.2f}× |")
             parts = timing["us_per_word_by_component"]
             names = list(dict.fromkeys(name for pipe in parts.values() for name in pipe))
             lines += ["", f"µs per word by component, {BLAS_NAMES[blas]} (each run over all test texts, median "
@@ -333,6 +342,10 @@ def markdown(result):
                              f"{row['sentences']} |")
             lines.append(f"\nPreset 2,000-token sentence / 20-word sentences, time per token: "
                          f"{li['preset_ratio']:.2f}×")
+    if result.get("targets"):
+        lines += ["", "| target | measured | met |", "| --- | --- | --- |"]
+        lines += [f"| {name} | {measured} | {'yes' if met else 'no'} |"
+                  for name, (measured, target, met) in result["targets"].items()]
     return "\n".join(lines) + "\n"
 
 
@@ -344,6 +357,7 @@ def main():
     parser.add_argument("--steps", type=int, required=True, help="training steps of the runs (recorded)")
     parser.add_argument("--dev", required=True)
     parser.add_argument("--test", required=True)
+    parser.add_argument("--ood", default=None, help="an out-of-domain test set (.spacy), e.g. English PUD")
     parser.add_argument("--recall", type=recall_argument, default=None,
                         help="calibrate each vine_cascade on --dev for this gold-arc recall per pruning level "
                              "(one number or comma-separated, one per level) before measuring; default: the "
@@ -378,31 +392,33 @@ def main():
         nlp = load(path, pipe, args.dev, args.recall, args.orders)
         test = gold_examples(nlp, args.test)
         per_run[(setting, pipe, seed)] = accuracy(nlp, test)
+        if args.ood:
+            per_run[(setting, pipe, seed)]["ood"] = accuracy(nlp, gold_examples(nlp, args.ood))
         if pipe == "vine":
             component = nlp.get_pipe("vine_cascade")
-            per_run[(setting, pipe, seed)]["alphas"] = list(component.cfg["alphas"])
-            decoder = component.cfg["decoder"]          # the same run with the other decoder, for the record
-            component.set_decoder(OTHER_DECODER[decoder])
-            per_run[(setting, pipe, seed)]["other_decoder"] = {"decoder": OTHER_DECODER[decoder],
-                                                               **accuracy(nlp, test)}
-            component.set_decoder(decoder)
-        log(f"{setting}-{pipe}-s{seed}: UAS {100 * per_run[(setting, pipe, seed)]['dep_uas']:.2f} "
-            f"LAS {100 * per_run[(setting, pipe, seed)]['dep_las']:.2f}")
+            per_run[(setting, pipe, seed)]["parsing_levels"] = component.settings.prediction[0]
+            per_run[(setting, pipe, seed)]["alphas"] = component.settings.prediction[1]
+        row = per_run[(setting, pipe, seed)]
+        log(f"{setting}-{pipe}-s{seed}: UAS {100 * row['dep_uas']:.2f} LAS {100 * row['dep_las']:.2f}"
+            + (f"; out of domain UAS {100 * row['ood']['dep_uas']:.2f} LAS {100 * row['ood']['dep_las']:.2f}"
+               if args.ood else ""))
     result["runs"] = {f"{s}-{p}-s{seed}": row for (s, p, seed), row in per_run.items()}
     keys = ("dep_uas", "dep_las", "long_dep_uas", "long_dep_las")
     for setting in sorted({s for s, _, _ in runs}):
         block = {}
-        for pipe in ("spacy", "vine"):
+        for pipe in PIPES:
             rows = [row for (s, p, _), row in sorted(per_run.items()) if s == setting and p == pipe]
             if rows:
                 block[pipe] = {key: summary([r[key] for r in rows]) for key in keys}
-            if rows and all("other_decoder" in r for r in rows):
-                other = rows[0]["other_decoder"]["decoder"]
-                block[f"{pipe} ({other} decoder)"] = {key: summary([r["other_decoder"][key] for r in rows])
-                                                      for key in keys}
-        if "spacy" in block and "vine" in block:
-            block["vine"]["difference"] = {key: block["vine"][key]["mean"] - block["spacy"][key]["mean"]
-                                           for key in keys}
+                if args.ood:
+                    block[pipe]["ood"] = {key: summary([r["ood"][key] for r in rows]) for key in keys}
+        for other in ("spacy", "beam"):
+            if other in block and "vine" in block:
+                block["vine"][f"minus_{other}"] = {key: block["vine"][key]["mean"] - block[other][key]["mean"]
+                                                   for key in keys}
+                if args.ood:
+                    block["vine"][f"ood_minus_{other}"] = {
+                        key: block["vine"]["ood"][key]["mean"] - block[other]["ood"][key]["mean"] for key in keys}
         result["settings"][setting] = block
 
     for setting in sorted({s for s, _, _ in runs}):
@@ -418,12 +434,12 @@ def main():
         texts = [eg.reference.text for eg in test]
         words = sum(len(nlp_spacy.make_doc(t)) for t in texts)
         block = {"spacy_test": per_run[spacy_key], "seeds": first, "by_order": {}, "words": words,
-                 "alphas": list(component.cfg["alphas"]), "max_heads": component.cfg["max_heads"]}
-        for order in component.cfg["orders"][1:]:
+                 "alphas": component.settings.prediction[1], "max_heads": component.settings.max_heads}
+        for order in component.settings.prediction[0][1:]:
             component.set_max_order(order)
             block["by_order"][str(order)] = accuracy(nlp_vine, test)
         component.set_max_order(None)
-        block["decoder"] = component.cfg["decoder"]
+        block["decoder"] = component.settings.decoder
         block["levels_dev"] = level_table(nlp_vine, gold_examples(nlp_vine, args.dev))
         block["speed"] = {}
         for blas in args.blas:
@@ -436,9 +452,32 @@ def main():
         block["long_inputs"] = long_input_times(nlp_vine, test, 3)
         use_blas(args.blas[0])
         result["seed0"][setting] = block
+    result["targets"] = targets(result)
     write_json(result, args.out)
     Path(args.markdown).write_text(markdown(result))
     print(markdown(result))
+
+
+def targets(result):
+    """Issue 37's targets (setting cnn), each as [measured, target, met]."""
+    block = result["settings"].get("cnn", {})
+    vine = block.get("vine", {})
+    out = {}
+    for key, name in (("dep_uas", "UAS"), ("dep_las", "LAS"), ("long_dep_uas", "UAS > 30 words")):
+        if "minus_spacy" in vine:
+            gain = round(vine["minus_spacy"][key], 2)
+            out[f"{name} - spaCy's parser >= 1.0"] = [gain, 1.0, gain >= 1.0]
+        if "minus_beam" in vine and key != "long_dep_uas":
+            gain = round(vine["minus_beam"][key], 2)
+            out[f"{name} - spaCy's beam parser >= 0"] = [gain, 0.0, gain >= 0.0]
+        if "ood_minus_spacy" in vine and key != "long_dep_uas":
+            gain = round(vine["ood_minus_spacy"][key], 2)
+            out[f"out of domain {name} - spaCy's parser >= 1.0"] = [gain, 1.0, gain >= 1.0]
+    speed = result.get("seed0", {}).get("cnn", {}).get("speed", {})
+    for blas, timing in speed.items():
+        ratio = round(timing["ratio_third_order"], 2)
+        out[f"pipeline words/s / spaCy's ({blas}) >= 1.3"] = [ratio, 1.3, ratio >= 1.3]
+    return out
 
 
 if __name__ == "__main__":

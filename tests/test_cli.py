@@ -2,7 +2,6 @@
 import os
 import subprocess
 import sys
-import types
 from pathlib import Path
 
 import pytest
@@ -42,15 +41,14 @@ def ewt_dev():
 
 
 def test_stats_on_ewt_dev(ewt_dev, tmp_path, capsys):
-    png, out = tmp_path / "s.png", tmp_path / "s.json"
-    argv = ["stats", "--treebank", str(ewt_dev), "--no-bench", "--plot", str(png), "--json", str(out)]
-    assert main(argv) == 0
+    out = tmp_path / "s.json"
+    assert main(["stats", "--treebank", str(ewt_dev), "--json", str(out)]) == 0
     stdout = capsys.readouterr().out
     assert "2,001 sentences" in stdout
     data = srsly.read_json(out)
     assert data["treebanks"] == [str(ewt_dev)]
     assert data["tag"] == "upos"
-    assert data["bench"] is None
+    assert set(data) == {"treebanks", "tag", "lengths", "projectivity", "arc_length"}
     lengths = data["lengths"]
     assert lengths["sentences"] == 2001
     assert 10 < lengths["mean"] < 30
@@ -70,24 +68,19 @@ def test_stats_on_ewt_dev(ewt_dev, tmp_path, capsys):
     assert counts == sorted(counts, reverse=True)
     assert 0.3 < overall["le1"] < overall["le3"] < overall["le5"] < overall["le10"] <= 1.0
     assert {"NOUN", "VERB", "PUNCT"} <= {row["tag"] for row in arcs["rows"]}
-    assert png.stat().st_size > 0
+    assert list(tmp_path.iterdir()) == [out]  # no plot
 
 
 def test_stats_finds_treebank_in_corpus_folder(ewt_dev, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    argv = ["stats", "--treebank", "ud-english-ewt/en_ewt-ud-dev.conllu", "--no-bench", "--plot", "none"]
-    assert main(argv) == 0
+    assert main(["stats", "--treebank", "ud-english-ewt/en_ewt-ud-dev.conllu"]) == 0
     assert "2,001 sentences" in capsys.readouterr().out
-    assert not (tmp_path / "stats.png").exists()
+    assert list(tmp_path.iterdir()) == []  # stats writes nothing without --json
 
 
-def test_stats_default_plot_path_and_tag(small_treebank, tmp_path, monkeypatch, capsys):
-    monkeypatch.chdir(tmp_path)
-    assert main(["stats", "--treebank", str(small_treebank), "--no-bench", "--tag", "xpos"]) == 0
-    stdout = capsys.readouterr().out
-    assert "by modifier XPOS" in stdout
-    assert "Wrote plot to stats.png" in stdout
-    assert (tmp_path / "stats.png").stat().st_size > 0
+def test_stats_tag(small_treebank, capsys):
+    assert main(["stats", "--treebank", str(small_treebank), "--tag", "xpos"]) == 0
+    assert "by modifier XPOS" in capsys.readouterr().out
 
 
 def test_stats_several_treebanks_and_folders(small_treebank, tmp_path, capsys):
@@ -97,7 +90,7 @@ def test_stats_several_treebanks_and_folders(small_treebank, tmp_path, capsys):
         (folder / name).write_text(SMALL_CONLLU, encoding="utf-8")
     (folder / "notes.txt").write_text("not a treebank", encoding="utf-8")
     out = tmp_path / "s.json"
-    argv = ["stats", "--treebank", str(small_treebank), str(folder), "--no-bench", "--plot", "none"]
+    argv = ["stats", "--treebank", str(small_treebank), str(folder)]
     assert main(argv + ["--json", str(out)]) == 0
     data = srsly.read_json(out)
     assert data["lengths"]["sentences"] == 6
@@ -110,32 +103,24 @@ def test_stats_reads_dependency_files(tmp_path, capsys):
     path = tmp_path / "tiny.dp"
     path.write_text("Dogs\tNNS\t2\nbark\tVBP\t0\n.\t.\t2\n\n", encoding="utf-8")
     out = tmp_path / "s.json"
-    assert main(["stats", "--treebank", str(path), "--no-bench", "--plot", "none", "--json", str(out)]) == 0
+    assert main(["stats", "--treebank", str(path), "--json", str(out)]) == 0
     data = srsly.read_json(out)
     assert data["lengths"]["words"] == 3
     assert {row["tag"] for row in data["arc_length"]["rows"]} == {"NNS", "VBP", "."}
 
 
-def test_stats_runs_kernel_benchmark(small_treebank, tmp_path, monkeypatch, capsys):
-    calls = []
+@pytest.mark.parametrize("option", [["--plot", "x"], ["--no-bench"]])
+def test_stats_refuses_plot_and_benchmark_options(option, small_treebank, capsys):
+    """Issue 34: plotting and the kernel benchmark moved to bench/treebank_stats.py."""
+    assert main(["stats", "--treebank", str(small_treebank)] + option) == 2
+    err = capsys.readouterr().err
+    assert "usage:" in err
+    assert f"unrecognized arguments: {' '.join(option)}" in err
 
-    def kernel_benchmark(sizes, repeats):
-        calls.append((tuple(sizes), repeats))
-        scales = (("eisner1", 0.01), ("vine", 0.001))
-        return [{"kernel": k, "n": n, "ms": scale * n**2} for k, scale in scales for n in sizes]
 
-    fake = types.SimpleNamespace(kernel_benchmark=kernel_benchmark)
-    monkeypatch.setitem(sys.modules, "vineparse.bench", fake)
-    out = tmp_path / "s.json"
-    assert main(["stats", "--treebank", str(small_treebank), "--plot", "none", "--json", str(out)]) == 0
-    assert calls == [((10, 20, 40), 20)]
-    stdout = capsys.readouterr().out
-    assert "Kernel benchmark (median ms per sentence)" in stdout
-    eisner = [line for line in stdout.splitlines() if line.strip().startswith("eisner1")][0]
-    assert eisner.split() == ["eisner1", "1.000", "4.000", "16.000", "2.00"]
-    bench = srsly.read_json(out)["bench"]
-    assert len(bench) == 6
-    assert bench[0] == {"kernel": "eisner1", "n": 10, "ms": pytest.approx(1.0)}
+def test_stats_help_names_the_bench_script(capsys):
+    assert main(["stats", "--help"]) == 0
+    assert "bench/treebank_stats.py" in capsys.readouterr().out
 
 
 def _assert_clean_error(capsys, *fragments):
@@ -150,35 +135,34 @@ def _assert_clean_error(capsys, *fragments):
 
 @pytest.mark.parametrize("spec", ["no/such/treebank.conllu", "/no/such/treebank.conllu"])
 def test_missing_treebank_is_a_clean_error(spec, capsys):
-    assert main(["stats", "--treebank", spec, "--no-bench", "--plot", "none"]) == 2
+    assert main(["stats", "--treebank", spec]) == 2
     _assert_clean_error(capsys, "treebank.conllu")
 
 
 def test_malformed_treebank_is_a_clean_error(tmp_path, capsys):
     path = tmp_path / "bad.conllu"
     path.write_text("1\tThe\tthe\tDET\tDT\t_\t2\tdet\n", encoding="utf-8")
-    assert main(["stats", "--treebank", str(path), "--no-bench", "--plot", "none"]) == 2
+    assert main(["stats", "--treebank", str(path)]) == 2
     _assert_clean_error(capsys, "bad.conllu:1:")
 
 
 def test_lenient_skips_malformed_sentences(small_treebank, tmp_path, capsys):
     path = tmp_path / "mixed.conllu"
     path.write_text("1\tThe\tthe\tDET\tDT\t_\t2\tdet\n\n" + SMALL_CONLLU, encoding="utf-8")
-    assert main(["stats", "--treebank", str(path), "--no-bench", "--plot", "none", "--lenient"]) == 0
+    assert main(["stats", "--treebank", str(path), "--lenient"]) == 0
     assert "2 sentences, 7 words" in capsys.readouterr().out
 
 
 def test_unwritable_output_is_a_clean_error(small_treebank, tmp_path, capsys):
     (tmp_path / "a-file").write_text("not a folder")
     out = tmp_path / "a-file" / "s.json"
-    argv = ["stats", "--treebank", str(small_treebank), "--no-bench", "--plot", "none", "--json", str(out)]
-    assert main(argv) == 2
+    assert main(["stats", "--treebank", str(small_treebank), "--json", str(out)]) == 2
     _assert_clean_error(capsys, "a-file")
 
 
 @pytest.mark.parametrize("where", ["before", "after"])
 def test_debug_reraises(where, capsys):
-    args = ["stats", "--treebank", "/no/such/treebank.conllu", "--no-bench", "--plot", "none"]
+    args = ["stats", "--treebank", "/no/such/treebank.conllu"]
     argv = ["--debug"] + args if where == "before" else args + ["--debug"]
     with pytest.raises(cli.CLIError):
         main(argv)
@@ -188,7 +172,7 @@ def test_debug_keeps_original_error(tmp_path):
     path = tmp_path / "bad.conllu"
     path.write_text("1\tThe\n", encoding="utf-8")
     with pytest.raises(CorpusError):
-        main(["stats", "--treebank", str(path), "--no-bench", "--plot", "none", "--debug"])
+        main(["stats", "--treebank", str(path), "--debug"])
 
 
 @pytest.mark.parametrize("argv", [[], ["nonsense"], ["stats", "--tag", "lemma"]])
@@ -237,8 +221,6 @@ def test_python_dash_m(tmp_path):
 
 
 def test_stats_writes_outputs_into_new_folders(small_treebank, tmp_path):
-    out = tmp_path / "new" / "deeper"
-    args = ["stats", "--treebank", str(small_treebank), "--no-bench",
-            "--plot", str(out / "s.png"), "--json", str(out / "s.json")]
-    assert main(args) == 0
-    assert (out / "s.json").exists() and (out / "s.png").stat().st_size > 0
+    out = tmp_path / "new" / "deeper" / "s.json"
+    assert main(["stats", "--treebank", str(small_treebank), "--json", str(out)]) == 0
+    assert srsly.read_json(out)["lengths"]["sentences"] == 2

@@ -1,4 +1,5 @@
 """Tests for vineparse.stats on hand-made sentences with hand-computed expectations."""
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -13,12 +14,9 @@ from hypothesis import strategies as st
 from vineparse.stats import (
     arc_length_by_tag,
     collect_arcs,
-    empirical_exponent,
-    format_bench_table,
     format_report,
     format_table,
     has_tags,
-    plot_stats,
     projectivity_stats,
     sentence_length_stats,
     treebank_stats,
@@ -252,33 +250,6 @@ def test_format_report(sentences):
     assert verb.split() == ["VERB", "2", "-", "-", "-", "-", "-", "100.0"]
 
 
-def test_bench_table_and_exponent():
-    rows = [{"kernel": "eisner", "n": n, "ms": 0.001 * n**3} for n in (10, 20, 40)]
-    rows += [{"kernel": "vine", "n": n, "ms": 0.01 * n} for n in (10, 20)]
-    lines = format_bench_table(rows).splitlines()
-    assert lines[0].split() == ["kernel", "n=10", "n=20", "n=40", "exponent"]
-    assert lines[2].split() == ["eisner", "1.000", "8.000", "64.000", "3.00"]
-    assert lines[3].split() == ["vine", "0.100", "0.200", "-", "1.00"]
-    assert empirical_exponent([10], [1.0]) is None
-    assert empirical_exponent([10, 20], [0.0, 1.0]) is None
-
-
-def test_plot_stats(sentences, tmp_path):
-    path = plot_stats(sentences, tmp_path / "stats.png")
-    assert path == tmp_path / "stats.png"
-    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-
-
-def test_plot_stats_without_matplotlib(sentences, tmp_path, monkeypatch, capsys):
-    # A None entry in sys.modules makes the import raise ImportError, as if matplotlib were not installed.
-    loaded = {name for name in sys.modules if name.startswith("matplotlib.")}
-    for name in loaded | {"matplotlib"}:
-        monkeypatch.setitem(sys.modules, name, None)
-    assert plot_stats(sentences, tmp_path / "stats.png") is None
-    assert not (tmp_path / "stats.png").exists()
-    assert "matplotlib is not installed" in capsys.readouterr().out
-
-
 def test_importing_vineparse_does_not_import_matplotlib():
     package_parent = str(Path(__import__("vineparse").__file__).resolve().parents[1])
     code = "import sys, vineparse, vineparse.stats, vineparse.cli; print('matplotlib' in sys.modules)"
@@ -286,3 +257,12 @@ def test_importing_vineparse_does_not_import_matplotlib():
         [sys.executable, "-c", code], cwd=package_parent, capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "False"
+
+
+def test_benchmark_and_plot_helpers_are_not_in_the_library():
+    """Issue 34: the timing helpers, the plot and the benchmark table live under bench/, not in vineparse."""
+    import vineparse.stats
+
+    assert importlib.util.find_spec("vineparse.bench") is None
+    for name in ("plot_stats", "format_bench_table", "empirical_exponent"):
+        assert not hasattr(vineparse.stats, name)

@@ -25,7 +25,7 @@ import sys
 import time
 import warnings
 from pathlib import Path
-from typing import Callable, Dict, List, NamedTuple, Optional, Sequence
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence
 
 from .corpus import CorpusError, CorpusNotFoundError, corpus_path, read_conllu, read_dependency_file
 
@@ -236,7 +236,11 @@ def _display_path(path: Path) -> str:
 # stats
 
 
-def _stats_arguments(parser: argparse.ArgumentParser) -> None:
+def add_stats_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options of `stats`: --treebank, --tag, --json, --lenient (bench/treebank_stats.py has them too).
+
+    parser (argparse.ArgumentParser): The parser to extend.
+    """
     parser.add_argument(
         "--treebank",
         nargs="+",
@@ -248,68 +252,73 @@ def _stats_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--tag", choices=("upos", "xpos"), default="upos", help="tags for arc lengths (default: upos)"
     )
-    parser.add_argument(
-        "--plot", default="stats.png", metavar="PNG", help="plot file; 'none' disables (default: stats.png)"
-    )
     parser.add_argument("--json", default=None, metavar="PATH", help="also write every number to this file")
-    parser.add_argument("--no-bench", action="store_true", help="skip the kernel benchmark")
     parser.add_argument(
         "--lenient", action="store_true", help="skip malformed sentences instead of failing"
     )
 
 
-@command("stats", "Treebank statistics a vine pruning cascade exploits.", _stats_arguments)
-def stats_command(args: argparse.Namespace) -> int:
-    """Print sentence-length, projectivity and arc-length statistics; plot them; benchmark the kernels."""
-    import srsly
+def _stats_arguments(parser: argparse.ArgumentParser) -> None:
+    add_stats_arguments(parser)
+    parser.epilog = (
+        "Plotting these statistics and benchmarking the kernels are left to bench/treebank_stats.py in the "
+        "source tree (the same options, plus --plot and --no-bench)."
+    )
 
-    from .stats import format_bench_table, format_report, has_tags, plot_stats, treebank_stats
 
-    paths: List[str] = []
+class TreebankReport(NamedTuple):
+    """The treebanks `stats` read, their sentences, the tag set used and vineparse.stats.treebank_stats' result."""
+
+    files: List[Path]
+    sentences: list
+    tag: str
+    stats: Dict[str, Any]
+
+    def to_json(self) -> Dict[str, Any]:
+        """What `stats --json` writes: "treebanks" (the paths), "tag", "lengths", "projectivity", "arc_length"."""
+        return {"treebanks": [str(p) for p in self.files], "tag": self.tag, **self.stats}
+
+
+def treebank_report(specs: Sequence[str], tag: str = "upos", lenient: bool = False) -> TreebankReport:
+    """Read treebanks and print their statistics, as `stats` does (bench/treebank_stats.py starts with it too).
+
+    When no word has a `tag` tag but some have one of the other kind, the other kind is used, and said so.
+
+    specs (Sequence[str]): Treebank arguments, each read with read_treebank (one progress line each).
+    tag (str): "upos" or "xpos", the tags of the arc-length table.
+    lenient (bool): Skip malformed sentences instead of failing.
+    RETURNS (TreebankReport): The files, sentences, tag set and statistics.
+    """
+    from .stats import format_report, has_tags, treebank_stats
+
+    files: List[Path] = []
     sentences: list = []
-    for spec in args.treebank:
-        treebank = read_treebank(spec, lenient=args.lenient)
-        paths.extend(str(p) for p in treebank.files)
+    for spec in specs:
+        treebank = read_treebank(spec, lenient=lenient)
+        files.extend(treebank.files)
         sentences.extend(treebank.sentences)
     if not sentences:
-        raise CLIError(f"no sentences in {', '.join(args.treebank)}")
-    tag = args.tag
+        raise CLIError(f"no sentences in {', '.join(specs)}")
     other = "xpos" if tag == "upos" else "upos"
     if not has_tags(sentences, tag) and has_tags(sentences, other):
         print(f"No {tag.upper()} tags in this treebank; using {other.upper()}.")
         tag = other
     start = time.perf_counter()
-    report = treebank_stats(sentences, tag=tag)
+    stats = treebank_stats(sentences, tag=tag)
     print(f"Computed statistics in {time.perf_counter() - start:.1f}s")
     print()
-    print(format_report(report))
-    for output in (args.json, None if args.plot.lower() == "none" else args.plot):
-        if output is not None:
-            Path(output).parent.mkdir(parents=True, exist_ok=True)
-    if args.plot.lower() != "none":
-        written = plot_stats(sentences, args.plot, tag=tag)
-        if written is not None:
-            print(f"\nWrote plot to {written}")
-    bench_rows = None
-    if not args.no_bench:
-        bench_rows = _kernel_benchmark()
-        if bench_rows:
-            print()
-            print("Kernel benchmark (median ms per sentence)")
-            print(format_bench_table(bench_rows))
+    print(format_report(stats))
+    return TreebankReport(files, sentences, tag, stats)
+
+
+@command("stats", "Treebank statistics a vine pruning cascade exploits.", _stats_arguments)
+def stats_command(args: argparse.Namespace) -> int:
+    """Print sentence-length, projectivity and arc-length statistics, and write them to --json."""
+    import srsly
+
+    report = treebank_report(args.treebank, tag=args.tag, lenient=args.lenient)
     if args.json is not None:
-        srsly.write_json(args.json, {"treebanks": paths, "tag": tag, **report, "bench": bench_rows})
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        srsly.write_json(args.json, report.to_json())
         print(f"Wrote statistics to {args.json}")
     return 0
-
-
-def _kernel_benchmark(sizes=(10, 20, 40), repeats: int = 20) -> List[dict]:
-    """Run vineparse.bench.kernel_benchmark with a progress line."""
-    from .bench import kernel_benchmark
-
-    shown_sizes = ", ".join(str(n) for n in sizes)
-    print(f"\nBenchmarking kernels (n = {shown_sizes}; {repeats} repeats) ...", end=" ", flush=True)
-    start = time.perf_counter()
-    rows = [dict(row) for row in kernel_benchmark(sizes=sizes, repeats=repeats)]
-    print(f"done in {time.perf_counter() - start:.1f}s")
-    return rows

@@ -10,15 +10,13 @@ This module measures those three facts on a treebank:
 * :func:`projectivity_stats`: the share of non-projective sentences and of non-projective arcs;
 * :func:`arc_length_by_tag`: arc length |h - m| by the modifier's tag, with root arcs counted apart;
 
-and renders them as aligned text tables (:func:`format_report`) and as a PNG (:func:`plot_stats`).
+and renders them as aligned text tables (:func:`format_report`).
 
 Every function takes a sequence of sentence-like objects: anything with ``heads`` (integers, length n + 1,
 ``heads[0] == -1``, ``heads[m]`` the head of word m, 0 for the root), ``upos`` and ``xpos`` (length n).
-:class:`vineparse.corpus.Sentence` is one; a ``types.SimpleNamespace`` is another. Nothing here imports
-matplotlib until a plot is asked for.
+:class:`vineparse.corpus.Sentence` is one; a ``types.SimpleNamespace`` is another.
 """
-from pathlib import Path
-from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence
 
 import numpy
 
@@ -269,106 +267,6 @@ def format_report(stats: Dict[str, Any], bar_width: int = 30) -> str:
     return "\n".join(out)
 
 
-def format_bench_table(rows: Sequence[Dict[str, Any]]) -> str:
-    """Render kernel benchmark rows ({"kernel", "n", "ms"}) as a kernel x n table of milliseconds.
-
-    The last column is the empirical exponent: the least-squares slope of log(ms) against log(n), the number
-    Rush & Petrov report (e.g. 2.8 for unpruned first order). It is left blank with fewer than two sizes.
-
-    rows (Sequence[Dict[str, Any]]): Median milliseconds per sentence, per kernel and sentence length.
-    RETURNS (str): The table, without a trailing newline.
-    """
-    sizes = sorted({int(r["n"]) for r in rows})
-    kernels: Dict[str, Dict[int, float]] = {}
-    for r in rows:
-        kernels.setdefault(str(r["kernel"]), {})[int(r["n"])] = float(r["ms"])
-    table = []
-    for name, timing in kernels.items():
-        cells = [name] + [f"{timing[n]:.3f}" if n in timing else "-" for n in sizes]
-        slope = empirical_exponent(list(timing.keys()), list(timing.values()))
-        table.append(cells + ["" if slope is None else f"{slope:.2f}"])
-    return format_table(["kernel"] + [f"n={n}" for n in sizes] + ["exponent"], table)
-
-
-def empirical_exponent(sizes: Sequence[float], times: Sequence[float]) -> Optional[float]:
-    """Least-squares slope of log(time) against log(size): time ~ size ** slope.
-
-    sizes (Sequence[float]): Sentence lengths.
-    times (Sequence[float]): Times, in any unit; non-positive entries are ignored.
-    RETURNS (Optional[float]): The slope, or None with fewer than two distinct usable sizes.
-    """
-    x = numpy.asarray(sizes, dtype=numpy.float64)
-    y = numpy.asarray(times, dtype=numpy.float64)
-    keep = (x > 0) & (y > 0)
-    if numpy.unique(x[keep]).size < 2:
-        return None
-    return float(numpy.polyfit(numpy.log(x[keep]), numpy.log(y[keep]), 1)[0])
-
-
-def plot_stats(
-    sentences: Sequence[Any], path: Union[str, Path], tag: str = "upos", top_k: int = 8
-) -> Optional[Path]:
-    """Write a PNG: arc-length CDF per major tag (log x-axis), and the sentence-length histogram.
-
-    matplotlib is imported here, not at module level, and drawn with the Agg canvas directly (no pyplot, no
-    global backend switch). When matplotlib is not installed, print a one-line notice and return None.
-
-    sentences (Sequence[Sentence]): The sentences.
-    path (Union[str, Path]): Where to write the PNG.
-    tag (str): "upos" or "xpos".
-    top_k (int): How many of the most frequent tags get a curve (the overall curve is always drawn).
-    RETURNS (Optional[Path]): The path written, or None if matplotlib is missing.
-    """
-    try:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-    except ImportError:
-        print("matplotlib is not installed; skipping the plot (pip install 'vineparse[plots]').")
-        return None
-    path = Path(path)
-    arcs = collect_arcs(sentences, tag)
-    lengths = sentence_lengths(sentences)
-    nonroot = ~arcs.is_root
-    names, counts = numpy.unique(arcs.tags[nonroot], return_counts=True)
-    order = numpy.lexsort((names, -counts))[:top_k]
-
-    figure = Figure(figsize=(12, 4.5), layout="constrained")
-    FigureCanvasAgg(figure)
-    cdf_axes, hist_axes = figure.subplots(1, 2)
-    curves = [(str(names[i]), arcs.lengths[nonroot & (arcs.tags == names[i])]) for i in order]
-    curves.append((ALL_TAGS, arcs.lengths[nonroot]))
-    for label, values in curves:
-        if values.size == 0:
-            continue
-        x, y = _cdf(values)
-        style = {"color": "black", "linestyle": "--", "linewidth": 2} if label == ALL_TAGS else {}
-        cdf_axes.step(x, y, where="post", label=f"{label} ({values.size:,})", **style)
-    cdf_axes.set_xscale("log")
-    longest = int(arcs.lengths[nonroot].max()) if nonroot.any() else 1
-    ticks = [t for t in (1, 2, 3, 5, 10, 20, 50, 100, 200, 500) if t <= max(longest, 10)]
-    cdf_axes.set_xticks(ticks, labels=[str(t) for t in ticks])
-    cdf_axes.minorticks_off()
-    cdf_axes.set_xlabel("arc length |h - m| (root arcs excluded)")
-    cdf_axes.set_ylabel("share of arcs with length <= x")
-    cdf_axes.set_title(f"Arc length by modifier {tag.upper()}")
-    cdf_axes.set_ylim(0, 1.01)
-    cdf_axes.grid(True, alpha=0.3)
-    cdf_axes.legend(fontsize="small", loc="lower right")
-
-    if lengths.size:
-        per_length = numpy.bincount(lengths)
-        hist_axes.bar(numpy.arange(per_length.size), per_length, width=1.0, color="tab:blue")
-        for q, style in ((50, ":"), (90, "--"), (99, "-.")):
-            value = numpy.percentile(lengths, q)
-            hist_axes.axvline(value, color="black", linestyle=style, linewidth=1, label=f"p{q} = {value:g}")
-        hist_axes.legend(fontsize="small")
-    hist_axes.set_xlabel("sentence length (words)")
-    hist_axes.set_ylabel("sentences")
-    hist_axes.set_title(f"Sentence length ({lengths.size:,} sentences)")
-    figure.savefig(path, dpi=100)
-    return path
-
-
 def _length_rows(
     names: List[str], index: numpy.ndarray, k: int, arcs: ArcArrays, thresholds: Sequence[int]
 ) -> List[Dict[str, Any]]:
@@ -400,12 +298,6 @@ def _length_cells(row: Dict[str, Any], thresholds: Sequence[int]) -> List[str]:
     mean = "-" if row["mean_length"] is None else f"{row['mean_length']:.2f}"
     shares = ["-" if row[f"le{t}"] is None else f"{100 * row[f'le{t}']:.1f}" for t in thresholds]
     return [row["tag"], f"{row['arcs']:,}", mean] + shares + [f"{100 * (row['root_share'] or 0.0):.1f}"]
-
-
-def _cdf(values: numpy.ndarray):
-    """Distinct values and the share of entries <= each, for a step plot."""
-    x, counts = numpy.unique(values, return_counts=True)
-    return x, numpy.cumsum(counts) / values.size
 
 
 def _share(part: float, whole: float) -> Optional[float]:

@@ -103,7 +103,7 @@ def test_bad_configurations(orders, message):
 def test_commands_train_evaluate_parse(tmp_path, capsys):
     dev = corpus_path("ud-english-ewt", "en_ewt-ud-dev.conllu")
     model = tmp_path / "m.msgpack"
-    assert main(["train", "--train", str(dev), "--dev", str(dev), "--limit", "120", "--epochs", "1",
+    assert main(["train", "--train", str(dev), "--limit", "120", "--epochs", "1",
                  "--orders", "0,1", "--bits", "14", "--out", str(model)]) == 0
     assert "saved to" in capsys.readouterr().out
     scores = tmp_path / "scores.json"
@@ -120,3 +120,19 @@ def test_commands_train_evaluate_parse(tmp_path, capsys):
     capsys.readouterr()
     assert main(["evaluate", str(raw)]) == 2
     assert "not a vineparse cascade model" in capsys.readouterr().err
+
+
+def test_train_holds_out_a_tenth_without_dev_and_refuses_the_training_file_as_dev(tmp_path, capsys):
+    """Small treebanks (issue 33): thresholds chosen on the training sentences prune too eagerly, so `train`
+    holds out every tenth sentence when it has no --dev, and refuses the training file as --dev."""
+    from vineparse.cascade.commands import hold_out
+    dev = corpus_path("ud-multi", "sv_talbanken", "sv_talbanken-ud-dev.conllu")
+    model = tmp_path / "m.msgpack"
+    assert main(["train", "--train", str(dev), "--limit", "200", "--epochs", "1", "--orders", "0,1", "--bits", "14",
+                 "--tag", "upos", "--out", str(model)]) == 0
+    out = capsys.readouterr().out
+    assert "holding out every tenth training sentence (20)" in out and "on 180 sentences" in out
+    assert main(["train", "--train", str(dev), "--dev", str(dev), "--out", str(model)]) == 2
+    assert "is the training treebank" in capsys.readouterr().err
+    kept, held = hold_out(list(range(25)))
+    assert held == [9, 19] and len(kept) == 23

@@ -1,7 +1,9 @@
 """Brute force for the dynamic programs: enumerate every projective tree.
 
 Used by the kernel tests as the reference for best trees, max-marginals, log
-partitions and marginals. Fine for n <= 7 (21,318 multi-rooted trees).
+partitions and marginals. Fine for n <= 7 (21,318 multi-rooted trees). Also the
+masks the tests draw: `random_mask`, and `vine_style_mask`, which the kernel
+benchmarks (bench/timing.py) time the masked kernels under as well.
 """
 from functools import lru_cache
 
@@ -87,6 +89,29 @@ def random_mask(rng, n, keep=0.6):
     mask = rng.random((n + 1, n + 1)) < keep
     for m in range(1, n + 1):
         mask[m - 1, m] = True
+    return mask
+
+
+def vine_style_mask(n, rng, heads_per_word=3, near=5, far_share=0.1):
+    """A mask like the one a vine pass leaves: every word keeps the root and at
+    most `heads_per_word` heads, the left neighbour among them (so a tree always
+    exists) and the others within distance `near`, except a `far_share` of them
+    drawn from anywhere.
+
+    RETURNS (np.ndarray): bool (n + 1, n + 1), mask[h, m].
+    """
+    mask = np.zeros((n + 1, n + 1), dtype=bool)
+    mask[0, 1:] = True
+    for m in range(1, n + 1):
+        if m > 1:
+            mask[m - 1, m] = True
+        for _ in range(heads_per_word - 1):
+            if rng.random() < far_share:
+                h = int(rng.integers(1, n + 1))
+            else:
+                h = m + int(rng.integers(-near, near + 1))
+            if 1 <= h <= n and h != m:
+                mask[h, m] = True
     return mask
 
 

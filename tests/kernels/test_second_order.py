@@ -9,11 +9,10 @@ from vineparse import kernels
 from vineparse._kernels.arcs import ArcIndex
 from vineparse._kernels import hypergraph as engine
 from vineparse._kernels.eisner2 import SecondOrder
-from vineparse.bench import vine_style_mask
 from vineparse.kernels.second_order import (eisner2, eisner2_marginals, eisner2_max_marginals,
                                             eisner2_sample, second_order_parts)
 from vineparse.trees import is_projective
-from oracle import projective_trees, random_mask
+from oracle import projective_trees, random_mask, vine_style_mask
 
 
 @lru_cache(maxsize=None)

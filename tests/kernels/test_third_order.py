@@ -6,13 +6,12 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from vineparse._kernels.arcs import ArcIndex
-from vineparse.bench import vine_style_mask
 from vineparse.kernels._checks import allowed_arcs
 from vineparse.kernels.first_order import eisner_marginals, eisner_max_marginals
 from vineparse.kernels.third_order import (eisner3, eisner3_marginals, eisner3_max_marginals,
                                            third_order_parts)
 from vineparse.trees import is_projective
-from oracle import projective_trees, random_mask, tree_parts
+from oracle import projective_trees, random_mask, tree_parts, vine_style_mask
 
 
 @lru_cache(maxsize=None)

@@ -589,3 +589,28 @@ def test_the_parsing_levels_get_their_own_thresholds_while_training(ewt_sentence
         assert sum(t.head.i == t.i for t in doc) == len(list(doc.sents))
     with pytest.raises(ValueError, match="subsequence"):
         parser.configure(predict_orders=[1, 2])
+
+
+def test_the_training_corpus_is_not_taken_for_held_out_data(trained, ewt_sentences, tmp_path):
+    """A dev corpus that is the training corpus draws a warning at initialize; calibrate refuses it."""
+    import subprocess
+    import sys
+
+    from spacy.tokens import DocBin
+    nlp, examples = trained
+    corpus = tmp_path / "train.spacy"
+    DocBin(docs=[eg.reference for eg in examples[:30]]).to_disk(corpus)
+    fresh = spacy.blank("en")
+    fresh.add_pipe("vine_cascade", config={"model": TINY_MODEL})
+    fresh.config["paths"]["train"] = fresh.config["paths"]["dev"] = str(corpus)
+    with pytest.warns(UserWarning, match="dev corpus is the training corpus"):
+        fresh.initialize(lambda: examples[:30])
+    nlp.config["paths"]["train"] = str(corpus)
+    try:
+        nlp.to_disk(tmp_path / "pipeline")
+    finally:
+        nlp.config["paths"]["train"] = None
+    result = subprocess.run([sys.executable, "-m", "vineparse.pipeline", "calibrate", str(tmp_path / "pipeline"),
+                             str(corpus), "--output", str(tmp_path / "out")], cwd=tmp_path, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 2 and "training corpus" in result.stderr

@@ -7,7 +7,7 @@ import argparse
 import time
 from typing import List
 
-from ..cli import CLIError, command, read_treebank
+from ..cli import CLIError, command, read_treebank, resolve_treebank
 from ..corpus import read_ptb_dependencies
 
 NAMED = {
@@ -25,6 +25,22 @@ def load_sentences(spec: str, limit: int = 0) -> List:
     else:
         sentences = read_treebank(NAMED.get(spec, spec)).sentences
     return sentences[:limit] if limit > 0 else sentences
+
+
+def same_treebank(first: str, second: str) -> bool:
+    """Whether two treebank arguments name the same files."""
+    if {first, second} <= {"ptb-train", "ptb-test"}:
+        return first == second
+    if "ptb-train" in (first, second) or "ptb-test" in (first, second):
+        return False
+    return ([p.resolve() for p in resolve_treebank(NAMED.get(first, first))]
+            == [p.resolve() for p in resolve_treebank(NAMED.get(second, second))])
+
+
+def hold_out(sentences: List, every: int = 10) -> tuple:
+    """(the sentences but every `every`-th, every `every`-th sentence): a held-out share spread over the file."""
+    return ([s for i, s in enumerate(sentences) if i % every != every - 1],
+            [s for i, s in enumerate(sentences) if i % every == every - 1])
 
 
 def _orders(text: str):
@@ -46,7 +62,9 @@ def _positive(text: str) -> int:
 
 def _train_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--train", default="ewt-train", help="training treebank (default: ewt-train)")
-    parser.add_argument("--dev", default="ewt-dev", help="treebank for choosing the thresholds (default: ewt-dev)")
+    parser.add_argument("--dev", default=None,
+                        help="treebank for choosing the thresholds (default: ewt-dev for ewt-train, else every "
+                             "tenth training sentence, held out); never the training file")
     parser.add_argument("--out", required=True, help="where to save the model (msgpack)")
     parser.add_argument("--orders", type=_orders, default=(0, 1, 2, 3),
                         help="the cascade's levels, e.g. 0,1,2,3 (default), 3 (NoPrune), 1,3 (FirstOnly)")
@@ -78,8 +96,22 @@ def train_command(args: argparse.Namespace) -> int:
         parser = CascadeParser(orders=args.orders, band=band, bits=args.bits, tag=args.tag)
     except ValueError as err:
         raise CLIError(str(err)) from err
-    train_set = [Example.from_sentence(s, args.tag) for s in load_sentences(args.train, args.limit)]
-    dev_set = [Example.from_sentence(s, args.tag) for s in load_sentences(args.dev)]
+    train_sentences = load_sentences(args.train, args.limit)
+    dev_spec = args.dev if args.dev is not None else ("ewt-dev" if args.train == "ewt-train" else None)
+    if dev_spec is not None and same_treebank(args.train, dev_spec):
+        raise CLIError(f"--dev {dev_spec} is the training treebank: thresholds chosen on the sentences a model was "
+                       "trained on prune too eagerly on new text; give a held-out file, or leave --dev out to hold "
+                       "out every tenth training sentence")
+    if dev_spec is None:
+        train_sentences, dev_sentences = hold_out(train_sentences)
+        print(f"No --dev: holding out every tenth training sentence ({len(dev_sentences):,}) to choose the "
+              "thresholds", flush=True)
+    else:
+        dev_sentences = load_sentences(dev_spec)
+    if not train_sentences or not dev_sentences:
+        raise CLIError(f"{len(train_sentences)} training and {len(dev_sentences)} held-out sentences: need both")
+    train_set = [Example.from_sentence(s, args.tag) for s in train_sentences]
+    dev_set = [Example.from_sentence(s, args.tag) for s in dev_sentences]
     print(f"Training levels {', '.join(level.name for level in parser.levels)} on {len(train_set):,} sentences",
           flush=True)
     start = time.perf_counter()

@@ -1,11 +1,11 @@
 """Checked Python entry points over the Cython dynamic programs.
 
-Conventions (see DESIGN.md): a sentence of n words has positions 0..n, 0 the
-root. Arc scores are float64 arrays `scores[h, m]` of shape (n + 1, n + 1) in
-log space; `-inf` marks an impossible arc. An optional boolean `mask` of the
-same shape says which arcs may be used (True = allowed). The root column and
-the diagonal are never allowed. Heads are int64 arrays of length n + 1 with
-heads[0] == -1.
+Conventions of every function here: a sentence of n words has positions
+0..n, 0 the root. Arc scores are float64 arrays `scores[h, m]` of shape
+(n + 1, n + 1) in log space; `-inf` marks an impossible arc. An optional
+boolean `mask` of the same shape says which arcs may be used (True = allowed).
+The root column and the diagonal are never allowed. Heads are int64 arrays of
+length n + 1 with heads[0] == -1.
 
 Every function validates its input and raises `ValueError` naming the problem
 (shape, dtype, NaN or +inf scores, finite scores beyond ±1e300, a mask that

@@ -9,6 +9,7 @@ Docs keep their gold tokens (as `gold_preproc = true` in training and `spacy eva
 import argparse
 import sys
 import time
+from pathlib import Path
 
 from .thresholds import recall_argument
 
@@ -50,6 +51,11 @@ def main(argv=None) -> int:
         gold = list(DocBin().from_disk(args.data).get_docs(nlp.vocab))
     except (OSError, KeyError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
+        return 2
+    trained_on = nlp.config.get("paths", {}).get("train")
+    if trained_on and Path(str(trained_on)).exists() and Path(str(trained_on)).resolve() == Path(args.data).resolve():
+        print(f"error: {args.data} is the pipeline's training corpus: thresholds set on the sentences a model was "
+              "trained on prune too eagerly on new text; calibrate on held-out data", file=sys.stderr)
         return 2
     examples = [Example(Doc(nlp.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc]), doc)
                 for doc in gold]

@@ -54,10 +54,12 @@ class CascadeSettings:
     max_heads (int or None): each Eisner-order pruning level keeps at most this many heads per word.
     max_order (int or None): stop the cascade at this order when predicting (None = the last level).
     predict_orders (List[int] or None): the levels that parse, a subsequence of `orders` ending with its last
-        level (e.g. [1, 3]: fewer, better calibrated pruning levels parse faster and no less accurately than
-        every trained level); None = `orders`. Their thresholds `predict_alphas` are set while training for
-        `predict_recall` (None = `recall`) on the held-out sentences, as the training cascade's are, and by
-        `calibrate`; None = the trained levels' `alphas`.
+        level (e.g. [1, 3]: fewer pruning levels with thresholds of their own); None = `orders`.
+    predict_alphas (List[float] or None): the parsing pruning levels' a, set while training for
+        `predict_recall` on the held-out sentences, as the training cascade's are, and by `calibrate`;
+        None = the trained levels' `alphas`. Only with `predict_orders`.
+    predict_recall (float, List[float] or None): the gold-arc recall the parsing pruning levels' thresholds
+        are set for (None = `recall`). Only with `predict_orders`.
     seed (int): seed of the witness sampling.
     learn_rate_scale (float): multiplies the optimizer's learning rate for this component's own parameters.
     direct_max_length (int): when predicting, sentences of at most this many words skip the pruning levels
@@ -78,8 +80,9 @@ class CascadeSettings:
     confidences (bool): also write each token's head and label probabilities and its distribution over heads
         (`Token._.head_prob`, `Token._.dep_prob`, `Token._.head_distribution`; `confidence.py`): one first-order
         inside-outside pass per sentence, about a fifth of the component's time, so off by default.
-    head_temperature, label_temperature (float): the temperatures of those probabilities, set on held-out
-        sentences while training and by `calibrate` (`confidence.TemperatureTracker`).
+    head_temperature (float): the temperature of the head probabilities, set on held-out sentences while
+        training and by `calibrate` (`confidence.TemperatureTracker`).
+    label_temperature (float): the temperature of the label probabilities, set alike.
     """
 
     orders: List[int] = field(default_factory=lambda: [0, 1, 2, 3])

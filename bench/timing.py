@@ -1,16 +1,21 @@
-"""Timing helpers shared by `bench/*.py` and `python -m vineparse stats`.
+"""Timing helpers of the kernel benchmarks (bench/kernels.py, bench/treebank_stats.py) and the empirical
+exponent of a time against sentence length (also bench/cascade.py).
 
-Times are medians over `repeats` calls, each on fresh random scores, measured
-with `time.perf_counter` on one thread; this machine is shared, so compare
-numbers from one run only.
+Times are medians over `repeats` calls, each on fresh random scores, measured with `time.perf_counter` on one
+thread; this machine is shared, so compare numbers from one run only. The masked kernels run under the
+kernel tests' `vine_style_mask` (tests/kernels/oracle.py), so benchmarks and tests draw the same masks.
 """
+import sys
 import time
+from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
 import numpy as np
 
-from . import kernels
-from .stats import empirical_exponent as fit_exponent  # noqa: F401  (re-exported for bench/)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "kernels"))
+from oracle import vine_style_mask  # noqa: E402
+
+from vineparse import kernels  # noqa: E402
 
 
 def _first_order(fn: Callable, **options) -> Callable:
@@ -58,6 +63,7 @@ def _masked_first_order(fn: Callable, **options) -> Callable:
     return make
 
 
+# name -> make_call(rng, n): a call of the kernel on fresh random inputs for a sentence of n words.
 KERNELS: Dict[str, Callable] = {
     "eisner": _first_order(kernels.eisner),
     "eisner_max_marginals": _first_order(kernels.eisner_max_marginals),
@@ -79,30 +85,6 @@ KERNELS: Dict[str, Callable] = {
 DEFAULT_KERNELS = ("eisner", "eisner_max_marginals", "eisner_marginals")
 
 
-def vine_style_mask(n: int, rng: np.random.Generator, heads_per_word: int = 3, near: int = 5,
-                    far_share: float = 0.1) -> np.ndarray:
-    """A mask like the one a vine pass leaves: every word keeps the root and at
-    most `heads_per_word` heads, the left neighbour among them (so a tree always
-    exists) and the others within distance `near`, except a `far_share` of them
-    drawn from anywhere.
-
-    RETURNS (np.ndarray): bool (n + 1, n + 1), mask[h, m].
-    """
-    mask = np.zeros((n + 1, n + 1), dtype=bool)
-    mask[0, 1:] = True
-    for m in range(1, n + 1):
-        if m > 1:
-            mask[m - 1, m] = True
-        for _ in range(heads_per_word - 1):
-            if rng.random() < far_share:
-                h = int(rng.integers(1, n + 1))
-            else:
-                h = m + int(rng.integers(-near, near + 1))
-            if 1 <= h <= n and h != m:
-                mask[h, m] = True
-    return mask
-
-
 def median_ms(make_call: Callable, n: int, repeats: int, rng: np.random.Generator) -> float:
     """Median milliseconds of `make_call(rng, n)()` over `repeats` fresh inputs (after one warm-up)."""
     make_call(rng, n)()
@@ -119,6 +101,10 @@ def kernel_benchmark(sizes: Iterable[int] = (10, 20, 40, 60, 100), repeats: int 
                      names: Optional[Sequence[str]] = None, seed: int = 0) -> List[dict]:
     """Median milliseconds per sentence for each kernel and sentence length.
 
+    sizes (Iterable[int]): Sentence lengths.
+    repeats (int): Timed calls per kernel and length.
+    names (Optional[Sequence[str]]): Keys of KERNELS; by default DEFAULT_KERNELS (first order).
+    seed (int): Seed of the random scores and masks.
     RETURNS (List[dict]): rows {"kernel", "n", "ms"}.
     """
     rng = np.random.default_rng(seed)
@@ -127,3 +113,19 @@ def kernel_benchmark(sizes: Iterable[int] = (10, 20, 40, 60, 100), repeats: int 
         for n in sizes:
             rows.append({"kernel": name, "n": int(n), "ms": median_ms(KERNELS[name], n, repeats, rng)})
     return rows
+
+
+def empirical_exponent(sizes: Sequence[float], times: Sequence[float]) -> Optional[float]:
+    """Least-squares slope of log(time) against log(size): time ~ size ** slope, the number Rush & Petrov
+    report (e.g. 2.8 for unpruned first order).
+
+    sizes (Sequence[float]): Sentence lengths.
+    times (Sequence[float]): Times, in any unit; non-positive entries are ignored.
+    RETURNS (Optional[float]): The slope, or None with fewer than two distinct usable sizes.
+    """
+    x = np.asarray(sizes, dtype=np.float64)
+    y = np.asarray(times, dtype=np.float64)
+    keep = (x > 0) & (y > 0)
+    if np.unique(x[keep]).size < 2:
+        return None
+    return float(np.polyfit(np.log(x[keep]), np.log(y[keep]), 1)[0])

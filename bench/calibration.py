@@ -1,0 +1,194 @@
+"""Calibration of vine_cascade's confidences, in and out of domain, beside spaCy's beam parser's scores.
+
+    python bench/calibration.py --pipeline PATH [--beam PATH] [--out bench/results/calibration.json]
+                                [--plot bench/results/calibration.png]
+
+On EWT test and on English PUD (news and Wikipedia, another domain than EWT's web text), gold tokens and
+sentences, punctuation left out as UAS leaves it out:
+* `Token._.head_prob` against whether the predicted head is right: expected calibration error (10 equal-width
+  bins) and the reliability diagram (PNG); the accuracy of the most confident arcs against the share kept
+  (coverage); `Token._.dep_prob` against whether the label is right, over the words whose head is right;
+* spaCy's beam parser (--beam), where its scores can be read: the probability mass of the beam's parses that
+  contain each predicted arc (`scored_parses`), scored the same way;
+* the cost: the component's µs per word with confidences on and off (interleaved rounds, one core).
+Targets: ECE of head_prob <= 0.02 (EWT test) and <= 0.04 (PUD); at 80% coverage, UAS of the kept arcs >= 96%
+(EWT test); confidences cost <= 10% of the component's time.
+"""
+import argparse
+import gc
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from runinfo import run_info  # noqa: E402
+
+for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
+SHARES = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0)
+SETS = {"ewt_test": "corpora/spacy/en_ewt-ud-test.spacy", "pud": "corpora/spacy/en_pud-ud-test.spacy"}
+
+
+def gold_docs(nlp, path):
+    from spacy.tokens import Doc, DocBin
+    gold = list(DocBin().from_disk(path).get_docs(nlp.vocab))
+    inputs = [Doc(nlp.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc],
+                  sent_starts=[t.is_sent_start for t in doc]) for doc in gold]
+    return gold, inputs
+
+
+def arcs_of(gold, parsed, head_prob, dep_prob):
+    """Per scored word (not punctuation): its head probability, whether its head is right, and its label
+    probability and whether its label is right (NaN for the label where the head is wrong)."""
+    rows = []
+    for g, p in zip(gold, parsed):
+        for gt, pt in zip(g, p):
+            if gt.is_punct or gt.pos_ == "PUNCT":
+                continue
+            right = gt.head.i == pt.head.i
+            rows.append((head_prob(pt), right, dep_prob(pt) if right else np.nan,
+                         gt.dep_.lower() == pt.dep_.lower() if right else np.nan))
+    return np.array(rows, dtype=np.float64).reshape(-1, 4)
+
+
+def scores(rows):
+    from vineparse.pipeline.confidence import calibration_error, coverage_accuracy
+    head, right = rows[:, 0], rows[:, 1].astype(bool)
+    error, diagram = calibration_error(head, right)
+    labelled = ~np.isnan(rows[:, 2])
+    label_error, _ = calibration_error(rows[labelled, 2], rows[labelled, 3].astype(bool))
+    return {"arcs": int(len(rows)), "uas": float(100 * right.mean()), "ece_head": error, "ece_dep": label_error,
+            "reliability": diagram, "coverage": coverage_accuracy(head, right, SHARES)}
+
+
+def beam_rows(nlp, gold, inputs):
+    """The beam parser's parses and, for each word, the beam mass of its predicted head."""
+    name = next(name for name, pipe in nlp.pipeline if hasattr(pipe, "scored_parses"))
+    beam = nlp.get_pipe(name)
+    rows = []
+    for g, doc in zip(gold, inputs):
+        for _, component in nlp.pipeline:
+            if component is not beam:
+                doc = component(doc)
+        beams = beam.predict([doc])
+        beam.set_annotations([doc], beams)
+        head_scores, label_scores = beam.scored_parses(beams)
+        total = sum(v for (i, _), v in head_scores[0].items() if i == 0) or 1.0
+        for gt, pt in zip(g, doc):
+            if gt.is_punct or gt.pos_ == "PUNCT":
+                continue
+            right = gt.head.i == pt.head.i
+            head_mass = head_scores[0].get((pt.i, pt.head.i), 0.0) / total if pt.head.i != pt.i else np.nan
+            label_mass = label_scores[0].get((pt.i, pt.dep_), 0.0) / total
+            rows.append((head_mass, right, label_mass if right else np.nan,
+                         gt.dep_.lower() == pt.dep_.lower() if right else np.nan))
+    rows = np.array(rows, dtype=np.float64).reshape(-1, 4)
+    return rows[~np.isnan(rows[:, 0])]          # the root arc carries no head mass in spaCy's beam
+
+
+def component_cost(nlp, docs, rounds):
+    """µs per word of the vine_cascade component alone, confidences off and on, interleaved rounds."""
+    component = nlp.get_pipe("vine_cascade")
+    upstream = [doc.copy() for doc in docs]
+    for name, pipe in nlp.pipeline:
+        if name == "vine_cascade":
+            break
+        upstream = list(pipe.pipe(upstream))
+    words = sum(len(d) for d in upstream)
+    times = {False: [], True: []}
+    for _ in range(rounds):
+        for flag in (False, True):
+            component.configure(confidences=flag)
+            batch = [d.copy() for d in upstream]
+            gc.collect()
+            start = time.perf_counter()
+            list(component.pipe(batch, batch_size=256))
+            times[flag].append(1e6 * (time.perf_counter() - start) / words)
+    component.configure(confidences=True)
+    off, on = statistics.median(times[False]), statistics.median(times[True])
+    return {"us_per_word_off": off, "us_per_word_on": on, "extra": on / off - 1.0,
+            "rounds": {"off": times[False], "on": times[True]}}
+
+
+def plot(result, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    for system, rows in result["systems"].items():
+        for name, row in rows.items():
+            points = [(b["confidence"], b["accuracy"]) for b in row["reliability"] if b["count"]]
+            axes[0].plot(*zip(*points), marker="o", label=f"{system}, {name} (ECE {row['ece_head']:.3f})")
+            axes[1].plot([c["coverage"] for c in row["coverage"]], [100 * c["accuracy"] for c in row["coverage"]],
+                         marker="o", label=f"{system}, {name}")
+    axes[0].plot([0, 1], [0, 1], color="grey", linewidth=0.5)
+    axes[0].set_xlabel("head probability (bin mean)")
+    axes[0].set_ylabel("share of right heads")
+    axes[0].legend(fontsize=7)
+    axes[1].set_xlabel("share of arcs kept (most probable first)")
+    axes[1].set_ylabel("UAS of the kept arcs")
+    axes[1].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pipeline", required=True, help="a trained pipeline with vine_cascade")
+    parser.add_argument("--beam", default=None, help="a trained pipeline with spaCy's beam_parser")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--out", default="bench/out/calibration.json")
+    parser.add_argument("--plot", default=None)
+    args = parser.parse_args(argv)
+
+    import spacy
+
+    nlp = spacy.load(args.pipeline)
+    component = nlp.get_pipe("vine_cascade")
+    component.configure(confidences=True)
+    result = {"run": run_info(), "pipeline": args.pipeline, "beam": args.beam,
+              "temperatures": {"head": component.settings.head_temperature,
+                               "label": component.settings.label_temperature}, "systems": {"vine_cascade": {}}}
+    for name, path in SETS.items():
+        gold, inputs = gold_docs(nlp, path)
+        parsed = list(nlp.pipe(inputs))
+        rows = arcs_of(gold, parsed, lambda t: t._.head_prob, lambda t: t._.dep_prob)
+        result["systems"]["vine_cascade"][name] = scores(rows)
+        print(f"vine_cascade {name}: ECE {result['systems']['vine_cascade'][name]['ece_head']:.4f}", flush=True)
+        if name == "ewt_test":
+            result["cost"] = component_cost(nlp, inputs, args.rounds)
+    if args.beam:
+        beam = spacy.load(args.beam)
+        result["systems"]["beam_parser"] = {}
+        for name, path in SETS.items():
+            gold, inputs = gold_docs(beam, path)
+            result["systems"]["beam_parser"][name] = scores(beam_rows(beam, gold, inputs))
+    vine = result["systems"]["vine_cascade"]
+    coverage = next(c for c in vine["ewt_test"]["coverage"] if c["coverage"] == 0.8)
+    result["targets"] = {
+        "ECE of head_prob on EWT test <= 0.02": [round(vine["ewt_test"]["ece_head"], 4), 0.02,
+                                                 vine["ewt_test"]["ece_head"] <= 0.02],
+        "ECE of head_prob on PUD <= 0.04": [round(vine["pud"]["ece_head"], 4), 0.04, vine["pud"]["ece_head"] <= 0.04],
+        "UAS of the 80% most confident arcs (EWT test) >= 96": [round(100 * coverage["accuracy"], 2), 96.0,
+                                                                100 * coverage["accuracy"] >= 96.0],
+        "confidences cost <= 10% of the component's time": [round(100 * result["cost"]["extra"], 1), 10.0,
+                                                             result["cost"]["extra"] <= 0.10]}
+    result["run"]["load_average_at_end"] = list(os.getloadavg())
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
+    if args.plot:
+        plot(result, args.plot)
+    print(json.dumps(result["targets"], indent=1))
+
+
+if __name__ == "__main__":
+    main()

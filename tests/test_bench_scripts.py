@@ -1,0 +1,172 @@
+"""Tests for the helpers that left the library for bench/ (issue 34): bench/timing.py and bench/treebank_stats.py.
+
+The scripts are loaded by path, as `python bench/<script>.py` would run them; sys.path is restored afterwards,
+so that their folder does not shadow test helpers of the same name.
+"""
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy
+import pytest
+import srsly
+
+from vineparse.corpus import read_dependency_file
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+
+# Three projective sentences of word, tag and head (a word-tag-head file: its tag is both UPOS and XPOS).
+SMALL_DP = """\
+Dogs\tNNS\t2
+bark\tVBP\t0
+.\t.\t2
+
+The\tDT\t2
+old\tJJ\t3
+man\tNN\t4
+sleeps\tVBZ\t0
+today\tNN\t4
+
+Yes\tUH\t0
+
+"""
+
+
+def load_bench(name):
+    """The module bench/<name>.py, imported under the name `bench_<name>`."""
+    path = sys.path[:]
+    try:
+        spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path[:] = path
+    return module
+
+
+timing = load_bench("timing")
+script = load_bench("treebank_stats")
+
+
+@pytest.fixture
+def treebank(tmp_path):
+    path = tmp_path / "small.dp"
+    path.write_text(SMALL_DP, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("exponent", [1.0, 2.8, 3.0])
+def test_empirical_exponent_of_a_power_law(exponent):
+    sizes = [10, 20, 40, 60, 100]
+    assert timing.empirical_exponent(sizes, [0.003 * n**exponent for n in sizes]) == pytest.approx(exponent)
+
+
+def test_empirical_exponent_needs_two_usable_sizes():
+    assert timing.empirical_exponent([10], [1.0]) is None
+    assert timing.empirical_exponent([10, 10], [1.0, 2.0]) is None
+    assert timing.empirical_exponent([10, 20], [0.0, 1.0]) is None
+    # Non-positive times are left out of the fit, not taken as log(0).
+    assert timing.empirical_exponent([10, 20, 40], [1.0, 4.0, -1.0]) == pytest.approx(2.0)
+
+
+def test_every_timed_kernel_runs():
+    """Each entry of KERNELS makes a call that runs, and kernel_benchmark reports it per size."""
+    rows = timing.kernel_benchmark(sizes=(4, 7), repeats=1, names=list(timing.KERNELS))
+    assert [(r["kernel"], r["n"]) for r in rows] == [(k, n) for k in timing.KERNELS for n in (4, 7)]
+    assert all(r["ms"] > 0 for r in rows)
+    assert {r["kernel"] for r in timing.kernel_benchmark(sizes=(5,), repeats=1)} == set(timing.DEFAULT_KERNELS)
+
+
+def test_kernel_benchmark_script_uses_timing():
+    kernels_script = load_bench("kernels")
+    rows = kernels_script.run_suite([("eisner", (5, 8))], repeats=3, seconds=0.01)
+    assert [(r["kernel"], r["n"]) for r in rows] == [("eisner", 5), ("eisner", 8)]
+    assert all(r["calls"] == 3 and r["ms"] > 0 for r in rows)  # `repeats` caps the calls
+
+
+def test_format_bench_table():
+    rows = [{"kernel": "eisner", "n": n, "ms": 0.001 * n**3} for n in (10, 20, 40)]
+    rows += [{"kernel": "vine", "n": n, "ms": 0.01 * n} for n in (10, 20)]
+    rows += [{"kernel": "once", "n": 10, "ms": 0.5}]
+    lines = script.format_bench_table(rows).splitlines()
+    assert lines[0].split() == ["kernel", "n=10", "n=20", "n=40", "exponent"]
+    assert lines[2].split() == ["eisner", "1.000", "8.000", "64.000", "3.00"]
+    assert lines[3].split() == ["vine", "0.100", "0.200", "-", "1.00"]
+    assert lines[4].split() == ["once", "0.500", "-", "-"]  # one size: no exponent
+
+
+def test_plot_stats(treebank, tmp_path):
+    sentences = list(read_dependency_file(treebank))
+    path = script.plot_stats(sentences, tmp_path / "stats.png", tag="xpos")
+    assert path == tmp_path / "stats.png"
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_plot_stats_without_matplotlib(treebank, tmp_path, monkeypatch, capsys):
+    # A None entry in sys.modules makes the import raise ImportError, as if matplotlib were not installed.
+    loaded = {name for name in sys.modules if name.startswith("matplotlib.")}
+    for name in loaded | {"matplotlib"}:
+        monkeypatch.setitem(sys.modules, name, None)
+    sentences = list(read_dependency_file(treebank))
+    assert script.plot_stats(sentences, tmp_path / "stats.png", tag="xpos") is None
+    assert not (tmp_path / "stats.png").exists()
+    assert "matplotlib is not installed" in capsys.readouterr().out
+
+
+def test_script_plots_benchmarks_and_writes_json(treebank, tmp_path, monkeypatch, capsys):
+    calls = []
+
+    def kernel_benchmark(sizes, repeats):
+        calls.append((tuple(sizes), repeats))
+        scales = (("eisner1", 0.01), ("vine", 0.001))
+        return [{"kernel": k, "n": n, "ms": scale * n**2} for k, scale in scales for n in sizes]
+
+    monkeypatch.setattr(script, "kernel_benchmark", kernel_benchmark)
+    out = tmp_path / "new" / "deeper"
+    argv = ["--treebank", str(treebank), "--tag", "xpos", "--plot", str(out / "s.png"),
+            "--json", str(out / "s.json")]
+    assert script.main(argv) == 0
+    assert calls == [((10, 20, 40), 20)]
+    stdout = capsys.readouterr().out
+    assert "Sentence length (3 sentences, 9 words)" in stdout  # the report of `vineparse stats`
+    assert "by modifier XPOS" in stdout
+    assert f"Wrote plot to {out / 's.png'}" in stdout
+    assert "Kernel benchmark (median ms per sentence)" in stdout
+    eisner = [line for line in stdout.splitlines() if line.strip().startswith("eisner1")][0]
+    assert eisner.split() == ["eisner1", "1.000", "4.000", "16.000", "2.00"]
+    assert (out / "s.png").stat().st_size > 0
+    data = srsly.read_json(out / "s.json")
+    assert data["treebanks"] == [str(treebank)]
+    assert data["tag"] == "xpos"
+    assert data["lengths"]["sentences"] == 3
+    assert data["projectivity"]["nonprojective_sentences"] == 0
+    assert {row["tag"] for row in data["arc_length"]["rows"]} == {".", "DT", "JJ", "NN", "NNS", "UH", "VBP", "VBZ"}
+    assert len(data["bench"]) == 6
+    assert data["bench"][0] == {"kernel": "eisner1", "n": 10, "ms": pytest.approx(1.0)}
+    assert data["provenance"]["command"]
+
+
+def test_script_without_plot_or_benchmark(treebank, tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(script, "kernel_benchmark", lambda **_: pytest.fail("benchmarked under --no-bench"))
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "s.json"
+    assert script.main(["--treebank", str(treebank), "--plot", "none", "--no-bench", "--json", str(out)]) == 0
+    assert "Wrote plot" not in capsys.readouterr().out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.json", "small.dp"]
+    assert srsly.read_json(out)["bench"] is None
+
+
+def test_script_reports_a_missing_treebank(tmp_path):
+    with pytest.raises(SystemExit, match="error: treebank not found"):
+        script.main(["--treebank", str(tmp_path / "missing.conllu"), "--no-bench"])
+
+
+def test_vine_style_mask_admits_a_tree():
+    """The benchmarks' masks (tests/kernels/oracle.py) keep the root and the left neighbour of every word."""
+    from oracle import vine_style_mask
+
+    mask = vine_style_mask(30, numpy.random.default_rng(0))
+    assert mask.shape == (31, 31) and mask.dtype == bool
+    assert mask[0, 1:].all() and not mask[:, 0].any() and not mask.diagonal().any()
+    assert all(mask[m - 1, m] for m in range(2, 31))
+    assert (mask[1:, 1:].sum(axis=0) <= 3).all()  # at most heads_per_word = 3 heads besides the root
