@@ -9,7 +9,7 @@ from spacy.tokens import Doc
 
 from vineparse import kernels
 from vineparse.pipeline.confidence import (TemperatureTracker, calibration_error, coverage_accuracy, head_distribution,
-                                           head_marginals, softmax)
+                                           head_marginals, softmax, top_probability)
 from oracle import projective_trees
 
 
@@ -55,6 +55,20 @@ def test_the_tracker_picks_the_temperature_of_least_log_loss():
     assert empty.temperatures() == (None, None)
 
 
+def test_top_probability_is_the_softmax_at_the_column():
+    rng = np.random.default_rng(2)
+    logits = rng.normal(size=(50, 7)) * 3
+    logits[3, 2] = -np.inf
+    best = rng.integers(0, 7, size=50)
+    best[3] = 0
+    for temperature in (0.5, 1.0, 2.5):
+        expected = softmax(logits, temperature)[np.arange(50), best]
+        np.testing.assert_allclose(top_probability(logits, best, temperature), expected, rtol=1e-12)
+    as_float32 = top_probability(logits.astype(np.float32), best, 2.0)
+    assert as_float32.dtype == np.float32
+    np.testing.assert_allclose(as_float32, softmax(logits, 2.0)[np.arange(50), best], rtol=1e-5)
+
+
 def test_calibration_error_and_coverage_by_hand():
     probs = np.array([0.95, 0.95, 0.55, 0.15, 0.15, 0.15, 0.15])
     correct = np.array([1, 1, 0, 0, 0, 0, 1], dtype=bool)
@@ -92,6 +106,9 @@ def test_confidences_on_the_doc(pipeline):
             assert probs == sorted(probs, reverse=True) and sum(probs) <= 1.0 + 1e-6
             if len(doc) <= 128:          # one piece: the predicted head is in the distribution when likely
                 assert token._.head_prob < 0.01 or token.head.i in heads
+                if token.head.i in heads:
+                    assert dict(zip(heads, probs))[token.head.i] == pytest.approx(token._.head_prob, rel=1e-6)
+                assert sum(probs) >= 1.0 - 0.01 * (len(doc) + 1)      # the heads left out are each below 1%
         assert Doc(plain.vocab, words=["a"])[0]._.head_prob is None
     nlp.get_pipe("vine_cascade").configure(confidences=False)
     try:

@@ -343,20 +343,27 @@ class VineCascadeParser(TrainablePipe):
         marginals = head_marginals([sent.dense_arcs() for sent in sentences], self.settings.head_temperature)
         total = int(sum(sizes))
         head_prob = np.zeros(total)
-        token, head, prob = [], [], []
-        offset = 0
-        for tree, found in zip(trees, marginals):
-            n = len(tree) - 1
-            words = position[offset:offset + n]
-            head_prob[words] = found[tree[1:], np.arange(1, n + 1)]
-            h, m = np.nonzero(found[:, 1:] >= DISTRIBUTION_FLOOR)
-            token.append(words[m])
-            head.append(np.where(h == 0, words[m], words[0] - 1 + h))     # token indices in the batch
-            prob.append(found[h, m + 1])
-            offset += n
-        token, head, prob = (np.concatenate(part) if part else np.zeros(0) for part in (token, head, prob))
+        if marginals:
+            # every piece's columns 1..n flattened into one array: piece s's block is found[:, 1:] row by row
+            n = np.array([len(tree) - 1 for tree in trees], dtype=np.int64)
+            block = np.concatenate([[0], np.cumsum((n + 1) * n)])
+            flat = np.concatenate([found[:, 1:].ravel() for found in marginals])
+            word_start = np.concatenate([[0], np.cumsum(n)])
+            piece = np.repeat(np.arange(len(n)), n)                  # the piece of each piece word
+            m = np.arange(len(piece)) - word_start[piece]            # its index in its piece, from 0
+            tree_heads = np.concatenate([tree[1:] for tree in trees])
+            head_prob[position] = flat[block[piece] + tree_heads * n[piece] + m]
+            kept = np.flatnonzero(flat >= DISTRIBUTION_FLOOR)
+            s = np.searchsorted(block, kept, side="right") - 1
+            h, m = np.divmod(kept - block[s], n[s])
+            word = word_start[s] + m
+            token = position[word]
+            head = np.where(h == 0, token, position[word_start[s] + h - 1])   # token indices in the batch
+            prob = flat[kept]
+        else:
+            token, head, prob = (np.zeros(0, dtype=np.int64),) * 2 + (np.zeros(0),)
         order = np.lexsort((-prob, token))                   # by token, the most probable head first
-        token, head, prob = token[order].astype(np.int64), head[order].astype(np.int64), prob[order]
+        token, head, prob = token[order], head[order], prob[order]
         counts = np.bincount(token, minlength=total)
         doc_start = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         row_start = np.concatenate([[0], np.cumsum(counts)])

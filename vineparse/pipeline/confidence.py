@@ -49,6 +49,13 @@ def softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
     return probs / probs.sum(axis=1, keepdims=True)
 
 
+def top_probability(logits: np.ndarray, best: np.ndarray, temperature: float = 1.0) -> np.ndarray:
+    """The softmax probability of logits / temperature at column best[i] of each row i, (A,): 1 / sum_j
+    exp((logits[i, j] - logits[i, best[i]]) / temperature), in the logits' precision (-inf logits count 0)."""
+    top = logits[np.arange(len(best)), best]
+    return 1.0 / np.exp((logits - top[:, None]) / temperature).sum(axis=1)
+
+
 def binary_log_loss(probs: np.ndarray, correct: np.ndarray) -> float:
     """Sum of -log p where correct, -log (1 - p) where not."""
     probs = np.clip(probs, EPSILON, 1.0 - EPSILON)

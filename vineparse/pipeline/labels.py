@@ -13,7 +13,7 @@ from spacy.tokens import Doc
 
 from ..trees import DELIMITER, deprojectivize, is_decorated
 from .batch import Batch, as_cpu, project, split_sizes
-from .confidence import softmax
+from .confidence import top_probability
 from .scorers import distance_buckets, label_hidden, outer_children
 
 
@@ -61,7 +61,7 @@ def predict_labels(batch: Batch, heads: Sequence[np.ndarray], labels: Sequence[s
     best = logits.argmax(axis=1).astype(np.int64)
     if temperature is None:
         return split_sizes(best, sizes)
-    probs = softmax(logits, temperature)[np.arange(len(best)), best]
+    probs = top_probability(logits, best, temperature)
     return list(zip(split_sizes(best, sizes), split_sizes(probs, sizes)))
 
 
