@@ -387,6 +387,7 @@ def test_calibrate_takes_one_recall_per_level(trained):
     ({"direct_max_length": -1}, "direct_max_length"), ({"label_weight": 0}, "label_weight"),
     ({"dropout": 1.0}, "dropout"), ({"held_out": 0.9}, "held_out"), ({"arc_loss": "x"}, "arc_loss"),
     ({"decoder": "viterbi"}, "decoder"), ({"learn_held_out": "maybe"}, "learn_held_out"),
+    ({"head_scaling": [0.0, 1.0]}, "head_scaling"), ({"head_scaling": [1.0]}, "head_scaling"),
     ({"model": {**TINY_MODEL, "lstm_width": 7}}, "lstm_width")])
 def test_bad_settings_name_the_problem(settings, message):
     nlp = spacy.blank("en")
@@ -552,6 +553,36 @@ def test_calibrate_command_saves_a_recalibrated_pipeline(trained, tmp_path):
     assert "second: a =" not in cut.stdout and "first: a =" in cut.stdout
     cfg = json.loads((tmp_path / "cut" / "vine_cascade" / "cfg").read_text())
     assert cfg["predict_orders"] == [0, 1, 3] and len(cfg["predict_alphas"]) == 2 and len(cfg["alphas"]) == 3
+
+
+def test_the_calibrate_on_dev_callback_calibrates_what_is_saved(trained, tmp_path):
+    """`vineparse.calibrate_on_dev.v1` sets what `calibrate` sets on the same held-out file, and refuses a
+    missing file or the training corpus."""
+    from spacy.tokens import DocBin
+    from spacy.util import registry
+    nlp, examples = trained
+    DocBin(docs=[eg.reference for eg in examples[60:]]).to_disk(tmp_path / "dev.spacy")
+    callback = registry.callbacks.get("vineparse.calibrate_on_dev.v1")(str(tmp_path / "dev.spacy"))
+    parser = nlp.get_pipe("vine_cascade")
+    saved = dict(parser.cfg)
+    try:
+        assert callback(nlp) is nlp
+        by_callback = dict(parser.cfg)
+        parser.load_cfg(saved)
+        parser.calibrate(nlp, calibration.held_out_examples(nlp, tmp_path / "dev.spacy"))
+        assert by_callback == dict(parser.cfg)
+        assert by_callback["alphas"] != saved["alphas"] or by_callback["head_temperature"] != saved["head_temperature"]
+    finally:
+        parser.load_cfg(saved)
+    with pytest.raises(ValueError, match="not a file"):
+        registry.callbacks.get("vineparse.calibrate_on_dev.v1")(str(tmp_path / "missing.spacy"))
+    trained_on = nlp.config["paths"]["train"]
+    nlp.config["paths"]["train"] = str(tmp_path / "dev.spacy")
+    try:
+        with pytest.raises(ValueError, match="training corpus"):
+            calibration.calibrate_before_saving(str(tmp_path / "dev.spacy"))(nlp)
+    finally:
+        nlp.config["paths"]["train"] = trained_on
 
 
 @pytest.mark.parametrize("learn", [False, True])

@@ -8,8 +8,8 @@ import spacy
 from spacy.tokens import Doc
 
 from vineparse import kernels
-from vineparse.pipeline.confidence import (TemperatureTracker, calibration_error, coverage_accuracy, head_distribution,
-                                           head_marginals, softmax, top_probability)
+from vineparse.pipeline.confidence import (TemperatureTracker, calibration_error, coverage_accuracy, fit_logistic,
+                                           head_distribution, head_marginals, logistic_map, softmax, top_probability)
 from oracle import projective_trees
 
 
@@ -55,6 +55,23 @@ def test_the_tracker_picks_the_temperature_of_least_log_loss():
     assert empty.temperatures() == (None, None)
 
 
+def test_the_logistic_map_and_its_fit():
+    """Outcomes drawn from sigmoid(a logit(p) + b): the fit finds (a, b) and lowers the calibration error;
+    the map is the identity at (1, 0) and increasing; constant outcomes leave it at (1, 0)."""
+    rng = np.random.default_rng(0)
+    probs = rng.beta(2.0, 1.0, size=200_000)
+    truth = logistic_map(probs, (0.7, 0.5))
+    correct = rng.random(len(probs)) < truth
+    a, b = fit_logistic(probs, correct)
+    assert a == pytest.approx(0.7, abs=0.02) and b == pytest.approx(0.5, abs=0.02)
+    assert calibration_error(logistic_map(probs, (a, b)), correct)[0] < 0.005 < calibration_error(probs, correct)[0]
+    np.testing.assert_allclose(logistic_map(probs[:100], (1.0, 0.0)), probs[:100])
+    ordered = np.sort(probs[:1000])
+    assert (np.diff(logistic_map(ordered, (a, b))) >= 0).all()
+    assert fit_logistic(probs[:50], np.ones(50, dtype=bool)) == (1.0, 0.0)
+    assert fit_logistic(np.zeros(0), np.zeros(0, dtype=bool)) == (1.0, 0.0)
+
+
 def test_top_probability_is_the_softmax_at_the_column():
     rng = np.random.default_rng(2)
     logits = rng.normal(size=(50, 7)) * 3
@@ -93,6 +110,8 @@ def pipeline(trained, tmp_path_factory):
 
 def test_confidences_on_the_doc(pipeline):
     nlp, examples = pipeline
+    scaling = [1.3, 0.4]           # head_prob is the predicted head's marginal through the logistic map
+    nlp.get_pipe("vine_cascade").configure(head_scaling=scaling)
     words = [t.text for eg in examples[:3] for t in eg.predicted]
     docs = [Doc(nlp.vocab, words=[t.text for t in eg.predicted]) for eg in examples[:20]]
     docs.append(Doc(nlp.vocab, words=(words * 60)[:600], sent_starts=[i == 0 for i in range(600)]))   # joined pieces
@@ -105,9 +124,10 @@ def test_confidences_on_the_doc(pipeline):
             probs = [p for _, p in distribution]
             assert probs == sorted(probs, reverse=True) and sum(probs) <= 1.0 + 1e-6
             if len(doc) <= 128:          # one piece: the predicted head is in the distribution when likely
-                assert token._.head_prob < 0.01 or token.head.i in heads
+                assert token._.head_prob < logistic_map([0.01], scaling)[0] or token.head.i in heads
                 if token.head.i in heads:
-                    assert dict(zip(heads, probs))[token.head.i] == pytest.approx(token._.head_prob, rel=1e-6)
+                    marginal = dict(zip(heads, probs))[token.head.i]
+                    assert logistic_map([marginal], scaling)[0] == pytest.approx(token._.head_prob, rel=1e-5)
                 assert sum(probs) >= 1.0 - 0.01 * (len(doc) + 1)      # the heads left out are each below 1%
         assert Doc(plain.vocab, words=["a"])[0]._.head_prob is None
     nlp.get_pipe("vine_cascade").configure(confidences=False)
@@ -115,7 +135,7 @@ def test_confidences_on_the_doc(pipeline):
         doc = nlp(docs[0].text)
         assert doc._.vine_confidence is None and doc[0]._.head_prob is None
     finally:
-        nlp.get_pipe("vine_cascade").configure(confidences=True)
+        nlp.get_pipe("vine_cascade").configure(confidences=True, head_scaling=[1.0, 0.0])
 
 
 def test_confidences_survive_a_docbin(pipeline):
@@ -155,3 +175,5 @@ def test_training_and_calibrate_set_the_temperatures(ewt_sentences):
     found = calibration.calibrate_temperatures(parser, nlp, examples)
     assert found["head_temperature"] in TEMPERATURES and found["label_temperature"] in TEMPERATURES
     assert parser.cfg["head_temperature"] == found["head_temperature"]
+    a, b = parser.cfg["head_scaling"]
+    assert a > 0 and found["head_scaling"] == [a, b]

@@ -38,6 +38,7 @@ def test_entry_points_are_declared():
         "vineparse.pipeline.registrations:build_vine_cascade_model"
     callbacks = {ep.name: ep.value for ep in entry_points(group="spacy_callbacks")}
     assert callbacks.get("vineparse.scipy_blas.v1") == "vineparse.pipeline.registrations:scipy_blas_before_creation"
+    assert callbacks.get("vineparse.calibrate_on_dev.v1") == "vineparse.pipeline.registrations:calibrate_before_saving"
 
 
 def test_fresh_interpreter_adds_and_loads_without_importing_vineparse(trained, tmp_path):
@@ -124,6 +125,8 @@ def test_spacy_train_runs_end_to_end(ewt_sentences, tmp_path, name):
                              "--output", str(tmp_path / "out")], cwd=tmp_path, env=env,
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
+    if parser == "vine_cascade":       # the configs calibrate on dev before every save
+        assert result.stderr.count("vine_cascade calibrated on") >= 3     # each save: steps 0, 3, 6, the end
     trained = spacy.load(tmp_path / "out" / "model-last")
     assert trained.pipe_names == ["tok2vec", "tagger", parser]
     doc = trained("The cat sat on the mat .")

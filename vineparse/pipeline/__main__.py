@@ -9,7 +9,6 @@ Docs keep their gold tokens (as `gold_preproc = true` in training and `spacy eva
 import argparse
 import sys
 import time
-from pathlib import Path
 
 from .thresholds import recall_argument
 
@@ -42,23 +41,17 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     import spacy
-    from spacy.tokens import Doc, DocBin
-    from spacy.training import Example
+
+    from .calibration import held_out_examples, refuse_training_corpus
 
     try:
         nlp = spacy.load(args.pipeline)
         component = nlp.get_pipe(args.component)
-        gold = list(DocBin().from_disk(args.data).get_docs(nlp.vocab))
+        refuse_training_corpus(nlp, args.data)
+        examples = held_out_examples(nlp, args.data)
     except (OSError, KeyError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    trained_on = nlp.config.get("paths", {}).get("train")
-    if trained_on and Path(str(trained_on)).exists() and Path(str(trained_on)).resolve() == Path(args.data).resolve():
-        print(f"error: {args.data} is the pipeline's training corpus: thresholds set on the sentences a model was "
-              "trained on prune too eagerly on new text; calibrate on held-out data", file=sys.stderr)
-        return 2
-    examples = [Example(Doc(nlp.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc]), doc)
-                for doc in gold]
     try:
         if args.max_heads is not None:
             component.set_max_heads(args.max_heads)

@@ -6,8 +6,12 @@ them as it goes, see `thresholds.py`).
 `calibrate_splitting` sets the split margin of docs without sentence boundaries (`splitting.py`) for the
 best sentence-boundary F1 on held-out docs as they come: a model trained on one sentence per doc learns
 nothing about boundaries from its ROOT scores, and there the best margin is the one that never splits.
+`calibrate_before_saving` is the `spacy train` callback (`[training.before_to_disk]`) that calibrates on the
+dev corpus every pipeline training writes, so that `model-best` parses with thresholds set on held-out text.
 """
-from typing import List, Optional, Sequence, Union
+import sys
+from pathlib import Path
+from typing import Callable, List, Optional, Sequence, Union
 
 import numpy as np
 
@@ -19,6 +23,48 @@ from .batch import Batch
 from .objective import GoldTree
 from .thresholds import recall_targets
 from .training import gold_sentences
+
+
+def held_out_examples(nlp: Language, path: Union[str, Path]) -> List[Example]:
+    """The docs of the .spacy file `path` as Examples whose predicted docs have the gold tokens and nothing
+    else (no sentence boundaries): what `calibrate` takes."""
+    from spacy.tokens import Doc, DocBin
+
+    gold = DocBin().from_disk(path).get_docs(nlp.vocab)
+    return [Example(Doc(nlp.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc]), doc)
+            for doc in gold]
+
+
+def refuse_training_corpus(nlp: Language, path: Union[str, Path]) -> None:
+    """Raise ValueError when `path` is the corpus `nlp` was trained on (its config's `paths.train`):
+    thresholds set on the sentences a model learnt from prune too eagerly on new text."""
+    trained_on = nlp.config.get("paths", {}).get("train")
+    if trained_on and Path(str(trained_on)).resolve() == Path(path).resolve():
+        raise ValueError(f"{path} is the pipeline's training corpus: thresholds set on the sentences a model was "
+                         "trained on prune too eagerly on new text; calibrate on held-out data")
+
+
+def calibrate_before_saving(path: str, component: str = "vine_cascade",
+                            recall: Union[None, float, List[float]] = None) -> Callable[[Language], Language]:
+    """The `spacy train` callback `vineparse.calibrate_on_dev.v1` (`[training.before_to_disk]`): before each
+    save, `calibrate` the pipeline's `component` on the .spacy file `path` (the dev corpus: the data spaCy
+    already picks `model-best` by), for `recall` (None: the component's setting). Training goes on with the
+    thresholds it sets itself; only what is written is calibrated. Time: one pass of the pipeline over `path`
+    per save."""
+    if path is None or not Path(str(path)).is_file():
+        raise ValueError(f"vineparse.calibrate_on_dev.v1: the dev corpus {path!r} is not a file")
+    examples: List[Example] = []
+
+    def before_to_disk(nlp: Language) -> Language:
+        if not examples:
+            refuse_training_corpus(nlp, path)
+            examples.extend(held_out_examples(nlp, path))
+        rows = nlp.get_pipe(component).calibrate(nlp, examples, recall)
+        found = ", ".join(f"{row['level']} a {row['alpha']:+.2f} recall {row['gold_recall']:.1%}" for row in rows)
+        print(f"{component} calibrated on {path}: {found or 'no pruning level'}", file=sys.stderr, flush=True)
+        return nlp
+
+    return before_to_disk
 
 
 def cascade_examples(component, nlp: Language, examples: Sequence[Example]) -> List[GoldTree]:
@@ -83,12 +129,13 @@ def calibrate(component, nlp: Language, examples: Sequence[Example],
 
 def calibrate_temperatures(component, nlp: Language, examples: Sequence[Example]) -> dict:
     """Set the head and label temperatures of the component's confidences (`confidence.py`) on held-out
-    `examples`, as training does on its held-out share: the trees the cascade predicts with its current
-    thresholds, and the gold arcs' labels. RETURNS {"head_temperature", "label_temperature"} as set."""
+    `examples`, as training does on its held-out share (the trees the cascade predicts with its current
+    thresholds, and the gold arcs' labels), then the head probabilities' logistic map on the same arcs.
+    RETURNS {"head_temperature", "label_temperature", "head_scaling"} as set."""
     from .confidence import TemperatureTracker
     from .training import observe_held_out
 
-    saved, component.temperatures = component.temperatures, TemperatureTracker(decay=1.0)
+    saved, component.temperatures = component.temperatures, TemperatureTracker(decay=1.0, keep=True)
     try:
         for start in range(0, len(examples), 256):
             chunk = examples[start:start + 256]
@@ -98,12 +145,15 @@ def calibrate_temperatures(component, nlp: Language, examples: Sequence[Example]
                                             decorate=component.settings.pseudo_projective))
             observe_held_out(component, batch, sentences, thresholds=False)
         head, label = component.temperatures.temperatures(min_arcs=1.0)
+        scaling = component.temperatures.head_scaling() if head else None
     finally:
         component.temperatures = saved
     component.configure(head_temperature=head or component.settings.head_temperature,
-                        label_temperature=label or component.settings.label_temperature)
+                        label_temperature=label or component.settings.label_temperature,
+                        head_scaling=list(scaling or component.settings.head_scaling))
     return {"head_temperature": component.settings.head_temperature,
-            "label_temperature": component.settings.label_temperature}
+            "label_temperature": component.settings.label_temperature,
+            "head_scaling": component.settings.head_scaling}
 
 
 SPLIT_MARGINS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0)

@@ -29,7 +29,8 @@ from thinc.api import Model, set_dropout_rate
 from .. import kernels
 from . import calibration, serialization
 from .batch import Batch, split_sizes
-from .confidence import DISTRIBUTION_FLOOR, TemperatureTracker, doc_confidence, head_marginals, register_extensions
+from .confidence import (DISTRIBUTION_FLOOR, TemperatureTracker, doc_confidence, head_marginals, logistic_map,
+                         register_extensions)
 from .labels import collect_labels, predict_labels, write_parses
 from .levels import check_orders, neural_cascade, parse_pieces, vine_level
 from .parts import may_split
@@ -337,7 +338,8 @@ class VineCascadeParser(TrainablePipe):
 
     def _head_confidences(self, sentences, trees, position: np.ndarray, sizes: Sequence[int]):
         """Per doc, its tokens' head probabilities (n,) and distributions over heads (offsets, heads, probs as
-        `confidence.doc_confidence` takes them), from the first-order marginals of each piece (`confidence.py`).
+        `confidence.doc_confidence` takes them), from the first-order marginals of each piece (`confidence.py`:
+        the head probability is the predicted head's marginal through `head_scaling`).
         The root of a piece of a preset sentence longer than MAX_SEGMENT words gets its probability of
         heading its piece. position: each piece word's token in the batch (`_assemble`)."""
         marginals = head_marginals([sent.dense_arcs() for sent in sentences], self.settings.head_temperature)
@@ -352,7 +354,8 @@ class VineCascadeParser(TrainablePipe):
             piece = np.repeat(np.arange(len(n)), n)                  # the piece of each piece word
             m = np.arange(len(piece)) - word_start[piece]            # its index in its piece, from 0
             tree_heads = np.concatenate([tree[1:] for tree in trees])
-            head_prob[position] = flat[block[piece] + tree_heads * n[piece] + m]
+            head_prob[position] = logistic_map(flat[block[piece] + tree_heads * n[piece] + m],
+                                               self.settings.head_scaling)
             kept = np.flatnonzero(flat >= DISTRIBUTION_FLOOR)
             s = np.searchsorted(block, kept, side="right") - 1
             h, m = np.divmod(kept - block[s], n[s])

@@ -10,9 +10,14 @@ predicted label given the predicted head, at temperature T_l.
 
 Temperatures are set on held-out sentences, as the pruning thresholds are (`TemperatureTracker`): while
 training, from the component's held-out share, and by `calibrate` on held-out data. The head temperature
-minimises the log loss of "the predicted head is right" under `head_prob`; the label temperature the log
-loss of the gold label given the gold head. Work: one first-order inside-outside pass per sentence, O(n^3)
-(`kernels.eisner_marginals_batch`), and a softmax per arc.
+minimises the log loss of "the predicted head is right" under the marginal; the label temperature the log
+loss of the gold label given the gold head. The predicted head comes from the cascade's last level, not from
+the first-order model whose marginal it is, so one temperature leaves its probability too low where the
+marginal is low; `calibrate` therefore also fits a logistic map of the marginal m at that temperature,
+head_prob = sigmoid(a logit(m) + b) (Platt 1999), on the same held-out arcs (`fit_logistic`; [1, 0] until
+then). The map is increasing, so the order of the arcs by confidence is the marginals'. A word's distribution
+over heads stays the marginals of its column. Work: one first-order inside-outside pass per sentence,
+O(n^3) (`kernels.eisner_marginals_batch`), and a softmax per arc.
 """
 from typing import List, Optional, Sequence, Tuple
 
@@ -41,6 +46,41 @@ def head_distribution(marginals: np.ndarray, m: int, floor: float = DISTRIBUTION
     return [(int(h), float(column[h])) for h in order]
 
 
+def logit(probs: np.ndarray) -> np.ndarray:
+    """log p - log (1 - p), with p clipped to [EPSILON, 1 - EPSILON]."""
+    probs = np.clip(np.asarray(probs, dtype=np.float64), EPSILON, 1.0 - EPSILON)
+    return np.log(probs) - np.log1p(-probs)
+
+
+def logistic_map(probs: np.ndarray, scaling: Sequence[float]) -> np.ndarray:
+    """sigmoid(a logit(p) + b) of each p, scaling = (a, b); (1, 0) gives p back (up to the clipping)."""
+    a, b = scaling
+    if a == 1.0 and b == 0.0:
+        return np.asarray(probs, dtype=np.float64)
+    return 1.0 / (1.0 + np.exp(-(a * logit(probs) + b)))
+
+
+def fit_logistic(probs: np.ndarray, correct: np.ndarray, iterations: int = 50) -> Tuple[float, float]:
+    """The (a, b) of least log loss of `correct` under sigmoid(a logit(p) + b) (Newton's method on the two
+    parameters; a kept > 0 so the map is increasing). (1, 0) when the outcomes do not vary."""
+    x, y = logit(probs), np.asarray(correct, dtype=np.float64)
+    if len(x) == 0 or y.min() == y.max():
+        return 1.0, 0.0
+    a, b = 1.0, 0.0
+    for _ in range(iterations):
+        p = 1.0 / (1.0 + np.exp(-(a * x + b)))
+        w = np.maximum(p * (1.0 - p), EPSILON)
+        gradient = np.array([np.dot(p - y, x), np.sum(p - y)])
+        hessian = np.array([[np.dot(w, x * x), np.dot(w, x)], [np.dot(w, x), np.sum(w)]])
+        step = np.linalg.lstsq(hessian, gradient, rcond=None)[0]
+        a, b = a - step[0], b - step[1]
+        if np.abs(step).max() < 1e-10:
+            break
+    if not (np.isfinite(a) and np.isfinite(b)) or a <= 0.0:
+        return 1.0, 0.0
+    return float(a), float(b)
+
+
 def softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
     """Row-wise softmax of logits / temperature (-inf logits get 0)."""
     scaled = np.asarray(logits, dtype=np.float64) / temperature
@@ -67,11 +107,14 @@ class TemperatureTracker:
     sentences (see the module docstring); `temperatures` picks the best of each.
 
     grid (Sequence[float]): temperatures tried. decay (float): each `decay()` multiplies what was seen by it.
+    keep (bool): also keep every observed head marginal at every temperature, for `head_scaling`.
     """
 
-    def __init__(self, grid: Sequence[float] = TEMPERATURES, decay: float = 0.5):
+    def __init__(self, grid: Sequence[float] = TEMPERATURES, decay: float = 0.5, keep: bool = False):
         self.grid = tuple(grid)
         self.decay_factor = decay
+        self.kept: Optional[List[List[np.ndarray]]] = [[] for _ in self.grid] if keep else None
+        self.kept_correct: List[np.ndarray] = []
         self.head_loss = np.zeros(len(self.grid))
         self.label_loss = np.zeros(len(self.grid))
         self.head_arcs = 0.0
@@ -86,6 +129,10 @@ class TemperatureTracker:
             for marginals, heads, truth in zip(head_marginals(dense, temperature), predicted, gold):
                 m = np.arange(1, len(heads))
                 self.head_loss[k] += binary_log_loss(marginals[heads[1:], m], heads[1:] == truth[1:])
+                if self.kept is not None:
+                    self.kept[k].append(marginals[heads[1:], m])
+        if self.kept is not None:
+            self.kept_correct += [heads[1:] == truth[1:] for heads, truth in zip(predicted, gold)]
         self.head_arcs += sum(len(heads) - 1 for heads in predicted)
 
     def observe_labels(self, logits: np.ndarray, gold: np.ndarray) -> None:
@@ -100,6 +147,14 @@ class TemperatureTracker:
     def decay(self) -> None:
         for name in ("head_loss", "label_loss", "head_arcs", "label_arcs"):
             setattr(self, name, getattr(self, name) * self.decay_factor)
+
+    def head_scaling(self) -> Optional[Tuple[float, float]]:
+        """`fit_logistic` over the kept marginals at the head temperature of least log loss (None when the
+        tracker keeps none)."""
+        if self.kept is None or not self.kept_correct:
+            return None
+        best = int(np.argmin(self.head_loss))
+        return fit_logistic(np.concatenate(self.kept[best]), np.concatenate(self.kept_correct))
 
     def temperatures(self, min_arcs: float = 50.0) -> Tuple[Optional[float], Optional[float]]:
         """The head and label temperatures of least log loss; None where fewer than `min_arcs` were seen."""

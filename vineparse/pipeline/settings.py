@@ -8,6 +8,7 @@ its `cfg`.
 """
 import dataclasses
 import inspect
+import math
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple, Union
 
@@ -29,6 +30,17 @@ def _number(name: str, value, low: float, high: float = float("inf"), low_open: 
         extra = "" if high == float("inf") else f" and <= {high}"
         what = "an integer" if integer else "a number"
         raise ValueError(f"{name} must be {what} {bound}{extra}{' or None' if allow_none else ''}, got {value!r}")
+
+
+def _scaling(value) -> List[float]:
+    """`head_scaling` as [a, b] of floats: two finite numbers, a > 0 (the map must be increasing)."""
+    try:
+        a, b = (float(v) for v in value)
+    except (TypeError, ValueError):
+        raise ValueError(f"head_scaling must be two numbers [a, b], got {value!r}") from None
+    if not (math.isfinite(a) and math.isfinite(b) and a > 0.0):
+        raise ValueError(f"head_scaling must be [a, b] with a > 0 and both finite, got {value!r}")
+    return [a, b]
 
 
 @dataclass(frozen=True)
@@ -79,10 +91,13 @@ class CascadeSettings:
         only where the training data has non-projective trees (the label set records it).
     confidences (bool): also write each token's head and label probabilities and its distribution over heads
         (`Token._.head_prob`, `Token._.dep_prob`, `Token._.head_distribution`; `confidence.py`): one first-order
-        inside-outside pass per sentence, about a fifth of the component's time, so off by default.
+        inside-outside pass per sentence, about a tenth of the component's time, so off by default.
     head_temperature (float): the temperature of the head probabilities, set on held-out sentences while
         training and by `calibrate` (`confidence.TemperatureTracker`).
     label_temperature (float): the temperature of the label probabilities, set alike.
+    head_scaling (List[float]): [a, b] of the map head_prob = sigmoid(a logit(m) + b) of the predicted head's
+        marginal m at `head_temperature`, set by `calibrate` on held-out data (`confidence.fit_logistic`);
+        [1, 0] = the marginal itself.
     """
 
     orders: List[int] = field(default_factory=lambda: [0, 1, 2, 3])
@@ -112,6 +127,7 @@ class CascadeSettings:
     confidences: bool = False
     head_temperature: float = 1.0
     label_temperature: float = 1.0
+    head_scaling: List[float] = field(default_factory=lambda: [1.0, 0.0])
 
     def __post_init__(self):
         orders = list(check_orders(self.orders))
@@ -165,13 +181,15 @@ class CascadeSettings:
         _number("split_margin", self.split_margin, 0.0)
         _number("head_temperature", self.head_temperature, 0.0, low_open=True)
         _number("label_temperature", self.label_temperature, 0.0, low_open=True)
+        head_scaling = _scaling(self.head_scaling)
         normal = {"orders": orders, "alphas": alphas, "recall": recall, "predict_orders": predict_orders,
                   "predict_alphas": predict_alphas, "predict_recall": predict_recall, "held_out": float(self.held_out),
                   "structured_weight": float(self.structured_weight), "learn_rate_scale": float(self.learn_rate_scale),
                   "label_weight": float(self.label_weight), "split_margin": float(self.split_margin),
                   "train_alpha": float(self.train_alpha),
                   "dropout": None if self.dropout is None else float(self.dropout),
-                  "head_temperature": float(self.head_temperature), "label_temperature": float(self.label_temperature)}
+                  "head_temperature": float(self.head_temperature), "label_temperature": float(self.label_temperature),
+                  "head_scaling": head_scaling}
         for name, value in normal.items():
             object.__setattr__(self, name, value)
 
