@@ -104,18 +104,19 @@ clean:
 # set while training), evaluate it on test and run `spacy benchmark speed`.
 # package: `spacy package` on that pipeline, an sdist and a wheel of en_vineparse_ewt under dist/.
 # ewt-compare: vine_cascade against spaCy's parser, three seeds each, with the shared tok2vec as it is (setting
-# cnn), one seed each with a BiLSTM in the shared tok2vec (setting bilstm), and spaCy's beam parser (one seed,
-# cnn), COMPARE_STEPS steps each (8,000: where spaCy's parser gains less than 0.2 dev UAS from doubling its
-# steps; `make -j2 ewt-compare` runs two trainings at a time), then bench/spacy_compare.py (JSON + markdown
-# under bench/results/): EWT test and English PUD (out of domain), speed of both pipelines on thinc's default
-# ops (blis) and on vineparse.blas.ScipyBlasOps (OpenBLAS).
+# cnn), COMPARE_STEPS steps each (`make -j2 ewt-compare` runs two trainings at a time; add bilstm-vine-s0
+# bilstm-spacy-s0 to COMPARE_RUNS for the setting with a BiLSTM in the shared tok2vec, cnn-beam-s0 for spaCy's
+# beam parser), then bench/spacy_compare.py (JSON + markdown under bench/results/): EWT test and English PUD
+# (out of domain), speed of both pipelines on thinc's default ops (blis) and on vineparse.blas.ScipyBlasOps.
+# budget-curve: spaCy's parser (seed 0) for 16,000 steps, evaluated every 500: the best dev score each budget
+# of 2,000 / 4,000 / 8,000 / 16,000 steps would keep (bench/results/budget_curve.json).
 SPACY_DATA := corpora/spacy
 EWT_SPACY := $(SPACY_DATA)/en_ewt-ud-train.spacy $(SPACY_DATA)/en_ewt-ud-dev.spacy $(SPACY_DATA)/en_ewt-ud-test.spacy
 PUD_SPACY := $(SPACY_DATA)/en_pud-ud-test.spacy
 VINE_OUT := bench/out/ewt_vine
 COMPARE := bench/out/compare8k
 COMPARE_STEPS ?= 8000
-COMPARE_RUNS := $(foreach pipe,vine spacy,$(foreach seed,0 1 2,cnn-$(pipe)-s$(seed))) bilstm-vine-s0 bilstm-spacy-s0 cnn-beam-s0
+COMPARE_RUNS ?= $(foreach pipe,vine spacy,$(foreach seed,0 1 2,cnn-$(pipe)-s$(seed)))
 ONE_CORE := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 TRAIN_DATA = --paths.train $(SPACY_DATA)/en_ewt-ud-train.spacy --paths.dev $(SPACY_DATA)/en_ewt-ud-dev.spacy
 # the config of a comparison run named setting-pipeline-sSEED
@@ -125,7 +126,7 @@ run_seed = $(subst s,,$(word 3,$(subst -, ,$(1))))
 # `python -I -m`: the working directory (this unbuilt source tree) stays off sys.path, so the installed
 # vineparse is the one imported, as with the console scripts.
 
-.PHONY: ewt-vine ewt-compare package
+.PHONY: ewt-vine ewt-compare budget-curve package
 
 $(SPACY_DATA)/en_ewt-ud-%.spacy: | $(STAMP)
 	@mkdir -p $(SPACY_DATA)
@@ -161,22 +162,35 @@ ewt-compare: $(foreach run,$(COMPARE_RUNS),$(COMPARE)/$(run)/model-best) $(PUD_S
 	    --dev $(SPACY_DATA)/en_ewt-ud-dev.spacy --test $(SPACY_DATA)/en_ewt-ud-test.spacy --ood $(PUD_SPACY) \
 	    --out bench/results/spacy_compare.json --markdown bench/results/spacy_compare.md
 
+COMPARE_16K := bench/out/compare16k
+$(COMPARE_16K)/%/model-best: | $(STAMP) $(EWT_SPACY)
+	@mkdir -p $(COMPARE_16K)
+	$(ONE_CORE) $(BIN)/python -I -m spacy train $(call run_config,$*) --output $(COMPARE_16K)/$* $(TRAIN_DATA) \
+	    --system.seed $(call run_seed,$*) --training.max_steps 16000 --training.eval_frequency 500 \
+	    > $(COMPARE_16K)/$*.log 2>&1
+
+budget-curve: $(COMPARE_16K)/cnn-spacy-s0/model-best
+	$(BIN)/python bench/budget_curve.py --run "spaCy's parser, seed 0=$(COMPARE_16K)/cnn-spacy-s0.log" \
+	    --out bench/results/budget_curve.json
+
 # ---- confidences and whole documents ----
 # calibration: expected calibration error, reliability diagram and coverage of vine_cascade's head
-# probabilities on EWT test and PUD (the comparison's seed-0 pipeline), beside spaCy's beam parser's scores.
+# probabilities on EWT test and PUD (the comparison's seed-0 pipeline); bench/calibration.py --beam PATH adds
+# spaCy's beam parser's scores.
 # documents: vine_cascade, spaCy's parser and spaCy's senter + parser trained on EWT's documents (DOC_STEPS steps),
-# vine_cascade's split margin calibrated on EWT dev documents, then EWT test and PUD parsed as documents.
+# vine_cascade's split margin calibrated on EWT dev documents, and vine_cascade after spaCy's rule-based
+# sentencizer; then EWT test and PUD parsed as documents.
 .PHONY: calibration documents
 DOCS := bench/out/documents
-DOC_STEPS ?= 4000
+DOC_STEPS ?= 2000
 UD := corpora/ud
 
 $(UD)/%/split.json: | $(STAMP)
 	$(BIN)/python bench/ud_data.py --out $(UD) --treebanks $*
 
-calibration: $(COMPARE)/cnn-vine-s0/model-best $(COMPARE)/cnn-beam-s0/model-best $(PUD_SPACY)
+calibration: $(COMPARE)/cnn-vine-s0/model-best $(PUD_SPACY)
 	$(ONE_CORE) $(BIN)/python bench/calibration.py --pipeline $(COMPARE)/cnn-vine-s0/model-best \
-	    --beam $(COMPARE)/cnn-beam-s0/model-best --out bench/results/calibration.json --plot bench/results/calibration.png
+	    --out bench/results/calibration.json --plot bench/results/calibration.png
 
 $(DOCS)/%/model-best: | $(STAMP) $(UD)/en_ewt/split.json $(EWT_SPACY)
 	@mkdir -p $(DOCS)
@@ -188,10 +202,14 @@ $(DOCS)/%/model-best: | $(STAMP) $(UD)/en_ewt/split.json $(EWT_SPACY)
 $(DOCS)/vine/model-calibrated: $(DOCS)/vine/model-best
 	$(ONE_CORE) $(BIN)/python -I -m vineparse.pipeline calibrate $< $(UD)/en_ewt/dev_docs.spacy --output $@
 
-documents: $(DOCS)/vine/model-calibrated $(DOCS)/spacy/model-best $(DOCS)/senter/model-best
+$(DOCS)/vine-sentencizer: $(DOCS)/vine/model-calibrated
+	$(BIN)/python -I -c "import spacy, sys; nlp = spacy.load(sys.argv[1]); nlp.add_pipe('sentencizer', first=True); \
+	    nlp.to_disk(sys.argv[2])" $< $@
+
+documents: $(DOCS)/vine/model-calibrated $(DOCS)/vine-sentencizer $(DOCS)/spacy/model-best $(DOCS)/senter/model-best
 	$(ONE_CORE) $(BIN)/python bench/documents.py --pipeline vine=$(DOCS)/vine/model-calibrated \
-	    --pipeline spacy=$(DOCS)/spacy/model-best --pipeline senter=$(DOCS)/senter/model-best \
-	    --out bench/results/documents.json
+	    --pipeline vine_sentencizer=$(DOCS)/vine-sentencizer --pipeline spacy=$(DOCS)/spacy/model-best \
+	    --pipeline senter=$(DOCS)/senter/model-best --out bench/results/documents.json
 
 # ---- the paper's languages ----
 # multilingual: bench/ud_data.py's splits of the six languages, spaCy's parser and vine_cascade trained on each

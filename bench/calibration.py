@@ -1,10 +1,11 @@
 """Calibration of vine_cascade's confidences, in and out of domain, beside spaCy's beam parser's scores.
 
-    python bench/calibration.py --pipeline PATH [--beam PATH] [--out bench/results/calibration.json]
-                                [--plot bench/results/calibration.png]
+    python bench/calibration.py --pipeline PATH [--beam PATH] [--dev corpora/spacy/en_ewt-ud-dev.spacy]
+                                [--out bench/results/calibration.json] [--plot bench/results/calibration.png]
 
 On EWT test and on English PUD (news and Wikipedia, another domain than EWT's web text), gold tokens and
-sentences, punctuation left out as UAS leaves it out:
+sentences, punctuation left out as UAS leaves it out, with the temperatures stored in the pipeline (or set on
+--dev first, as `calibrate` sets them):
 * `Token._.head_prob` against whether the predicted head is right: expected calibration error (10 equal-width
   bins) and the reliability diagram (PNG); the accuracy of the most confident arcs against the share kept
   (coverage); `Token._.dep_prob` against whether the label is right, over the words whose head is right;
@@ -23,13 +24,16 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
+for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):   # one core, before numpy loads
+    os.environ.setdefault(_name, "1")
+
+import numpy as np  # noqa: E402
+from spacy.training import Example  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from runinfo import run_info  # noqa: E402
 
-for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_name, "1")
+from vineparse.pipeline.calibration import calibrate_temperatures  # noqa: E402
 
 SHARES = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0)
 SETS = {"ewt_test": "corpora/spacy/en_ewt-ud-test.spacy", "pud": "corpora/spacy/en_pud-ud-test.spacy"}
@@ -145,7 +149,10 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pipeline", required=True, help="a trained pipeline with vine_cascade")
     parser.add_argument("--beam", default=None, help="a trained pipeline with spaCy's beam_parser")
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--dev", default=None,
+                        help="set the temperatures on this held-out .spacy file first (for a pipeline trained "
+                             "before they were set while training)")
+    parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--out", default="bench/out/calibration.json")
     parser.add_argument("--plot", default=None)
     args = parser.parse_args(argv)
@@ -154,8 +161,11 @@ def main(argv=None):
 
     nlp = spacy.load(args.pipeline)
     component = nlp.get_pipe("vine_cascade")
+    if args.dev:
+        gold, inputs = gold_docs(nlp, args.dev)
+        calibrate_temperatures(component, nlp, [Example(i, g) for i, g in zip(inputs, gold)])
     component.configure(confidences=True)
-    result = {"run": run_info(), "pipeline": args.pipeline, "beam": args.beam,
+    result = {"run": run_info(), "pipeline": args.pipeline, "beam": args.beam, "temperatures_set_on": args.dev,
               "temperatures": {"head": component.settings.head_temperature,
                                "label": component.settings.label_temperature}, "systems": {"vine_cascade": {}}}
     for name, path in SETS.items():

@@ -1,13 +1,13 @@
 """Whole documents: sentence boundaries and attachment without gold sentences, against spaCy's parsers.
 
-    python bench/documents.py --pipeline vine=PATH --pipeline spacy=PATH --pipeline senter=PATH \\
-        [--out bench/results/documents.json]
+    python bench/documents.py --pipeline vine=PATH [--pipeline vine_sentencizer=PATH] --pipeline spacy=PATH \\
+        --pipeline senter=PATH [--out bench/results/documents.json]
 
 Each pipeline was trained on EWT's documents (bench/ud_data.py groups the sentences by `# newdoc id`):
 vine_cascade (configs/ewt.cfg, its split margin calibrated on EWT dev documents), spaCy's parser, which finds
 sentence boundaries as it parses (configs/ewt_spacy_parser.cfg), and spaCy's senter followed by the parser
-(configs/ewt_spacy_senter.cfg). Each parses EWT test and English PUD (news and Wikipedia: another domain)
-as documents:
+(configs/ewt_spacy_senter.cfg); optionally the same vine_cascade after spaCy's rule-based sentencizer. Each
+parses EWT test and English PUD (news and Wikipedia: another domain) as documents:
 * gold tokens, no sentence boundaries (row "gold tokens"): sentence-boundary precision, recall and F1 and
   UAS / LAS over the document (spaCy's scorer: a head in another sentence is wrong);
 * raw text (row "raw text"): spaCy's tokenizer and the pipeline's own tags, the same scores on the tokens
@@ -17,6 +17,7 @@ For vine_cascade, the boundaries it gets wrong by kind: a missed boundary after 
 """
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -110,7 +111,7 @@ def main(argv=None):
                 print(f"{label} {name}{' raw' if raw else ''}: sentence F1 {row['sents_f']:.2f}, "
                       f"UAS {row['dep_uas']:.2f}, LAS {row['dep_las']:.2f}", flush=True)
         out["pipelines"][label] = {"model": path, "rows": rows}
-    out["run"]["load_average_at_end"] = __import__("os").getloadavg()
+    out["run"]["load_average_at_end"] = list(os.getloadavg())
     if "vine" in out["pipelines"] and "spacy" in out["pipelines"]:
         vine, spacy_rows = out["pipelines"]["vine"]["rows"], out["pipelines"]["spacy"]["rows"]
         out["targets"] = {}

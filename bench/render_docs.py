@@ -33,6 +33,7 @@ RESULTS = ROOT / "bench" / "results"
 DOCS = ROOT / "docs"
 PAGES = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
 PLOTS = ["kernels.png", "cascade_ewt.png", "cascade_ptb.png", "bitext_speed.png", "bitext_bias_binary.png",
+         "multilingual.png", "calibration.png",
          "bitext_bias_ternary.png", "soak.png"]
 MISSING = "–"
 REGION = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- end -->)", re.S)
@@ -316,20 +317,32 @@ def corpus_name(row, doc):
 SYSTEMS = ["NoPrune-1", "VineCascade-1", "NoPrune-2", "VineCascade-2", "NoPrune-3", "VineCascade-3", "FirstOnly-3",
            "Local-3"]
 BUCKETS = ["<= 10", "11-20", "21-40", "> 40"]
-SETTINGS = ["cnn", "bilstm"]
 OPS = {"thinc": "thinc NumpyOps (blis)", "scipy": "ScipyBlasOps (OpenBLAS)"}
 ACCURACY = [("UAS", "dep_uas"), ("LAS", "dep_las"), ("UAS > 30 words", "long_dep_uas"),
             ("LAS > 30 words", "long_dep_las")]
 
 
-def compare_accuracy(doc):
+PIPELINES = {"spacy": "spaCy parser", "beam": "spaCy beam parser", "vine": "vine_cascade"}
+
+
+def compare_accuracy(doc, test="test"):
+    """Mean ± std (min–max) per setting and pipeline on `test` ("test": EWT test, "ood": the out-of-domain set),
+    and vine_cascade's differences to spaCy's parsers."""
     rows = []
-    for setting in SETTINGS:
-        for pipeline, label in (("spacy", "spaCy parser"), ("vine", "vine_cascade"),
-                                ("vine (mbr decoder)", 'vine_cascade, decoder "mbr"')):
-            rows.append({"setting": setting, "pipeline": label, **doc["settings"][setting][pipeline]})
-        rows.append({"setting": setting, "pipeline": "vine_cascade − spaCy", "_diff": True,
-                     **doc["settings"][setting]["vine"]["difference"]})
+    for setting, pipes in doc["settings"].items():
+        for pipe, label in PIPELINES.items():
+            found = pipes.get(pipe) if test == "test" else pipes.get(pipe, {}).get("ood")
+            if found:
+                runs = len(found["dep_uas"]["runs"])
+                rows.append({"setting": setting, "pipeline": label, "seeds": runs, **found})
+        for other in ("spacy", "beam"):
+            vine = pipes.get("vine", {})
+            diff = vine.get(f"minus_{other}" if test == "test" else f"ood_minus_{other}")
+            if diff is None and other == "spacy" and test == "test":
+                diff = vine.get("difference")        # as spacy_compare_2k.json, written before beam was compared
+            if diff:
+                rows.append({"setting": setting, "pipeline": f"vine_cascade − {PIPELINES[other]}", "_diff": True,
+                             **diff})
     return rows
 
 
@@ -339,38 +352,39 @@ def accuracy_cell(key):
 
 def compare_speed(doc):
     rows = []
-    for setting in SETTINGS:
-        for ops, label in OPS.items():
-            speed = doc["seed0"][setting]["speed"][ops]
-            rows.append({"setting": setting, "ops": label, "spacy": speed["spacy"]["median"],
-                         "vine": speed["vine_3"]["median"], "vine_mbr": speed["vine_3_mbr"]["median"],
-                         "ratio": speed["ratio_third_order"], "mbr_ratio": speed["vine_3_mbr"]["median"] /
-                         speed["spacy"]["median"], "rounds": len(speed["per_round_ratios"]),
+    for setting, block in doc["seed0"].items():
+        for ops, speed in block["speed"].items():
+            last = max((k for k in speed if k.startswith("vine_") and k[5:].isdigit()), key=lambda k: int(k[5:]))
+            mbr = next((k for k in speed if k.startswith(last + "_")), None)
+            rows.append({"setting": setting, "ops": OPS[ops], "spacy": speed["spacy"]["median"],
+                         "vine": speed[last]["median"], "vine_mbr": speed[mbr]["median"] if mbr else None,
+                         "ratio": speed["ratio_third_order"],
+                         "mbr_ratio": speed[mbr]["median"] / speed["spacy"]["median"] if mbr else None,
+                         "rounds": len(speed["per_round_ratios"]),
                          "round_median": sorted(speed["per_round_ratios"])[len(speed["per_round_ratios"]) // 2]})
     return rows
 
 
 def compare_components(doc):
     rows = []
-    for setting in SETTINGS:
-        for ops, label in OPS.items():
-            by = doc["seed0"][setting]["speed"][ops]["us_per_word_by_component"]
-            for pipeline, parts in by.items():
-                rows.append({"setting": setting, "ops": label, "pipeline": pipeline, **parts,
+    for setting, block in doc["seed0"].items():
+        for ops, speed in block["speed"].items():
+            for pipeline, parts in speed["us_per_word_by_component"].items():
+                rows.append({"setting": setting, "ops": OPS[ops], "pipeline": pipeline, **parts,
                              "total": sum(parts.values())})
     return rows
 
 
 def compare_levels(doc):
     return [{"setting": setting, "a": alpha, **level}
-            for setting in SETTINGS
-            for alpha, level in zip(doc["seed0"][setting]["alphas"], doc["seed0"][setting]["levels_dev"])]
+            for setting, block in doc["seed0"].items()
+            for alpha, level in zip(block["alphas"], block["levels_dev"])]
 
 
 def long_inputs(doc):
     rows = []
-    for setting in SETTINGS:
-        data = doc["seed0"][setting]["long_inputs"]
+    for setting, block in doc["seed0"].items():
+        data = block["long_inputs"]
         rows.append({"setting": setting, "input": "preset sentences of about 20 words", **data["preset_20"],
                      "sentences": data["preset_20"]["docs"]})
         rows.append({"setting": setting, "input": "one preset sentence", **data["preset_2000"]})
@@ -380,15 +394,21 @@ def long_inputs(doc):
 
 
 def readme_summary(doc):
+    """EWT test (mean over seeds) and English PUD, and the pipelines' words/s, setting cnn."""
     rows = []
-    for setting in SETTINGS:
-        speed = doc["seed0"][setting]["speed"]["scipy"]
-        for pipeline, label, words in (("spacy", "spaCy parser", "spacy"), ("vine", "vine_cascade", "vine_3")):
-            acc = doc["settings"][setting][pipeline]
-            rows.append({"setting": setting, "pipeline": label, "uas": acc["dep_uas"]["mean"],
-                         "las": acc["dep_las"]["mean"], "long_uas": acc["long_dep_uas"]["mean"],
-                         "words": speed[words]["median"],
-                         "ratio": speed[words]["median"] / speed["spacy"]["median"]})
+    pipes = doc["settings"]["cnn"]
+    speed = doc["seed0"]["cnn"]["speed"]["scipy"]
+    last = max((k for k in speed if k.startswith("vine_") and k[5:].isdigit()), key=lambda k: int(k[5:]))
+    for pipe, label in PIPELINES.items():
+        if pipe not in pipes:
+            continue
+        acc = pipes[pipe]
+        words = {"spacy": speed["spacy"]["median"], "vine": speed[last]["median"]}.get(pipe)
+        rows.append({"pipeline": label, "seeds": len(acc["dep_uas"]["runs"]),
+                     "uas": acc["dep_uas"]["mean"], "las": acc["dep_las"]["mean"],
+                     "ood_uas": acc.get("ood", {}).get("dep_uas", {}).get("mean"),
+                     "ood_las": acc.get("ood", {}).get("dep_las", {}).get("mean"),
+                     "words": words, "ratio": None if words is None else words / speed["spacy"]["median"]})
     return rows
 
 
@@ -484,6 +504,124 @@ def paired_columns(base_label: str, variant_label: str, us_per_word: bool = Fals
     if us_per_word:
         cols.append(Col("Δ µs / word", "diff.us_per_word", "+2f"))
     return cols
+
+
+def thread_rows(doc):
+    """One row per model and calling-thread count of bench/threads.py's output."""
+    names = {"cascade": "CascadeParser.parse_batch", "pipeline": "nlp.pipe (vine_cascade pipeline)"}
+    rows = []
+    for key, name in names.items():
+        block = doc[key]
+        for n in doc["threads"]:
+            rows.append({"model": name, "threads": n, "words": block["median_words_per_second"][str(n)],
+                         "speedup": block.get("speedup", {}).get(str(n), 1.0),
+                         "round_speedup": block.get("speedup_per_round_median", {}).get(str(n), 1.0),
+                         "differences": block["differences_from_sequential"][str(n)]})
+    return rows
+
+
+LANGUAGES = {"en_ewt": "English-EWT", "pt_bosque": "Portuguese-Bosque", "pt_bosque_small": "Portuguese-Bosque",
+             "bg_btb": "Bulgarian-BTB", "de_gsd": "German-GSD", "sv_talbanken": "Swedish-Talbanken",
+             "zh_gsd": "Chinese-GSD"}
+
+
+def treebank_label(name, row):
+    """A treebank's name, its training sentences and "small data" where it was trained on dev less a tenth."""
+    small = ", small data" if row["small_data"] else ""
+    return f"{LANGUAGES.get(name, name)} ({row['sentences']['train']:,} sentences{small})"
+
+
+def multilingual_sparse(doc):
+    """Per treebank of bench/multilingual.py: the sparse systems' UAS and VineCascade-3's speed-up."""
+    rows = []
+    for name, row in doc["treebanks"].items():
+        if "sparse" not in row:
+            continue
+        found = row["sparse"]["rows"]
+        rows.append({"treebank": treebank_label(name, row), **{f"{k}_uas": v["uas"] for k, v in found.items()},
+                     "speedup": found["VineCascade-3"]["words_per_second"] / found["NoPrune-3"]["words_per_second"],
+                     "words": found["VineCascade-3"]["words_per_second"]})
+    return rows
+
+
+def multilingual_parsers(doc):
+    """Per treebank: vine_cascade and spaCy's parser, UAS / LAS and non-projective arc recall and precision."""
+    rows = []
+    for name, row in doc["treebanks"].items():
+        for key, label in (("spacy", "spaCy parser"), ("vine", "vine_cascade"),
+                           ("vine_flat", "vine_cascade, pseudo_projective false")):
+            if key in row:
+                arcs = row[key]["nonprojective_arcs"]
+                rows.append({"treebank": treebank_label(name, row), "parser": label, "uas": row[key]["uas"],
+                             "las": row[key]["las"], "gold_arcs": arcs["gold"], "recall": arcs["recall"],
+                             "precision": arcs["precision"]})
+    return rows
+
+
+def multilingual_lifting(doc):
+    """CascadeParser's VineCascade-3 with and without pseudo-projective lifting (German, Portuguese)."""
+    rows = []
+    for name, row in doc["treebanks"].items():
+        for key, label in (("pseudo_projective", "pseudo-projective"), ("without", "without lifting")):
+            if key in row.get("sparse_lifting", {}):
+                found = row["sparse_lifting"][key]
+                rows.append({"treebank": treebank_label(name, row), "how": label, "uas": found["uas"],
+                             "las": found["las"], "recall": found["nonprojective_arcs"]["recall"],
+                             "precision": found["nonprojective_arcs"]["precision"]})
+    return rows
+
+
+DOCUMENT_PIPELINES = {"vine": "vine_cascade", "vine_sentencizer": "spaCy sentencizer + vine_cascade",
+                      "spacy": "spaCy parser", "senter": "spaCy senter + parser"}
+DOCUMENT_SETS = {"ewt_test": "EWT test", "pud": "English PUD"}
+
+
+def document_rows(doc):
+    """One row per pipeline, test set and input (gold tokens or raw text) of bench/documents.py's output."""
+    rows = []
+    for name, label in DOCUMENT_SETS.items():
+        for raw in ("", ", raw text"):
+            for pipe, found in doc["pipelines"].items():
+                row = found["rows"].get(name + raw)
+                if row:
+                    rows.append({"set": label, "input": "raw text" if raw else "gold tokens",
+                                 "pipeline": DOCUMENT_PIPELINES.get(pipe, pipe), **row})
+    return rows
+
+
+def boundary_error_rows(doc):
+    """Sentence-boundary errors by kind, per pipeline and test set (gold tokens)."""
+    return [{"pipeline": DOCUMENT_PIPELINES.get(pipe, pipe), "set": label, **found["rows"][name]["boundary_errors"]}
+            for name, label in DOCUMENT_SETS.items() for pipe, found in doc["pipelines"].items()
+            if name in found["rows"]]
+
+
+def calibration_rows(doc):
+    """Per system and test set of bench/calibration.py: ECE of head and label probabilities, UAS at 80%."""
+    rows = []
+    for system, sets in doc["systems"].items():
+        for name, found in sets.items():
+            at_80 = next((c for c in found["coverage"] if c["coverage"] == 0.8), None)
+            rows.append({"system": {"beam_parser": "spaCy beam parser (beam mass of the parse)"}.get(system, system),
+                         "set": DOCUMENT_SETS.get(name, name), "arcs": found["arcs"], "uas": found["uas"],
+                         "ece_head": found["ece_head"], "ece_dep": found["ece_dep"],
+                         "uas_80": None if at_80 is None else 100 * at_80["accuracy"]})
+    return rows
+
+
+def coverage_rows(doc):
+    """vine_cascade's accuracy of the most confident arcs against the share kept, both test sets."""
+    sets = doc["systems"]["vine_cascade"]
+    return [{"coverage": point["coverage"], **{name: 100 * found["coverage"][k]["accuracy"]
+                                               for name, found in sets.items()},
+             "threshold": point["threshold"]}
+            for k, point in enumerate(sets["ewt_test"]["coverage"])]
+
+
+def budget_rows(doc):
+    """One row per run and budget of bench/budget_curve.py's output."""
+    return [{"run": name, **point} for name, run in doc["runs"].items() for point in run["budgets"]
+            if point.get("best_dev_uas") is not None]
 
 
 def recall_rows(doc):
@@ -641,12 +779,21 @@ TABLES = [
                                                        2 ** doc["settings"]["bits"], "int")]),
     # spacy_compare.json: bench/spacy_compare.py
     Table("readme_spacy_compare", "spacy_compare.json", readme_summary, [
-        Col("shared encoder", "setting"), Col("parser", "pipeline"), Col("UAS", "uas", "2f"), Col("LAS", "las", "2f"),
-        Col("UAS, sentences > 30 words", "long_uas", "2f"), Col("words/s (pipeline)", "words", "int"),
-        Col("vs spaCy", "ratio", "x")]),
+        Col("parser", "pipeline"), Col("seeds", "seeds", "int"), Col("UAS", "uas", "2f"), Col("LAS", "las", "2f"),
+        Col("UAS, English PUD", "ood_uas", "2f"), Col("LAS, English PUD", "ood_las", "2f"),
+        Col("words/s (pipeline)", "words", "int"), Col("vs spaCy", "ratio", "x")]),
     Table("spacy_compare_accuracy", "spacy_compare.json", compare_accuracy, [
-        Col("shared encoder", "setting"), Col("parser", "pipeline"),
+        Col("shared encoder", "setting"), Col("parser", "pipeline"), Col("seeds", "seeds", "int"),
         *[Col(label, accuracy_cell(key)) for label, key in ACCURACY]]),
+    Table("spacy_compare_ood", "spacy_compare.json", lambda doc: compare_accuracy(doc, "ood"), [
+        Col("shared encoder", "setting"), Col("parser", "pipeline"), Col("seeds", "seeds", "int"),
+        *[Col(label, accuracy_cell(key)) for label, key in ACCURACY]]),
+    Table("spacy_compare_2k", "spacy_compare_2k.json", compare_accuracy, [
+        Col("shared encoder", "setting"), Col("parser", "pipeline"), Col("seeds", "seeds", "int"),
+        *[Col(label, accuracy_cell(key)) for label, key in ACCURACY]]),
+    Table("spacy_compare_targets", "spacy_compare.json", lambda doc: items(doc["targets"]), [
+        Col("target", "_key"), Col("measured", "value.0"),
+        Col("met", lambda row, doc: "yes" if row["value"][2] else "no")]),
     Table("spacy_compare_speed", "spacy_compare.json", compare_speed, [
         Col("shared encoder", "setting"), Col("ops", "ops"), Col("spaCy parser (words/s)", "spacy", "int"),
         Col("vine_cascade (words/s)", "vine", "int"), Col("ratio", "ratio", "x"),
@@ -661,6 +808,60 @@ TABLES = [
     Table("spacy_compare_long_inputs", "spacy_compare.json", long_inputs, [
         Col("shared encoder", "setting"), Col("input", "input"), Col("tokens", "tokens", "int"),
         Col("µs per token", "us_per_token", "int"), Col("sentences", "sentences", "int")]),
+    # multilingual.json: bench/multilingual.py
+    Table("multilingual_sparse", "multilingual.json", multilingual_sparse, [
+        Col("treebank (training sentences)", "treebank"),
+        *[Col(f"{system} UAS", f"{system}_uas", "2f") for system in SYSTEMS[:5:2] + SYSTEMS[1:6:2]],
+        Col("VineCascade-3 words/s", "words", "int"), Col("VineCascade-3 / NoPrune-3 words/s", "speedup", "x1")]),
+    Table("multilingual_parsers", "multilingual.json", multilingual_parsers, [
+        Col("treebank (training sentences)", "treebank"), Col("parser", "parser"), Col("UAS", "uas", "2f"),
+        Col("LAS", "las", "2f"), Col("non-projective gold arcs", "gold_arcs", "int"),
+        Col("their recall", "recall", "1f"), Col("non-projective precision", "precision", "1f")]),
+    Table("multilingual_lifting", "multilingual.json", multilingual_lifting, [
+        Col("treebank (training sentences)", "treebank"), Col("CascadeParser labels", "how"),
+        Col("UAS", "uas", "2f"), Col("LAS", "las", "2f"), Col("non-projective recall", "recall", "1f"),
+        Col("non-projective precision", "precision", "1f")]),
+    Table("multilingual_targets", "multilingual.json", lambda doc: items(doc["targets"]), [
+        Col("target", "_key"), Col("measured", "value.0"),
+        Col("met", lambda row, doc: "yes" if row["value"][2] else "no")]),
+    # calibration.json: bench/calibration.py
+    Table("calibration", "calibration.json", calibration_rows, [
+        Col("confidence of", "system"), Col("test set", "set"), Col("arcs", "arcs", "int"), Col("UAS", "uas", "2f"),
+        Col("ECE of the head probability", "ece_head", "3f"), Col("ECE of the label probability", "ece_dep", "3f"),
+        Col("UAS of the 80% most confident arcs", "uas_80", "2f")]),
+    Table("calibration_coverage", "calibration.json", coverage_rows, [
+        Col("share of arcs kept", "coverage", "pct"), Col("UAS, EWT test", "ewt_test", "2f"),
+        Col("UAS, English PUD", "pud", "2f"), Col("head_prob threshold (EWT test)", "threshold", "3f")]),
+    Table("calibration_cost", "calibration.json", lambda doc: [doc["cost"]], [
+        Col("component µs per word, confidences off", "us_per_word_off", "1f"),
+        Col("confidences on", "us_per_word_on", "1f"), Col("extra", "extra", "pct")]),
+    Table("calibration_targets", "calibration.json", lambda doc: items(doc["targets"]), [
+        Col("target", "_key"), Col("measured", "value.0"),
+        Col("met", lambda row, doc: "yes" if row["value"][2] else "no")]),
+    # documents.json: bench/documents.py
+    Table("documents", "documents.json", document_rows, [
+        Col("test set", "set"), Col("input", "input"), Col("pipeline", "pipeline"),
+        Col("sentence P", "sents_p", "2f"), Col("sentence R", "sents_r", "2f"), Col("sentence F1", "sents_f", "2f"),
+        Col("UAS", "dep_uas", "2f"), Col("LAS", "dep_las", "2f")]),
+    Table("documents_errors", "documents.json", boundary_error_rows, [
+        Col("pipeline", "pipeline"), Col("test set", "set"),
+        *[Col(kind, kind, "int") for kind in ("missed after final punctuation", "missed after none",
+                                               "wrong cut after final punctuation", "wrong cut after other punctuation",
+                                               "wrong cut after a word")]]),
+    Table("documents_targets", "documents.json", lambda doc: items(doc["targets"]), [
+        Col("target", "_key"), Col("measured", "value.0"),
+        Col("met", lambda row, doc: "yes" if row["value"][2] else "no")]),
+    # threads.json: bench/threads.py; bounds.json: bench/bounds.py
+    Table("threads", "threads.json", thread_rows, [
+        Col("model, entry point", "model"), Col("calling threads", "threads", "int"),
+        Col("words/s (median)", "words", "int"), Col("vs one thread", "speedup", "x"),
+        Col("median of per-round ratios", "round_speedup", "x"),
+        Col("parses different from sequential", "differences", "int")]),
+    Table("bounds", "bounds.json", lambda doc: items(doc["pipelines"]), [
+        Col("pipeline", "_key"),
+        Col("µs per token, preset sentences of about 20 words", "preset_20.us_per_token", "1f"),
+        Col("µs per token, one preset sentence of 2,000 tokens", "preset_2000.us_per_token", "1f"),
+        Col("ratio (at most 2)", "preset_ratio", "x")]),
     # astar_backoff.json: bench/astar_backoff.py
     Table("astar_backoff", "astar_backoff.json", astar_rows, [
         Col("model", "model"), Col("heuristic", "heuristic"), Col("corpus", "corpus"),
@@ -744,6 +945,20 @@ TABLES = [
         Col("encoder, steps", "_key"), Col("vine − spaCy UAS", "dep_uas", "+2f"),
         Col("vine − spaCy LAS", "dep_las", "+2f"), Col("UAS > 30 words", "long_dep_uas", "+2f"),
         Col("seeds", "pairs", "int")]),
+    # budget_curve.json, context_dev.json: bench/budget_curve.py (dev scores read from the training logs)
+    Table("budget_curve", "budget_curve.json", budget_rows, [
+        Col("run", "run"), Col("budget (steps)", "budget", "int"), Col("best dev UAS up to it", "best_dev_uas", "2f"),
+        Col("its dev LAS", "dev_las_there", "2f"), Col("at step", "at_step", "int"),
+        Col("gain of doubling the budget", "gain_of_doubling", "+2f")]),
+    Table("context_dev", "context_dev.json", budget_rows, [
+        Col("run", "run"), Col("steps", "budget", "int"), Col("best dev UAS up to it", "best_dev_uas", "2f"),
+        Col("its dev LAS", "dev_las_there", "2f")]),
+    # parse_hashes.json: bench/parse_hashes.py before and after a refactoring
+    Table("parse_hashes", "parse_hashes.json",
+          lambda doc: [{"part": part, "what": key, "same": same} for part, found in doc["identical"].items()
+                       for key, same in found.items()], [
+              Col("parser", "part"), Col("fingerprint of", "what"),
+              Col("identical before and after", lambda row, doc: "yes" if row["same"] else "no")]),
     Table("recall_sweep", "recall_sweep.json", recall_rows, [
         Col("pipeline", "pipeline"), Col("recall targets (vine, first, second)", "recall"),
         Col("UAS", "dep_uas", "2f"), Col("LAS", "dep_las", "2f"),

@@ -4,10 +4,12 @@ Reads the trained pipelines under --runs, named SETTING-PIPELINE-sSEED/model-bes
 SETTING "cnn" (the shared tok2vec as spaCy's --optimize efficiency config has it) or "bilstm" (the same with
 a BiLSTM in the shared tok2vec, so both parsers get a whole-sentence encoder), PIPELINE "vine", "spacy" (the
 transition-based parser) or "beam" (its beam-search version). Each pipeline was tuned on dev only (model-best
-by dev score; vine_cascade as `spacy train` wrote it: its parsing levels and their thresholds set while
-training; with --recall, calibrated on dev for those per-level gold-arc recalls when loaded, after keeping
-only the cascade levels --orders when given). For every run: dep_uas / dep_las on the test set (spaCy's scorer, punctuation excluded, gold tokens as `spacy evaluate
---gold-preproc`), and the same on test sentences of more than 30 words, and on the out-of-domain --ood set
+by dev score; vine_cascade as `spacy train` wrote it: its parsing levels, their thresholds set while
+training and then on dev before saving, `vineparse.calibrate_on_dev.v1` in configs/ewt.cfg; with --recall,
+calibrated on dev again for those per-level gold-arc recalls when loaded, after keeping only the cascade
+levels --orders when given). For every run: dep_uas / dep_las on the test set (spaCy's scorer, punctuation
+excluded, gold tokens as `spacy evaluate --gold-preproc`), and the same on test sentences of more than 30
+words, and on the out-of-domain --ood set
 (English PUD: news and Wikipedia, where EWT is web text); per setting and pipeline the mean,
 sample standard deviation, min and max over seeds. For the first seed of each pipeline and setting: words
 per second of the whole pipeline (tokenizer, tok2vec, tagger, parser; `nlp.pipe` over the test texts, one core,
@@ -369,6 +371,10 @@ def main():
                         help="comma-separated thinc ops to time both pipelines with: thinc (NumpyOps, blis) and/or "
                              "scipy (vineparse.blas.ScipyBlasOps, OpenBLAS); default both")
     parser.add_argument("--repeats", type=int, default=9)
+    parser.add_argument("--no-speed", action="store_true",
+                        help="accuracy only: skip seed 0's speed, per-order, per-level and long-input measurements")
+    parser.add_argument("--note", default=None, help="how the runs were made, where their configs do not say it "
+                                                     "(recorded in the JSON)")
     parser.add_argument("--out", default="bench/results/spacy_compare.json")
     parser.add_argument("--markdown", default="bench/results/spacy_compare.md")
     args = parser.parse_args()
@@ -377,7 +383,8 @@ def main():
 
     import vineparse.pipeline  # noqa: F401  registers vine_cascade (an installed vineparse has entry points too)
     use_blas(args.blas[0])
-    result = run_record(steps=args.steps, recall=args.recall, orders=args.orders, blas=args.blas, settings={},
+    result = run_record(steps=args.steps, recall=args.recall, orders=args.orders, blas=args.blas, note=args.note,
+                        settings={},
                         seed0={})
     runs = {}
     for path in sorted(Path(args.runs).iterdir()):
@@ -421,7 +428,7 @@ def main():
                         key: block["vine"]["ood"][key]["mean"] - block[other]["ood"][key]["mean"] for key in keys}
         result["settings"][setting] = block
 
-    for setting in sorted({s for s, _, _ in runs}):
+    for setting in [] if args.no_speed else sorted({s for s, _, _ in runs}):
         first = {pipe: min([seed for s, p, seed in runs if s == setting and p == pipe], default=None)
                  for pipe in ("spacy", "vine")}
         if None in first.values():
