@@ -10,8 +10,7 @@ from typing import List, Optional, Sequence
 import numpy as np
 
 __all__ = ["TreeError", "validate_heads", "find_cycle", "root_children", "is_projective", "nonprojective_arc_mask",
-           "projectivize",
-           "pseudo_projectivize", "deprojectivize", "is_decorated", "DELIMITER"]
+           "projectivize", "pseudo_projectivize", "deprojectivize", "is_decorated", "DELIMITER"]
 
 DELIMITER = "||"      # a lifted arc's label: "label||head_label" (spaCy's HEAD decoration scheme)
 

@@ -35,11 +35,16 @@ def held_out_examples(nlp: Language, path: Union[str, Path]) -> List[Example]:
             for doc in gold]
 
 
+def same_file(first, second) -> bool:
+    """Whether two corpus paths (None or empty: no path) name the same existing file or folder."""
+    return bool(first) and bool(second) and Path(str(first)).exists() and \
+        Path(str(first)).resolve() == Path(str(second)).resolve()
+
+
 def refuse_training_corpus(nlp: Language, path: Union[str, Path]) -> None:
     """Raise ValueError when `path` is the corpus `nlp` was trained on (its config's `paths.train`):
     thresholds set on the sentences a model learnt from prune too eagerly on new text."""
-    trained_on = nlp.config.get("paths", {}).get("train")
-    if trained_on and Path(str(trained_on)).resolve() == Path(path).resolve():
+    if same_file(nlp.config.get("paths", {}).get("train"), path):
         raise ValueError(f"{path} is the pipeline's training corpus: thresholds set on the sentences a model was "
                          "trained on prune too eagerly on new text; calibrate on held-out data")
 

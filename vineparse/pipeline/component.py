@@ -68,13 +68,6 @@ subword_features = true
 """
 
 
-def _same_corpus(paths: Dict, first: str, second: str) -> bool:
-    """Whether two corpus paths of a config name the same existing file or folder."""
-    from pathlib import Path
-    a, b = paths.get(first), paths.get(second)
-    return bool(a) and bool(b) and Path(str(a)).exists() and Path(str(a)).resolve() == Path(str(b)).resolve()
-
-
 def _refreshed(alphas: Sequence[float], rows: List[dict], tracker: RecallTracker, min_sentences: float) -> List[float]:
     """Each pruning level's a from its tracker row, where the level saw at least `min_sentences` sentences."""
     return [row["alpha"] if row["alpha"] is not None and tracker.sentences[k] >= min_sentences else alphas[k]
@@ -212,7 +205,8 @@ class VineCascadeParser(TrainablePipe):
         nlp (Language): the pipeline. labels (List[str]): labels to use instead of the examples'.
         """
         validate_get_examples(get_examples, "VineCascadeParser.initialize")
-        if nlp is not None and _same_corpus(nlp.config.get("paths", {}), "train", "dev"):
+        paths = nlp.config.get("paths", {}) if nlp is not None else {}
+        if calibration.same_file(paths.get("train"), paths.get("dev")):
             warnings.warn("vine_cascade: the dev corpus is the training corpus, so the best model is the one that "
                           "fits its training data best; hold out part of the training data as dev (the "
                           "component's own thresholds are set on its `held_out` share either way)")
