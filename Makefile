@@ -178,8 +178,8 @@ budget-curve: $(COMPARE_16K)/cnn-spacy-s0/model-best
 # probabilities on EWT test and PUD (the comparison's seed-0 pipeline); bench/calibration.py --beam PATH adds
 # spaCy's beam parser's scores.
 # documents: vine_cascade, spaCy's parser and spaCy's senter + parser trained on EWT's documents (DOC_STEPS steps),
-# vine_cascade's split margin calibrated on EWT dev documents, and vine_cascade after spaCy's rule-based
-# sentencizer; then EWT test and PUD parsed as documents.
+# vine_cascade's sentence-start threshold calibrated on EWT dev documents, and vine_cascade after spaCy's
+# rule-based sentencizer; then EWT test and PUD parsed as documents.
 .PHONY: calibration documents
 DOCS := bench/out/documents
 DOC_STEPS ?= 2000

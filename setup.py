@@ -26,12 +26,14 @@ def kernel_extensions():
     for pyx in sorted(glob.glob(os.path.join("vineparse", "_kernels", "*.pyx"))):
         module = os.path.splitext(pyx)[0].replace(os.sep, ".")
         openmp = ["-fopenmp"] if OPENMP and module.endswith(".parallel") else []
+        # the LSTM gates' clamps vectorize only where comparisons may not trap (lstm_gates.h); no value changes
+        gates = ["-fno-trapping-math"] if module.endswith(".bilstm") and sys.platform != "win32" else []
         extensions.append(
             Extension(
                 module,
                 [pyx],
                 include_dirs=[numpy.get_include(), os.path.join("vineparse", "_kernels")],
-                extra_compile_args=COMPILE_ARGS + openmp,
+                extra_compile_args=COMPILE_ARGS + openmp + gates,
                 extra_link_args=openmp,
                 define_macros=MACROS,
                 libraries=[] if sys.platform == "win32" else ["m"],

@@ -59,9 +59,9 @@ def main():
         gold = list(DocBin().from_disk(args.docs).get_docs(nlp.vocab))
         calibrated = component.cfg["split_margin"]
         row = {"split_calibration": component.split_calibration}
-        component.cfg["split_margin"] = 0.0
+        component.configure(split_margin=0.0)
         row["vine_margin_0"] = scores(nlp, examples(nlp, gold, False))
-        component.cfg["split_margin"] = calibrated
+        component.configure(split_margin=calibrated)
         row["vine_calibrated"] = scores(nlp, examples(nlp, gold, False))
         row["vine_gold_sentences"] = scores(nlp, examples(nlp, gold, True))
         spacy_run = run.parent / f"{match['setting']}-spacy-s{match['seed']}" / "model-best"

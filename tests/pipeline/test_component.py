@@ -11,7 +11,7 @@ from vineparse.pipeline import VineCascadeParser, calibration
 from vineparse.pipeline.component import FORMAT_VERSION
 from vineparse.pipeline.scorers import distance_buckets
 
-from .tiny import TINY_MODEL, train_tiny
+from .tiny import TINY_MODEL, check_split_calibration, train_tiny
 
 
 def test_initialize_takes_the_labels_from_the_examples(trained, ewt_sentences):
@@ -322,7 +322,8 @@ def test_calibrate_sets_alphas_for_the_recall(trained):
             else:
                 assert r["recall_ceiling"] < 0.9
                 assert r["gold_recall"] >= 0.9 * r["recall_ceiling"] or r["alpha"] == -1.0
-        assert parser.split_calibration["margin"] == parser.cfg["split_margin"]
+        assert parser.split_calibration["setting"] == "split_margin"          # a model without a start scorer
+        assert parser.split_calibration["value"] == parser.cfg["split_margin"]
     finally:
         parser.load_cfg(saved)
 
@@ -343,17 +344,8 @@ def test_calibrate_splitting_takes_the_margin_of_best_boundary_f1(trained):
     saved = dict(parser.cfg)
     try:
         result = calibration.calibrate_splitting(parser, nlp, chosen + [retokenized], margins)
-        gold = [{s.start for s in d.sents} - {0} for d in docs]
         assert result["docs"] == len(docs) and result["skipped_docs"] == 1
-        assert result["gold_boundaries"] == sum(len(g) for g in gold) > 0
-        for row in result["rows"]:
-            parser.configure(split_margin=row["margin"])
-            found = [{a for a, _ in parser.sentence_spans(eg.predicted)} - {0} for eg in chosen]
-            assert row["predicted"] == sum(len(f) for f in found)
-            assert row["correct"] == sum(len(f & g) for f, g in zip(found, gold))
-            assert row["f1"] == pytest.approx(2 * row["correct"] / (row["predicted"] + result["gold_boundaries"]))
-        best = max(row["f1"] for row in result["rows"])
-        assert result["margin"] == max(row["margin"] for row in result["rows"] if row["f1"] == best)
+        check_split_calibration(parser, result, chosen, "split_margin")
         assert result["rows"][-1]["predicted"] == 0          # a margin beyond any score gap never splits
     finally:
         parser.load_cfg(saved)

@@ -9,7 +9,7 @@ from vineparse.pipeline.parts import PartTable, SentenceScores
 from vineparse.pipeline.scorers import (GRAND_SIBLING, GRANDPARENT, N_BUCKETS, PART_ROLES, SIBLING,
                                         DISTANCE_CLASSES, arc_scorer, biaffine_predict, biaffine_row_terms,
                                         dense_buckets, distance_buckets, label_scorer, outer_children,
-                                        outer_scorer, part_scorer, with_root_row)
+                                        outer_scorer, part_scorer, start_scorer, with_root_row)
 
 W = 5
 
@@ -137,6 +137,22 @@ def test_outer_scorer_and_root_row_backward_match_finite_differences():
     root.initialize()
     root.set_param("root", rng.normal(size=W))
     check_gradients(root, lambda X: [X[:2], X[2:]], X, weighting(7))
+
+
+def test_start_scorer_backward_matches_finite_differences():
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(5, W))
+    check_gradients(float64_model(start_scorer(3, nI=W), X), lambda X: X, X, weighting(9))
+
+
+def test_start_scorer_reads_a_row_and_the_one_before():
+    rng = np.random.default_rng(10)
+    X = rng.normal(size=(6, W))
+    model = float64_model(start_scorer(4, nI=W), X)
+    before = model.predict(X)
+    X[2] += 1.0
+    changed = np.flatnonzero(model.predict(X) != before)
+    assert set(changed.tolist()) <= {2, 3} and 2 in changed
 
 
 @settings(max_examples=30, deadline=None)

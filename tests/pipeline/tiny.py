@@ -19,20 +19,23 @@ def sentence_doc(vocab, sentence) -> Doc:
                tags=list(sentence.xpos))
 
 
-def make_examples(nlp, sentences):
+def make_examples(nlp, sentences, per_doc=1):
+    """Examples of gold docs of `per_doc` consecutive sentences each, whose predicted docs have the gold
+    tokens and nothing else."""
     out = []
-    for s in sentences:
-        gold = sentence_doc(nlp.vocab, s)
-        out.append(Example(Doc(nlp.vocab, words=list(s.words)), gold))
+    for k in range(0, len(sentences), per_doc):
+        gold = Doc.from_docs([sentence_doc(nlp.vocab, s) for s in sentences[k:k + per_doc]])
+        out.append(Example(Doc(nlp.vocab, words=[t.text for t in gold]), gold))
     return out
 
 
-def train_tiny(sentences, steps=8, seed=0, **settings):
-    """A blank English pipeline with its vine_cascade trained for `steps` batches of 10 sentences."""
+def train_tiny(sentences, steps=8, seed=0, model=None, per_doc=1, **settings):
+    """A blank English pipeline with its vine_cascade (`model`: TINY_MODEL) trained for `steps` batches of
+    10 docs of `per_doc` sentences each."""
     spacy.util.fix_random_seed(seed)
     nlp = spacy.blank("en")
-    nlp.add_pipe("vine_cascade", config={"model": TINY_MODEL, **settings})
-    examples = make_examples(nlp, sentences)
+    nlp.add_pipe("vine_cascade", config={"model": TINY_MODEL if model is None else model, **settings})
+    examples = make_examples(nlp, sentences, per_doc)
     optimizer = nlp.initialize(lambda: examples)
     for step in range(steps):
         batch = [examples[(step * 10 + i) % len(examples)] for i in range(10)]
@@ -42,3 +45,20 @@ def train_tiny(sentences, steps=8, seed=0, **settings):
 
 def parses(docs):
     return [([t.head.i for t in doc], [t.dep_ for t in doc], [bool(t.is_sent_start) for t in doc]) for doc in docs]
+
+
+def check_split_calibration(parser, result, chosen, setting):
+    """`calibration.calibrate_splitting`'s `result` on the examples `chosen` (docs without boundaries): each
+    row's predicted and correct boundaries are those of `sentence_spans` with `setting` at its value, its F1
+    follows from them, and the value set is the largest of those with the best F1."""
+    gold = [{s.start for s in eg.reference.sents} - {0} for eg in chosen]
+    assert result["setting"] == setting
+    assert result["gold_boundaries"] == sum(len(g) for g in gold) > 0
+    for row in result["rows"]:
+        parser.configure(**{setting: row["value"]})
+        found = [{a for a, _ in parser.sentence_spans(eg.predicted)} - {0} for eg in chosen]
+        assert row["predicted"] == sum(len(f) for f in found)
+        assert row["correct"] == sum(len(f & g) for f, g in zip(found, gold))
+        assert abs(row["f1"] - 2 * row["correct"] / (row["predicted"] + result["gold_boundaries"])) < 1e-9
+    best = max(row["f1"] for row in result["rows"])
+    assert result["value"] == max(row["value"] for row in result["rows"] if row["f1"] == best)

@@ -30,6 +30,7 @@ cimported by the modules of this package, which are named bare):
     roots              which words prefer the root, before a doc is cut into sentences: pipeline.parts
     biaffine           dense biaffine arc scores, one sgemm per sentence: pipeline.scorers
     label_hidden       the hidden layer of the component's label classifier: pipeline.scorers
+    bilstm             the component's BiLSTM at prediction, on scipy's BLAS: pipeline.architectures
     scipy_cblas        a thinc CBlas on scipy's BLAS (also biaffine's sgemm): vineparse.blas
   lexicalized A* (vineparse.astar) and bitext expectations (vineparse.bitext)
     lexgrammar         rule indexes and a sentence's cost tables: astar.parser, astar.heuristics, astar.projections
@@ -44,7 +45,8 @@ methods: arcs, cascade_runtime (the Scorer interface that sparse_scorer and neur
 Workspace), eisner, eisner2, eisner3, eisner_dense, features, hypergraph, lexgrammar, memory, parallel,
 part_mlp, scipy_cblas, thresholds and vine. semiring.pxd (the engine's semirings) and strided.pxd (row strides
 for biaffine and label_hidden) are headers only, inlined where they are cimported, as are the C headers of
-the SIMD loops: dense.h (eisner_dense), vexp.h (the semirings' batched exp) and relu_dot.h (part_mlp).
+the SIMD loops: dense.h (eisner_dense), vexp.h (the semirings' batched exp), relu_dot.h (part_mlp) and
+lstm_gates.h (bilstm).
 
 Errors never leave nogil code as exceptions: every nogil core returns a code, checked once the GIL is back.
 The engine, the grammars, ArcIndex, the jobs of calls and the cascade runtime return the STATUS_* codes of

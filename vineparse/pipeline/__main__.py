@@ -74,8 +74,9 @@ def main(argv=None) -> int:
               f"gold-arc recall {row['gold_recall']:.2%}{ceiling}")
     split = component.split_calibration
     if split is not None:
-        row = next(r for r in split["rows"] if r["margin"] == split["margin"])
-        print(f"  split: margin {split['margin']:g}  sentence-boundary F1 {row['f1']:.2%} on {split['docs']:,} docs "
+        row = next(r for r in split["rows"] if r["value"] == split["value"])
+        print(f"  split: {split['setting']} {split['value']:g}  sentence-boundary F1 {row['f1']:.2%} "
+              f"on {split['docs']:,} docs "
               f"without boundaries ({split['gold_boundaries']:,} gold boundaries, {row['predicted']:,} predicted)")
     skipped = component.skipped["sentences"]
     if skipped:

@@ -1,31 +1,45 @@
 """Thinc architectures of the `vine_cascade` component.
 
-`build_vine_cascade_model` (registered as `vineparse.VineCascadeModel.v2`) is a model whose forward pass is
+`build_vine_cascade_model` (registered as `vineparse.VineCascadeModel.v3`; `build_vine_cascade_model_v2`, the
+same without a sentence-start scorer, as `vineparse.VineCascadeModel.v2`, so that pipelines saved with it load
+unchanged) is a model whose forward pass is
 the encoder: tok2vec (its own or a listener) >> optional context encoder >> optional BiLSTM >> a learned root
 row before each doc's tokens >> dropout, giving per doc (n_tokens + 1, w) vectors, row 0 the root. Its other
 layers are the scorers that read those vectors (`scorers.py`), reachable by reference: "arcs", "outer",
-"sibling", "grandparent", "grand_sibling", "labels". The component runs them on the batch's stacked vectors;
+"sibling", "grandparent", "grand_sibling", "labels", and "starts" where the model has a sentence-start
+scorer (`start_width` > 0). The component runs them on the batch's stacked vectors;
 they are part of the model, so `finish_update`, `to_bytes` and `initialize` cover them.
 
 Shapes: input List[Doc]; output List[Floats2d], one (n_tokens + 1, w) array per doc.
 """
 from typing import List, Optional
 
+import numpy as np
 from thinc.api import LSTM, Dropout, Model, chain, with_padded
 from thinc.types import Floats2d
 
 from spacy.ml.models.tok2vec import MaxoutWindowEncoder
 
+from .._kernels.bilstm import bilstm_forward
 from .scorers import (GRAND_SIBLING, GRANDPARENT, SIBLING, arc_scorer, label_scorer, outer_scorer, part_scorer,
-                      with_root_row)
+                      start_scorer, with_root_row)
 
 SCORERS = ("arcs", "outer", "sibling", "grandparent", "grand_sibling", "labels")
 PART_REFS = {SIBLING: "sibling", GRANDPARENT: "grandparent", GRAND_SIBLING: "grand_sibling"}
 
 
+def build_vine_cascade_model_v2(tok2vec: Model, arc_width: int = 128, part_width: int = 16,
+                                label_width: int = 128, context_depth: int = 0, lstm_width: int = 0,
+                                label_children: bool = False, nL: Optional[int] = None) -> Model[List, List[Floats2d]]:
+    """`build_vine_cascade_model` without a sentence-start scorer (`vineparse.VineCascadeModel.v2`)."""
+    return build_vine_cascade_model(tok2vec, arc_width, part_width, label_width, context_depth, lstm_width,
+                                    label_children, start_width=0, nL=nL)
+
+
 def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: int = 16,
                              label_width: int = 128, context_depth: int = 0, lstm_width: int = 0,
-                             label_children: bool = False, nL: Optional[int] = None) -> Model[List, List[Floats2d]]:
+                             label_children: bool = False, start_width: int = 64,
+                             nL: Optional[int] = None) -> Model[List, List[Floats2d]]:
     """The encoder (see the module docstring) and the scorers.
 
     tok2vec (Model[List[Doc], List[Floats2d]]): token vectors (width nI).
@@ -37,8 +51,8 @@ def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: i
         MLP and of the label classifier's hidden layer.
     label_children (bool): the label classifier also reads the dependent's outermost left and right child
         (gold trees in training, predicted ones when parsing; `scorers.label_scorer`).
-    The defaults here (part_width 16, label_children false) are this registered version's; the component's
-    default config (`component.DEFAULT_MODEL_CONFIG`) and configs/ewt.cfg set part_width 64 and
+    The defaults here (part_width 16, label_children false) are those of the registered versions; the
+    component's default config (`component.DEFAULT_MODEL_CONFIG`) and configs/ewt.cfg set part_width 64 and
     label_children true.
     nL (int or None): number of labels; set by the component's `initialize` when None.
     """
@@ -49,6 +63,8 @@ def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: i
         raise ValueError(f"context_depth must be an integer >= 0, got {context_depth!r}")
     if isinstance(lstm_width, bool) or not isinstance(lstm_width, int) or lstm_width < 0 or lstm_width % 2:
         raise ValueError(f"lstm_width must be an even integer >= 0, got {lstm_width!r}")
+    if isinstance(start_width, bool) or not isinstance(start_width, int) or start_width < 0:
+        raise ValueError(f"start_width must be an integer >= 0, got {start_width!r}")
     layers = [tok2vec]
     width = tok2vec.get_dim("nO")
     if context_depth:
@@ -62,11 +78,14 @@ def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: i
                "labels": label_scorer(label_width, nL=nL, nI=width, children=label_children)}
     for kind, name in PART_REFS.items():
         scorers[name] = part_scorer(kind, part_width, nI=width)
-    model = Model("vine_cascade_model", _forward, init=_init, layers=[encoder] + [scorers[s] for s in SCORERS],
+    if start_width:
+        scorers["starts"] = start_scorer(start_width, nI=width)
+    names = [name for name in SCORERS + ("starts",) if name in scorers]
+    model = Model("vine_cascade_model", _forward, init=_init, layers=[encoder] + [scorers[s] for s in names],
                   dims={"nO": width})
     model.set_ref("tok2vec", tok2vec)
     model.set_ref("encoder", encoder)
-    for name in SCORERS:
+    for name in names:
         model.set_ref(name, scorers[name])
     return model
 
@@ -82,7 +101,7 @@ def _init(model: Model, X=None, Y=None) -> None:
     if X is not None:
         vectors = encoder.predict(list(X)[:4])
         sample = model.ops.xp.vstack(vectors) if vectors else None
-    for name in SCORERS:
+    for name in SCORERS + ("starts",) * model.has_ref("starts"):
         scorer = model.get_ref(name)
         if name == "outer":
             scorer.initialize(X=sample)
@@ -106,7 +125,9 @@ def build_maxout_window_bilstm_encoder(width: int, depth: int, window_size: int,
 
 
 def with_lstm(lstm: Model) -> Model[List[Floats2d], List[Floats2d]]:
-    """Each doc's token vectors X (n, w) -> [X | BiLSTM(X)] (n, w + lstm nO)."""
+    """Each doc's token vectors X (n, w) -> [X | BiLSTM(X)] (n, w + lstm nO). At prediction on the CPU, a
+    one-layer bidirectional LSTM runs through `_kernels.bilstm` (the same function of the same parameters as
+    thinc's forward pass, on scipy's BLAS with vectorized gates); training and GPUs use thinc's."""
     return Model("with_lstm", _with_lstm_forward, init=_with_lstm_init, layers=[with_padded(lstm)])
 
 
@@ -114,7 +135,22 @@ def _with_lstm_init(model: Model, X=None, Y=None) -> None:
     model.layers[0].initialize(X=X)
 
 
+def _compiled_lstm(model: Model, X: List[Floats2d]) -> Optional[List[Floats2d]]:
+    """The BiLSTM's output by `_kernels.bilstm`, or None where it does not apply (another LSTM shape, arrays
+    not on the CPU, no tokens)."""
+    lstm = model.layers[0].layers[0]
+    if (lstm.get_dim("depth") != 1 or lstm.get_dim("dirs") != 2 or model.ops.xp is not np or not X
+            or not all(isinstance(x, np.ndarray) and x.dtype == np.float32 for x in X)):
+        return None
+    params = np.ascontiguousarray(lstm.get_param("LSTM"), dtype=np.float32)
+    return bilstm_forward(list(X), params, np.ascontiguousarray(lstm.get_param("HC0"), dtype=np.float32),
+                          lstm.get_dim("nO") // 2)
+
+
 def _with_lstm_forward(model: Model, X: List[Floats2d], is_train: bool):
+    Y = None if is_train else _compiled_lstm(model, X)
+    if Y is not None:
+        return [np.hstack([x, y]) for x, y in zip(X, Y)], _no_backprop
     Y, backprop_lstm = model.layers[0](X, is_train)
     out = [model.ops.xp.hstack([x, y]) for x, y in zip(X, Y)]
 
@@ -124,3 +160,7 @@ def _with_lstm_forward(model: Model, X: List[Floats2d], is_train: bool):
         return [d[:, :w] + dx for d, w, dx in zip(d_out, widths, dX)]
 
     return out, backprop
+
+
+def _no_backprop(d_out):
+    raise ValueError("with_lstm ran in prediction mode (is_train=False): it has no backward pass")

@@ -9,6 +9,7 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 from scipy.linalg.blas import sgemm
+from scipy.special import expit
 from thinc.api import Model
 
 from .architectures import PART_REFS
@@ -127,6 +128,12 @@ class Batch:
         if labels:
             self.label_projection = projections[-1]
         return self
+
+    def start_probabilities(self) -> np.ndarray:
+        """The sentence-start scorer's probability for every row of X (float64 (R,); read token rows only):
+        one pass over X, no gradients. Only for a model with that scorer (`start_width` > 0)."""
+        logits = as_cpu(self.ops, self.model.get_ref("starts").predict(self.X)).astype(np.float64)
+        return expit(logits)
 
     @property
     def scores(self) -> BatchScores:

@@ -3,9 +3,10 @@ them as it goes, see `thresholds.py`).
 
 `calibrate` sets each pruning level's a for a gold-arc recall (of the gold arcs that reached the level) with
 `vineparse.cascade.objective.choose_alpha`, level by level on the masks the levels before leave.
-`calibrate_splitting` sets the split margin of docs without sentence boundaries (`splitting.py`) for the
-best sentence-boundary F1 on held-out docs as they come: a model trained on one sentence per doc learns
-nothing about boundaries from its ROOT scores, and there the best margin is the one that never splits.
+`calibrate_splitting` sets how docs without sentence boundaries are cut (the sentence-start scorer's
+threshold, or the vine's split margin, `splitting.py`) for the best sentence-boundary F1 on held-out docs as
+they come: a model trained on one sentence per doc learns nothing about boundaries, and there the best
+setting is the one that never splits.
 `calibrate_before_saving` is the `spacy train` callback (`[training.before_to_disk]`) that calibrates on the
 dev corpus every pipeline training writes, so that `model-best` parses with thresholds set on held-out text.
 """
@@ -162,26 +163,32 @@ def calibrate_temperatures(component, nlp: Language, examples: Sequence[Example]
 
 
 SPLIT_MARGINS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0)
+START_THRESHOLDS = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0)
 
 
 def calibrate_splitting(component, nlp: Language, examples: Sequence[Example],
-                        margins: Sequence[float] = SPLIT_MARGINS) -> Optional[dict]:
-    """Set the component's `split_margin` to the margin of `margins` with the best sentence-boundary F1 (the
-    largest of those tied: splitting no more than the held-out docs show) over the docs of `examples` that
-    have no boundaries (docs whose tokens differ from the gold ones are counted in "skipped_docs"). A
-    boundary is a sentence start after a doc's first token; F1 = 2 correct / (gold + predicted), 1 where
-    both are 0.
-    RETURNS None (nothing set) when the cascade has no vine or no doc qualifies, else {"margin", "docs",
-    "skipped_docs", "gold_boundaries", "rows": [{"margin", "predicted", "correct", "f1"}]}. Time: one vine
-    pass per margin over the docs."""
-    if component.sentence_band() is None:
+                        values: Optional[Sequence[float]] = None) -> Optional[dict]:
+    """Set how the component cuts docs without sentence boundaries for the best sentence-boundary F1 over
+    the docs of `examples` that have none (docs whose tokens differ from the gold ones are counted in
+    "skipped_docs"): with a sentence-start scorer its `start_threshold` (of `values`, default
+    START_THRESHOLDS), else the vine's `split_margin` (default SPLIT_MARGINS); of the values tied for the best
+    F1, the largest, which splits least. A boundary is a sentence start after a doc's first token;
+    F1 = 2 correct / (gold + predicted), 1 where both are 0.
+    RETURNS None (nothing set) when the component cannot cut (no sentence-start scorer and no vine), when no
+    doc qualifies, or, for the start threshold, when no qualifying doc has more than one sentence (held-out
+    single sentences say nothing of where a scorer trained on documents should cut), else {"setting",
+    "value", "docs", "skipped_docs", "gold_boundaries", "rows": [{"value", "predicted", "correct", "f1"}]}. Time: one scorer pass over the docs, then one cutting pass per value."""
+    starts = component.model.has_ref("starts")
+    if not starts and component.sentence_band() is None:
         return None
+    setting = "start_threshold" if starts else "split_margin"
+    values = tuple(values if values is not None else START_THRESHOLDS if starts else SPLIT_MARGINS)
     unbounded = [eg for eg in examples if len(eg.predicted) and not component.units(eg.predicted)[0][2]]
     used = [eg for eg in unbounded if [t.text for t in eg.reference] == [t.text for t in eg.predicted]]
-    if not used:
+    if not used or (starts and not any(token.is_sent_start for eg in used for token in eg.reference[1:])):
         return None
-    predicted = np.zeros(len(margins), dtype=np.int64)
-    correct = np.zeros(len(margins), dtype=np.int64)
+    predicted = np.zeros(len(values), dtype=np.int64)
+    correct = np.zeros(len(values), dtype=np.int64)
     gold_total = 0
     for start in range(0, len(used), 256):
         chunk = used[start:start + 256]
@@ -189,15 +196,17 @@ def calibrate_splitting(component, nlp: Language, examples: Sequence[Example],
         batch = Batch(component.model, component.model.predict(docs), parts=False).predict()
         gold = [{s.start for s in eg.reference.sents} - {0} for eg in chunk]
         gold_total += sum(len(g) for g in gold)
-        for k, margin in enumerate(margins):
-            for doc_units, truth in zip(component.pieces(batch, docs, margin), gold):
-                found = {start + a for start, _, _, pieces in doc_units for a, _, _, _ in pieces} - {0}
-                predicted[k] += len(found)
-                correct[k] += len(found & truth)
+        for k, value in enumerate(values):
+            found = (component.pieces(batch, docs, start_threshold=value) if starts
+                     else component.pieces(batch, docs, split_margin=value))
+            for doc_units, truth in zip(found, gold):
+                cuts = {start + a for start, _, _, pieces in doc_units for a, _, _, _ in pieces} - {0}
+                predicted[k] += len(cuts)
+                correct[k] += len(cuts & truth)
     f1 = np.where(predicted + gold_total > 0, 2 * correct / np.maximum(predicted + gold_total, 1), 1.0)
-    best = max(k for k in range(len(margins)) if f1[k] == f1.max())
-    component.configure(split_margin=float(margins[best]))
-    return {"margin": float(margins[best]), "docs": len(used), "skipped_docs": len(unbounded) - len(used),
-            "gold_boundaries": gold_total,
-            "rows": [{"margin": float(m), "predicted": int(p), "correct": int(c), "f1": float(f)}
-                     for m, p, c, f in zip(margins, predicted, correct, f1)]}
+    best = max(range(len(values)), key=lambda k: (f1[k], values[k]))
+    component.configure(**{setting: float(values[best])})
+    return {"setting": setting, "value": float(values[best]), "docs": len(used),
+            "skipped_docs": len(unbounded) - len(used), "gold_boundaries": gold_total,
+            "rows": [{"value": float(v), "predicted": int(p), "correct": int(c), "f1": float(f)}
+                     for v, p, c, f in zip(values, predicted, correct, f1)]}

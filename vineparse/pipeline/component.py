@@ -48,13 +48,14 @@ MAX_SAMPLES = 1000      # parses `sample` draws per doc at most (each a copy of 
 
 DEFAULT_MODEL_CONFIG = """
 [model]
-@architectures = "vineparse.VineCascadeModel.v2"
+@architectures = "vineparse.VineCascadeModel.v3"
 arc_width = 128
 part_width = 64
 label_width = 128
 context_depth = 0
 lstm_width = 0
 label_children = true
+start_width = 64
 
 [model.tok2vec]
 @architectures = "spacy.HashEmbedCNN.v2"
@@ -66,6 +67,11 @@ window_size = 1
 maxout_pieces = 3
 subword_features = true
 """
+
+
+def has_boundaries(doc: Doc) -> bool:
+    """Whether the doc's sentences are set (sentence starts or a parse)."""
+    return doc.has_annotation("SENT_START") or doc.has_annotation("DEP")
 
 
 def _refreshed(alphas: Sequence[float], rows: List[dict], tracker: RecallTracker, min_sentences: float) -> List[float]:
@@ -402,22 +408,45 @@ class VineCascadeParser(TrainablePipe):
     def predict_cascade_orders(self) -> List[int]:
         return [level.order for level in self.predict_cascade.levels]
 
-    def units(self, doc: Doc) -> List[Tuple[int, int, bool]]:
+    def units(self, doc: Doc, starts: Optional[np.ndarray] = None) -> List[Tuple[int, int, bool]]:
         """(start, end, preset) of what is parsed on its own: the doc's sentences if it has boundaries (or a
-        parse), else the whole doc."""
+        parse); else the sentences that begin at `starts` (the sentence-start scorer's, `sentence_starts`),
+        parsed as preset sentences; else the whole doc, which the vine may cut (`splitting.py`)."""
         if not len(doc):
             return []
-        if doc.has_annotation("SENT_START") or doc.has_annotation("DEP"):
+        if has_boundaries(doc):
             return [(s.start, s.end, True) for s in doc.sents]
+        if starts is not None:
+            bounds = [int(a) for a in starts] + [len(doc)]
+            return [(a, b, True) for a, b in zip(bounds, bounds[1:])]
         return [(0, len(doc), False)]
 
-    def pieces(self, batch: Batch, docs: Sequence[Doc], split_margin: Optional[float] = None):
-        """Per doc of the batch, (unit start, unit end, preset, pieces) per unit of the doc (`units`); a piece is
-        (start, end, SentenceScores, vine max-marginals or None), offsets relative to the unit
-        (`splitting.unit_pieces`; split_margin: None = the component's). The units of at most MAX_SEGMENT words
-        of every doc are scored in one call, and the vine max-marginals of those that may be cut in another."""
+    def sentence_starts(self, batch: Batch, docs: Sequence[Doc], threshold: Optional[float] = None) -> list:
+        """Per doc of the batch without sentence boundaries, the tokens whose sentence-start probability is
+        above `threshold` (None = the `start_threshold` setting), the first token always (int64 array); None
+        for other docs, and for every doc where the model has no sentence-start scorer."""
+        open_docs = [i for i, doc in enumerate(docs) if len(doc) and not has_boundaries(doc)]
+        if not open_docs or not self.model.has_ref("starts"):
+            return [None] * len(docs)
+        threshold = self.settings.start_threshold if threshold is None else threshold
+        probs = batch.start_probabilities()
+        out = [None] * len(docs)
+        for i in open_docs:
+            first = int(batch.doc_rows[i]) + 1
+            inside = probs[first + 1:first + len(docs[i])]
+            out[i] = np.concatenate([[0], np.flatnonzero(inside > threshold) + 1]).astype(np.int64)
+        return out
+
+    def pieces(self, batch: Batch, docs: Sequence[Doc], split_margin: Optional[float] = None,
+               start_threshold: Optional[float] = None):
+        """Per doc of the batch, (unit start, unit end, preset, pieces) per unit of the doc (`units`, with the
+        sentence-start scorer's starts where the model has one); a piece is (start, end, SentenceScores, vine
+        max-marginals or None), offsets relative to the unit (`splitting.unit_pieces`; split_margin,
+        start_threshold: None = the component's). The units of at most MAX_SEGMENT words of every doc are
+        scored in one call, and the vine max-marginals of those that may be cut in another."""
         scores = batch.scores
-        units = [self.units(doc) for doc in docs]
+        starts = self.sentence_starts(batch, docs, start_threshold)
+        units = [self.units(doc, doc_starts) for doc, doc_starts in zip(docs, starts)]
         flat = [(i, start, end, preset, batch.rows_of(i, start, end)) for i, doc_units in enumerate(units)
                 for start, end, preset in doc_units]
         short = [k for k, (_, start, end, _, _) in enumerate(flat) if end - start <= MAX_SEGMENT]
@@ -492,9 +521,10 @@ class VineCascadeParser(TrainablePipe):
         return rows
 
     def calibrate_splitting(self, nlp: Language, examples: Sequence[Example]) -> Optional[dict]:
-        """Set `split_margin` for the best sentence-boundary F1 on the docs of held-out `examples` that have no
-        boundaries (`calibration.calibrate_splitting`); RETURNS its table (None when nothing to set it on),
-        also kept as `split_calibration`."""
+        """Set `start_threshold` (a model with a sentence-start scorer) or `split_margin` (the vine's cuts) for
+        the best sentence-boundary F1 on the docs of held-out `examples` that have no boundaries
+        (`calibration.calibrate_splitting`); RETURNS its table (None when nothing to set it on), also kept as
+        `split_calibration`."""
         self.split_calibration = calibration.calibrate_splitting(self, nlp, examples)
         return self.split_calibration
 

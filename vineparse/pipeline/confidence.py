@@ -22,6 +22,7 @@ O(n^3) (`kernels.eisner_marginals_batch`), and a softmax per arc.
 from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
+from scipy.special import expit
 
 from .. import kernels
 
@@ -57,7 +58,7 @@ def logistic_map(probs: np.ndarray, scaling: Sequence[float]) -> np.ndarray:
     a, b = scaling
     if a == 1.0 and b == 0.0:
         return np.asarray(probs, dtype=np.float64)
-    return 1.0 / (1.0 + np.exp(-(a * logit(probs) + b)))
+    return expit(a * logit(probs) + b)
 
 
 def fit_logistic(probs: np.ndarray, correct: np.ndarray, iterations: int = 50) -> Tuple[float, float]:
@@ -68,7 +69,7 @@ def fit_logistic(probs: np.ndarray, correct: np.ndarray, iterations: int = 50) -
         return 1.0, 0.0
     a, b = 1.0, 0.0
     for _ in range(iterations):
-        p = 1.0 / (1.0 + np.exp(-(a * x + b)))
+        p = expit(a * x + b)
         w = np.maximum(p * (1.0 - p), EPSILON)
         gradient = np.array([np.dot(p - y, x), np.sum(p - y)])
         hessian = np.array([[np.dot(w, x * x), np.dot(w, x)], [np.dot(w, x), np.sum(w)]])

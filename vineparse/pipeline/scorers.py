@@ -12,6 +12,8 @@ the scores on the CPU. Positions: a sentence is a list of rows of X (its root ro
   tell equal words at different distances apart without the distance terms. Per sentence the scores are a
   dense (n + 1, n + 1) array; O(n^2 a) per sentence.
 * outer arcs of the vine: a `Linear` (w -> 2) per row: s(m, left), s(m, right).
+* sentence starts: a logit per row from the row and the one before it (`start_scorer`), for docs without
+  boundaries.
 * sibling (h, s, m), grandparent (g, h, m), grand-sibling (g, h, s, m): v . relu(sum_j P[w_j, role j] +
   Q[bucket(h, m)]) with P = X W_k + b_k (rows, roles x p) (a linear layer over the concatenated words is
   the sum of per-role projections, so each row is projected once and a part costs O(p)); a learned row
@@ -223,6 +225,54 @@ def outer_scorer(nI: Optional[int] = None) -> Model[Floats2d, Floats2d]:
 
 def _zeros(ops, shape):
     return ops.alloc(shape)
+
+
+# -- sentence starts
+
+
+def start_scorer(width: int, nI: Optional[int] = None) -> Model[Floats2d, Floats1d]:
+    """Sentence-start logits of every row of X (R, w) -> (R,): row r starts a sentence with probability
+    sigmoid(v . relu(P[r, this] + P[r - 1, before]) + c), P = X W_s + b_s (R, 2 width), so a token is read
+    beside the one before it (a doc's first token beside its root row). Row 0 and the root rows get a value
+    too; callers read token rows only. O(R w width)."""
+    projection = Linear(nO=2 * width, nI=nI)
+    return Model("vine_start_scorer", _start_forward, init=_start_init, layers=[projection],
+                 dims={"width": width}, params={"v": None, "c": None})
+
+
+def _start_init(model: Model, X=None, Y=None) -> None:
+    rng = np.random.default_rng(0)
+    width = model.get_dim("width")
+    model.set_param("v", model.ops.asarray1f(rng.normal(0.0, width ** -0.5, width).astype("f")))
+    model.set_param("c", model.ops.alloc1f(1))
+
+
+def start_hidden(P: Floats2d, xp):
+    """relu(P[r, this] + P[r - 1, before]) for every row r of the projection P (R, 2 width) (row 0 reads
+    zeros before it): (R, width)."""
+    width = P.shape[1] // 2
+    H = P[:, :width].copy()
+    H[1:] += P[:-1, width:]
+    return xp.maximum(H, 0, out=H)
+
+
+def _start_forward(model: Model, X: Floats2d, is_train: bool):
+    P, backprop_projection = model.layers[0](X, is_train)
+    v, c = model.get_param("v"), model.get_param("c")
+    H = start_hidden(P, model.ops.xp)
+    logits = H @ v + c[0]
+
+    def backprop(d_logits: Floats1d) -> Floats2d:
+        model.inc_grad("v", H.T @ d_logits)
+        model.inc_grad("c", d_logits.sum(keepdims=True))
+        dH = d_logits[:, None] * v[None, :] * (H > 0)
+        width = dH.shape[1]
+        dP = model.ops.alloc2f(*P.shape, dtype=P.dtype)
+        dP[:, :width] = dH
+        dP[:-1, width:] = dH[1:]
+        return backprop_projection(dP)
+
+    return logits, backprop
 
 
 # -- higher-order parts

@@ -84,6 +84,10 @@ class CascadeSettings:
     split_margin (float): in a doc without sentence boundaries, a ROOT word of the vine starts a sentence only
         if the arc scorer prefers the root for it by more than this over every head within
         `splitting.ROOT_WINDOW` words (`calibrate` sets it on held-out docs for their sentence-boundary F1).
+    start_threshold (float): in a doc without sentence boundaries, with a model that has a sentence-start
+        scorer (`start_width` > 0 in its architecture), a token starts a sentence where that scorer's
+        probability is above this (`calibrate` sets it on held-out docs for their sentence-boundary F1; 1.0
+        never cuts); `split_margin` then plays no part.
     pseudo_projective (bool): non-projective training trees are lifted to projective ones (the cascade
         parses projective trees only) with each lifted arc's label decorated with its head's
         ("label||head_label", Nivre & Nilsson 2005), and predicted arcs with decorated labels are lowered
@@ -123,6 +127,7 @@ class CascadeSettings:
     label_weight: float = 1.0
     dropout: Optional[float] = None
     split_margin: float = 0.0
+    start_threshold: float = 0.5
     pseudo_projective: bool = True
     confidences: bool = False
     head_temperature: float = 1.0
@@ -179,6 +184,7 @@ class CascadeSettings:
         _number("label_weight", self.label_weight, 0.0, low_open=True)
         _number("dropout", self.dropout, 0.0, 0.999999, allow_none=True)
         _number("split_margin", self.split_margin, 0.0)
+        _number("start_threshold", self.start_threshold, 0.0, 1.0)
         _number("head_temperature", self.head_temperature, 0.0, low_open=True)
         _number("label_temperature", self.label_temperature, 0.0, low_open=True)
         head_scaling = _scaling(self.head_scaling)
@@ -186,6 +192,7 @@ class CascadeSettings:
                   "predict_alphas": predict_alphas, "predict_recall": predict_recall, "held_out": float(self.held_out),
                   "structured_weight": float(self.structured_weight), "learn_rate_scale": float(self.learn_rate_scale),
                   "label_weight": float(self.label_weight), "split_margin": float(self.split_margin),
+                  "start_threshold": float(self.start_threshold),
                   "train_alpha": float(self.train_alpha),
                   "dropout": None if self.dropout is None else float(self.dropout),
                   "head_temperature": float(self.head_temperature), "label_temperature": float(self.label_temperature),

@@ -1,6 +1,8 @@
 """Bounded pieces of work: what `vine_cascade` parses at once, for docs with or without sentence boundaries.
 
-A *unit* is a preset sentence (a doc with sentence starts or a parse) or a whole doc without them. The
+A *unit* is a preset sentence (a doc with sentence starts or a parse, or a sentence of a doc without them
+cut by the model's sentence-start scorer, `component.sentence_starts`) or a whole doc without boundaries
+where the model has no such scorer. The
 cascade never runs on more than MAX_SEGMENT words at once, and the vine pass that finds the cuts never reads
 more than WINDOW words at once, so the work and memory per token are bounded for any unit length:
 

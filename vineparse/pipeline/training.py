@@ -4,15 +4,18 @@ For a batch of examples: the gold sentences of each predicted doc (projectivized
 scorers run once over the batch's stacked encoder output with their backward passes, each sentence's losses
 (`objective.sentence_loss`: arc loss, vine hinge, cascade losses on the masks the cascade predicts with, the
 last level's hinge) computed on the CPU from its `SentenceScores`, the label cross-entropy of every gold arc
-of the batch at once; then the gradients of arc, outer and part scores and of the label logits go back
-through the scorers into d encoder output. For a stable share of the sentences (`held_out`), which the
-losses also learn from unless `learn_held_out` is false, the pruning levels' max-marginals go to the
-component's `thresholds.RecallTracker`, from which the component refreshes the thresholds.
+of the batch at once and, where the model has a sentence-start scorer, the logistic loss of every token's
+"a sentence starts here" (`start_cross_entropy`); then the gradients of arc, outer and part scores, of the
+label logits and of the start logits go back through the scorers into d encoder output. For a stable share
+of the sentences (`held_out`), which the losses also learn from unless `learn_held_out` is false, the
+pruning levels' max-marginals go to the component's `thresholds.RecallTracker`, from which the component
+refreshes the thresholds.
 """
 from dataclasses import dataclass
 from typing import Dict, Iterator, List, Tuple
 
 import numpy as np
+from scipy.special import expit
 
 from .architectures import PART_REFS
 from .batch import Batch, as_cpu
@@ -34,6 +37,11 @@ class GoldSentence:
     held_out: bool = False   # its recall sets the pruning thresholds (kept out of the losses unless learn_held_out)
 
 
+def one_to_one(example) -> bool:
+    """Whether the example's predicted tokens are its gold tokens, one to one."""
+    return len(example.reference) == len(example.predicted) and example.alignment.x2y.lengths.max(initial=1) == 1
+
+
 def gold_sentences(examples, label_ids: Dict[str, int], skip, held_out: float = 0.0,
                    decorate: bool = True) -> Iterator[GoldSentence]:
     """The gold sentences of each example's predicted doc, projectivized (`labels.gold_parse`; decorate: the
@@ -43,7 +51,7 @@ def gold_sentences(examples, label_ids: Dict[str, int], skip, held_out: float = 
     for i, example in enumerate(examples):
         heads, deps = gold_parse(example, decorate)
         doc = example.predicted
-        if len(example.reference) == len(doc) and example.alignment.x2y.lengths.max(initial=1) == 1:
+        if one_to_one(example):
             spans = [(s.start, s.end) for s in example.reference.sents] if len(doc) else []
         else:
             spans = [(0, len(doc))] if len(doc) else []
@@ -124,6 +132,12 @@ def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
         d_X = d_X + d_label
     details["labels"] = label_loss
     total += label_loss
+    if model.has_ref("starts"):
+        start_loss, d_start = start_cross_entropy(model, X, batch, examples)
+        if d_start is not None:
+            d_X = d_X + d_start
+        details["starts"] = start_loss
+        total += start_loss
     d_vectors = [d_X[start:start + len(v)] for start, v in zip(batch.doc_rows, vectors)]
     return total, d_vectors, details
 
@@ -199,3 +213,27 @@ def label_cross_entropy(component, X, batch: Batch, sentences: List[GoldSentence
         d = backprop_hidden(backprop_output(probs * weight))
         dP = d if dP is None else dP + d
     return loss, backprop_projection(dP)
+
+
+def start_cross_entropy(model, X, batch: Batch, examples):
+    """Logistic loss of the sentence-start scorer (`scorers.start_scorer`) on every token but the first of
+    each example whose tokens are the gold ones and whose gold doc has sentences (target: a gold sentence
+    starts there), summed, and d loss / d X (None where no token qualifies). Docs of one sentence teach it
+    where sentences do not start; only documents of several teach it where they do."""
+    rows, targets = [], []
+    for i, example in enumerate(examples):
+        gold = example.reference
+        if len(gold) < 2 or not one_to_one(example) or not (gold.has_annotation("SENT_START")
+                                                              or gold.has_annotation("DEP")):
+            continue
+        rows.append(batch.doc_rows[i] + 2 + np.arange(len(gold) - 1))
+        targets.append(np.array([bool(token.is_sent_start) for token in gold[1:]], dtype=np.float64))
+    if not rows:
+        return 0.0, None
+    rows, targets = np.concatenate(rows), np.concatenate(targets)
+    logits, backprop = model.get_ref("starts")(X, is_train=True)
+    z = as_cpu(model.ops, logits)[rows].astype(np.float64)
+    loss = float(np.sum(np.logaddexp(0.0, z) - targets * z))      # -log sigmoid(z) or -log(1 - sigmoid(z))
+    d_logits = np.zeros(X.shape[0])
+    d_logits[rows] = expit(z) - targets
+    return loss, backprop(model.ops.asarray(d_logits, dtype=X.dtype))
