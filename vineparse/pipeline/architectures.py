@@ -1,14 +1,15 @@
 """Thinc architectures of the `vine_cascade` component.
 
-`build_vine_cascade_model` (registered as `vineparse.VineCascadeModel.v3`; `build_vine_cascade_model_v2`, the
-same without a sentence-start scorer, as `vineparse.VineCascadeModel.v2`, so that pipelines saved with it load
-unchanged) is a model whose forward pass is
+`build_vine_cascade_model` (registered as `vineparse.VineCascadeModel.v3`) is a model whose forward pass is
 the encoder: tok2vec (its own or a listener) >> optional context encoder >> optional BiLSTM >> a learned root
 row before each doc's tokens >> dropout, giving per doc (n_tokens + 1, w) vectors, row 0 the root. Its other
 layers are the scorers that read those vectors (`scorers.py`), reachable by reference: "arcs", "outer",
 "sibling", "grandparent", "grand_sibling", "labels", and "starts" where the model has a sentence-start
-scorer (`start_width` > 0). The component runs them on the batch's stacked vectors;
-they are part of the model, so `finish_update`, `to_bytes` and `initialize` cover them.
+scorer (`start_width` > 0). The component runs them on the batch's stacked vectors; they are part of the
+model, so `finish_update`, `to_bytes` and `initialize` cover them. `build_vine_cascade_model_v2`
+(`vineparse.VineCascadeModel.v2`) is the same without a sentence-start scorer, so that pipelines saved with
+it load unchanged (spaCy fills a saved config in from the default config only where the architecture names
+match).
 
 Shapes: input List[Doc]; output List[Floats2d], one (n_tokens + 1, w) array per doc.
 """

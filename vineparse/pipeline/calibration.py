@@ -177,7 +177,8 @@ def calibrate_splitting(component, nlp: Language, examples: Sequence[Example],
     RETURNS None (nothing set) when the component cannot cut (no sentence-start scorer and no vine), when no
     doc qualifies, or, for the start threshold, when no qualifying doc has more than one sentence (held-out
     single sentences say nothing of where a scorer trained on documents should cut), else {"setting",
-    "value", "docs", "skipped_docs", "gold_boundaries", "rows": [{"value", "predicted", "correct", "f1"}]}. Time: one scorer pass over the docs, then one cutting pass per value."""
+    "value", "docs", "skipped_docs", "gold_boundaries", "rows": [{"value", "predicted", "correct", "f1"}]}.
+    Time: one scorer pass over the docs, then one cutting pass per value."""
     starts = component.model.has_ref("starts")
     if not starts and component.sentence_band() is None:
         return None
