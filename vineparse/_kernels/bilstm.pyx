@@ -61,7 +61,7 @@ def bilstm_forward(list X, const float[::1] params, const float[:, :, :, ::1] HC
     if not n_seq or not lengths.sum():
         return [np.zeros((n, 2 * h), dtype=np.float32) for n in lengths]
     order = np.argsort(-lengths, kind="stable")
-    steps = int(lengths[order[0]])
+    cdef int d, steps = int(lengths[order[0]])
     sizes = (n_seq - np.cumsum(np.bincount(lengths, minlength=steps + 1))[:steps]).astype(np.int64)  # b_t
     offsets = (np.cumsum(sizes) - sizes).astype(np.int64)
     # packed row of (rank r, step t) = offsets[t] + r
@@ -83,7 +83,6 @@ def bilstm_forward(list X, const float[::1] params, const float[:, :, :, ::1] HC
     cdef float[:, ::1] Wh
     cdef float[:, ::1] h_prev, c_prev
     cdef int64_t[::1] offs = offsets, szs = sizes
-    cdef int d, n_steps = int(lengths[order[0]])
     for d in range(2):
         block = p[d * size:(d + 1) * size]
         Wx = block[:4 * h * nI].reshape(4 * h, nI)
@@ -94,7 +93,7 @@ def bilstm_forward(list X, const float[::1] params, const float[:, :, :, ::1] HC
         c_prev = np.tile(np.asarray(HC0[0, 0, d]), (n_seq, 1))
         with nogil:
             run_direction(&G[0, 0], &Wh[0, 0], &Y[0, d * h], 2 * h, &h_prev[0, 0], &c_prev[0, 0], &offs[0],
-                          &szs[0], n_steps, h, d == 1)
+                          &szs[0], steps, h, d == 1)
     result = out[packed_row]
     ends = np.cumsum(lengths)
     return [result[end - n:end] for end, n in zip(ends, lengths)]
