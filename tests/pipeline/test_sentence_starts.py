@@ -7,6 +7,7 @@ from spacy.training import Example
 
 from vineparse.pipeline import calibration
 from vineparse.pipeline.batch import Batch
+from vineparse.pipeline.splitting import MAX_SEGMENT
 from vineparse.pipeline.training import start_cross_entropy
 
 from .tiny import TINY_MODEL, check_split_calibration, make_examples, train_tiny
@@ -117,10 +118,14 @@ def test_a_model_trained_on_documents_rates_gold_starts_above_other_tokens(doc_t
 
 def test_calibrate_splitting_takes_the_start_threshold_of_best_boundary_f1(doc_trained):
     """Each threshold's predicted and correct boundaries are those of `sentence_spans` at that threshold, the
-    threshold set is the largest of those with the best F1, and 1.0 never cuts; settings survive saving."""
+    threshold set is the largest of those with the best F1, and 1.0 never cuts (a doc longer than MAX_SEGMENT
+    among them: the pieces a long sentence is parsed in are not boundaries); settings survive saving."""
     nlp, examples = doc_trained
     parser = nlp.get_pipe("vine_cascade")
+    long_doc = Doc.from_docs([eg.reference for eg in examples])
+    assert len(long_doc) > MAX_SEGMENT
     chosen = [Example(unbounded(nlp, eg), eg.reference) for eg in examples]
+    chosen.append(Example(Doc(nlp.vocab, words=[t.text for t in long_doc]), long_doc))
     saved = dict(parser.cfg)
     try:
         result = calibration.calibrate_splitting(parser, nlp, chosen)

@@ -91,6 +91,7 @@ class Batch:
         self.outer = None
         self.tables: Optional[Dict[int, PartTable]] = None
         self.label_projection = None
+        self.starts = None
 
     def rows_of(self, doc: int, start: int, end: int) -> np.ndarray:
         """The rows of tokens start..end - 1 of doc `doc`, its root row first (int64 (end - start + 1,))."""
@@ -131,9 +132,11 @@ class Batch:
 
     def start_probabilities(self) -> np.ndarray:
         """The sentence-start scorer's probability for every row of X (float64 (R,); read token rows only):
-        one pass over X, no gradients. Only for a model with that scorer (`start_width` > 0)."""
-        logits = as_cpu(self.ops, self.model.get_ref("starts").predict(self.X)).astype(np.float64)
-        return expit(logits)
+        one pass over X, no gradients, kept for later calls. Only for a model with that scorer
+        (`start_width` > 0)."""
+        if self.starts is None:
+            self.starts = expit(as_cpu(self.ops, self.model.get_ref("starts").predict(self.X)).astype(np.float64))
+        return self.starts
 
     @property
     def scores(self) -> BatchScores:

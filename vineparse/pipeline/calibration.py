@@ -178,7 +178,8 @@ def calibrate_splitting(component, nlp: Language, examples: Sequence[Example],
     doc qualifies, or, for the start threshold, when no qualifying doc has more than one sentence (held-out
     single sentences say nothing of where a scorer trained on documents should cut), else {"setting",
     "value", "docs", "skipped_docs", "gold_boundaries", "rows": [{"value", "predicted", "correct", "f1"}]}.
-    Time: one scorer pass over the docs, then one cutting pass per value."""
+    Time: one encoder pass over the docs, then per value a comparison of each token's start probability
+    (start threshold) or a vine pass (split margin)."""
     starts = component.model.has_ref("starts")
     if not starts and component.sentence_band() is None:
         return None
@@ -194,14 +195,19 @@ def calibrate_splitting(component, nlp: Language, examples: Sequence[Example],
     for start in range(0, len(used), 256):
         chunk = used[start:start + 256]
         docs = upstream_docs(component, nlp, [eg.predicted.copy() for eg in chunk])
-        batch = Batch(component.model, component.model.predict(docs), parts=False).predict()
+        batch = Batch(component.model, component.model.predict(docs), parts=False)
+        if not starts:
+            batch.predict()
         gold = [{s.start for s in eg.reference.sents} - {0} for eg in chunk]
         gold_total += sum(len(g) for g in gold)
         for k, value in enumerate(values):
-            found = (component.pieces(batch, docs, start_threshold=value) if starts
-                     else component.pieces(batch, docs, split_margin=value))
-            for doc_units, truth in zip(found, gold):
-                cuts = {start + a for start, _, _, pieces in doc_units for a, _, _, _ in pieces} - {0}
+            if starts:      # the sentences begin where the scorer says (`units`); pieces of long ones are joined
+                found = [set(first.tolist()) for first in component.sentence_starts(batch, docs, value)]
+            else:           # the vine's pieces of a doc without boundaries are its sentences
+                found = [{start + a for start, _, _, pieces in doc_units for a, _, _, _ in pieces}
+                         for doc_units in component.pieces(batch, docs, split_margin=value)]
+            for cuts, truth in zip(found, gold):
+                cuts = cuts - {0}
                 predicted[k] += len(cuts)
                 correct[k] += len(cuts & truth)
     f1 = np.where(predicted + gold_total > 0, 2 * correct / np.maximum(predicted + gold_total, 1), 1.0)
