@@ -7,7 +7,8 @@ spaCy's trainer prints a row per evaluation (epoch, step, losses, the dev scores
 dev UAS and LAS of each row of each log. The learning rate is constant in these configs, so one long run gives
 what shorter runs of the same seed would: at each budget B, the best dev UAS over the evaluations up to B
 (what early stopping on dev keeps, as `model-best` does), and the gain of doubling B. The converged budget is
-the smallest B on the list whose doubling gains less than 0.2 dev UAS (issue 37's rule).
+the smallest B on the list whose doubling gains less than 0.2 dev UAS (issue 37's rule). Each run's best dev
+UAS over all its evaluations (also of runs that stopped early) is recorded too.
 """
 import argparse
 import json
@@ -77,10 +78,12 @@ def main(argv=None):
         points = curve(rows, budgets)
         converged = next((p["budget"] for p in points if p.get("gain_of_doubling") is not None
                           and p["gain_of_doubling"] < THRESHOLD), None)
+        uas, step = max((scores["DEP_UAS"], step) for step, scores in rows)
         result["runs"][name] = {"log": log, "evaluations": [{"step": s, **v} for s, v in rows],
-                                "budgets": points, "converged_budget": converged}
+                                "budgets": points, "converged_budget": converged,
+                                "best": {"dev_uas": uas, "step": step}}
         print(f"{name}: " + ", ".join(f"{p['budget']}: {p['best_dev_uas']}" for p in points)
-              + f"; converged at {converged}")
+              + f"; converged at {converged}; best dev UAS {uas} at step {step}")
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
 

@@ -27,6 +27,7 @@ from spacy.training import Example, validate_examples, validate_get_examples
 from thinc.api import Model, set_dropout_rate
 
 from .. import kernels
+from .._kernels.head_columns import head_columns
 from . import calibration, serialization
 from .batch import Batch, split_sizes
 from .confidence import (DISTRIBUTION_FLOOR, TemperatureTracker, doc_confidence, head_marginals, logistic_map,
@@ -345,37 +346,30 @@ class VineCascadeParser(TrainablePipe):
         marginals = head_marginals([sent.dense_arcs() for sent in sentences], self.settings.head_temperature)
         total = int(sum(sizes))
         head_prob = np.zeros(total)
-        if marginals:
-            # every piece's columns 1..n flattened into one array: piece s's block is found[:, 1:] row by row
-            n = np.array([len(tree) - 1 for tree in trees], dtype=np.int64)
-            block = np.concatenate([[0], np.cumsum((n + 1) * n)])
-            flat = np.concatenate([found[:, 1:].ravel() for found in marginals])
-            word_start = np.concatenate([[0], np.cumsum(n)])
-            piece = np.repeat(np.arange(len(n)), n)                  # the piece of each piece word
-            m = np.arange(len(piece)) - word_start[piece]            # its index in its piece, from 0
-            tree_heads = np.concatenate([tree[1:] for tree in trees])
-            head_prob[position] = logistic_map(flat[block[piece] + tree_heads * n[piece] + m],
-                                               self.settings.head_scaling)
-            kept = np.flatnonzero(flat >= DISTRIBUTION_FLOOR)
-            s = np.searchsorted(block, kept, side="right") - 1
-            h, m = np.divmod(kept - block[s], n[s])
-            word = word_start[s] + m
-            token = position[word]
-            head = np.where(h == 0, token, position[word_start[s] + h - 1])   # token indices in the batch
-            prob = flat[kept]
-        else:
-            token, head, prob = (np.zeros(0, dtype=np.int64),) * 2 + (np.zeros(0),)
-        order = np.lexsort((-prob, token))                   # by token, the most probable head first
-        token, head, prob = token[order], head[order], prob[order]
+        found, offsets, local, prob = head_columns(marginals, list(trees), DISTRIBUTION_FLOOR)
+        head_prob[position] = logistic_map(found, self.settings.head_scaling)
+        n = np.array([len(tree) - 1 for tree in trees], dtype=np.int64)
+        word_start = np.concatenate([[0], np.cumsum(n)]).astype(np.int64)
+        word = np.repeat(np.arange(len(found)), np.diff(offsets))            # the piece word of each kept head
+        start = np.repeat(word_start[:-1], n)[word]                          # where its piece's words start
+        token = position[word]
+        head = np.where(local == 0, token, position[start + local - 1])    # token indices in the batch
+        if len(token) > 1 and np.any(token[1:] < token[:-1]):
+            order = np.argsort(token, kind="stable")                        # by token, most probable first
+            token, head, prob = token[order], head[order], prob[order]
+        # per doc, views of batch-wide arrays in the dtypes `doc_confidence` stores
         counts = np.bincount(token, minlength=total)
         doc_start = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         row_start = np.concatenate([[0], np.cumsum(counts)])
-        out = []
-        for i, size in enumerate(sizes):
-            a, b = doc_start[i], doc_start[i + 1]
-            rows = slice(row_start[a], row_start[b])
-            out.append((head_prob[a:b], (row_start[a:b + 1] - row_start[a], head[rows] - a, prob[rows])))
-        return out
+        doc = np.repeat(np.arange(len(sizes)), sizes)
+        # doc i's offsets are offsets[doc_start[i] + i : doc_start[i + 1] + i + 1]: a 0, then its tokens' ends
+        ends = row_start[1:] - row_start[doc_start[:-1]][doc]
+        offsets = np.insert(ends, doc_start[:-1], 0).astype(np.int32)
+        head = (head - doc_start[doc[token]]).astype(np.int32)
+        head_prob, prob = head_prob.astype(np.float32), prob.astype(np.float32)
+        starts, rows = doc_start.tolist(), row_start[doc_start].tolist()
+        return [(head_prob[a:b], (offsets[a + i:b + i + 1], head[r:q], prob[r:q]))
+                for i, (a, b, r, q) in enumerate(zip(starts, starts[1:], rows, rows[1:]))]
 
     def sample(self, docs: Iterable[Doc], k: int = 10, seed: int = 0) -> List[List[Doc]]:
         """`k` parses of each doc drawn from the arc scorer's tree CRF, p(tree) ∝ exp(s(tree) / T) with T the

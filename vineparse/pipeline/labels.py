@@ -13,7 +13,7 @@ from spacy.tokens import Doc
 
 from ..trees import DELIMITER, deprojectivize, is_decorated
 from .batch import Batch, as_cpu, project, split_sizes
-from .confidence import top_probability
+from .confidence import set_doc_confidence, top_probability
 from .scorers import distance_buckets, label_hidden, outer_children
 
 
@@ -40,7 +40,7 @@ def predict_labels(batch: Batch, heads: Sequence[np.ndarray], labels: Sequence[s
     absolute head index of every token (a root points at itself); labels: the label set. A root never gets
     a decorated label (deprojectivization would move the root under one of its own children).
     RETURNS (List[np.ndarray]): label ids per doc; with `temperature`, (label ids, their probabilities under
-    the softmax of the logits / temperature) per doc."""
+    the softmax of the logits / temperature, float32) per doc."""
     sizes = [len(h) for h in heads]
     if not sum(sizes):
         empty = [np.zeros(0, dtype=np.int64) for _ in heads]
@@ -61,7 +61,7 @@ def predict_labels(batch: Batch, heads: Sequence[np.ndarray], labels: Sequence[s
     best = logits.argmax(axis=1).astype(np.int64)
     if temperature is None:
         return split_sizes(best, sizes)
-    probs = top_probability(logits, best, temperature)
+    probs = top_probability(logits, best, temperature).astype(np.float32)
     return list(zip(split_sizes(best, sizes), split_sizes(probs, sizes)))
 
 
@@ -110,4 +110,4 @@ def write_parses(vocab, labels: Sequence[str], docs: Iterable[Doc], predictions:
         start += size
     for doc, prediction in zip(docs, predictions):
         if len(prediction) > 2:
-            doc._.vine_confidence = prediction[2]
+            set_doc_confidence(doc, prediction[2])
