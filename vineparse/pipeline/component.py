@@ -345,18 +345,17 @@ class VineCascadeParser(TrainablePipe):
         heading its piece. position: each piece word's token in the batch (`_assemble`)."""
         marginals = head_marginals([sent.dense_arcs() for sent in sentences], self.settings.head_temperature)
         total = int(sum(sizes))
-        head_prob = np.zeros(total)
+        head_prob = np.zeros(total, dtype=np.float32)
         found, offsets, local, prob = head_columns(marginals, list(trees), DISTRIBUTION_FLOOR)
         head_prob[position] = logistic_map(found, self.settings.head_scaling)
         n = np.array([len(tree) - 1 for tree in trees], dtype=np.int64)
         word_start = np.concatenate([[0], np.cumsum(n)]).astype(np.int64)
         word = np.repeat(np.arange(len(found)), np.diff(offsets))            # the piece word of each kept head
         start = np.repeat(word_start[:-1], n)[word]                          # where its piece's words start
+        # pieces come in doc order and their words in order (`_assemble`), so `position` increases and the
+        # kept heads are already grouped by token, the most probable first
         token = position[word]
         head = np.where(local == 0, token, position[start + local - 1])    # token indices in the batch
-        if len(token) > 1 and np.any(token[1:] < token[:-1]):
-            order = np.argsort(token, kind="stable")                        # by token, most probable first
-            token, head, prob = token[order], head[order], prob[order]
         # per doc, views of batch-wide arrays in the dtypes `doc_confidence` stores
         counts = np.bincount(token, minlength=total)
         doc_start = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
@@ -366,7 +365,7 @@ class VineCascadeParser(TrainablePipe):
         ends = row_start[1:] - row_start[doc_start[:-1]][doc]
         offsets = np.insert(ends, doc_start[:-1], 0).astype(np.int32)
         head = (head - doc_start[doc[token]]).astype(np.int32)
-        head_prob, prob = head_prob.astype(np.float32), prob.astype(np.float32)
+        prob = prob.astype(np.float32)
         starts, rows = doc_start.tolist(), row_start[doc_start].tolist()
         return [(head_prob[a:b], (offsets[a + i:b + i + 1], head[r:q], prob[r:q]))
                 for i, (a, b, r, q) in enumerate(zip(starts, starts[1:], rows, rows[1:]))]
