@@ -30,7 +30,7 @@ from .. import kernels
 from .._kernels.head_columns import head_columns
 from . import calibration, serialization
 from .batch import Batch, split_sizes
-from .confidence import (DISTRIBUTION_FLOOR, TemperatureTracker, doc_confidence, head_marginals, logistic_map,
+from .confidence import (DISTRIBUTION_FLOOR, TemperatureTracker, doc_confidence, logistic_map,
                          register_extensions)
 from .labels import collect_labels, predict_labels, write_parses
 from .levels import check_orders, neural_cascade, parse_pieces, vine_level
@@ -343,10 +343,10 @@ class VineCascadeParser(TrainablePipe):
         the head probability is the predicted head's marginal through `head_scaling`).
         The root of a piece of a preset sentence longer than MAX_SEGMENT words gets its probability of
         heading its piece. position: each piece word's token in the batch (`_assemble`)."""
-        marginals = head_marginals([sent.dense_arcs() for sent in sentences], self.settings.head_temperature)
         total = int(sum(sizes))
         head_prob = np.zeros(total, dtype=np.float32)
-        found, offsets, local, prob = head_columns(marginals, list(trees), DISTRIBUTION_FLOOR)
+        found, offsets, local, prob = head_columns([sent.dense_arcs() for sent in sentences], list(trees),
+                                                   self.settings.head_temperature, DISTRIBUTION_FLOOR)
         head_prob[position] = logistic_map(found, self.settings.head_scaling)
         n = np.array([len(tree) - 1 for tree in trees], dtype=np.int64)
         word_start = np.concatenate([[0], np.cumsum(n)]).astype(np.int64)

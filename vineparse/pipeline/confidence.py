@@ -17,7 +17,7 @@ marginal is low; `calibrate` therefore also fits a logistic map of the marginal 
 head_prob = sigmoid(a logit(m) + b) (Platt 1999), on the same held-out arcs (`fit_logistic`; [1, 0] until
 then). The map is increasing, so the order of the arcs by confidence is the marginals'. A word's distribution
 over heads stays the marginals of its column. Work: one first-order inside-outside pass per sentence,
-O(n^3) (`kernels.eisner_marginals_batch`), one read of its columns, O(n^2) (`_kernels/head_columns.pyx`), and
+O(n^3), and one read of its columns, O(n^2), in one compiled call per batch (`_kernels/head_columns.pyx`), and
 a softmax per arc.
 
 Why not the last level's own marginals: on EWT (the comparison's seed-0 pipeline) the third-order level's arc
@@ -98,10 +98,11 @@ def softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
 def top_probability(logits: np.ndarray, best: np.ndarray, temperature: float = 1.0) -> np.ndarray:
     """The softmax probability of logits / temperature at column best[i] of each row i, (A,): 1 / sum_j
     exp((logits[i, j] - logits[i, best[i]]) / temperature), in the logits' precision (-inf logits count 0)."""
-    top = logits[np.arange(len(best)), best]
-    scaled = np.subtract(logits, top[:, None])
-    scaled *= 1.0 / temperature
-    return 1.0 / np.exp(scaled, out=scaled).sum(axis=1)
+    inverse = logits.dtype.type(1.0 / temperature)
+    scaled = np.multiply(logits, inverse)
+    scaled -= scaled[np.arange(len(best)), best][:, None]
+    np.exp(scaled, out=scaled)
+    return 1.0 / (scaled @ np.ones(scaled.shape[1], dtype=scaled.dtype))     # a row sum, as one BLAS call
 
 
 def binary_log_loss(probs: np.ndarray, correct: np.ndarray) -> float:
@@ -225,11 +226,10 @@ def doc_confidence(head: np.ndarray, dep: np.ndarray, offsets: np.ndarray, heads
                    probs: np.ndarray) -> dict:
     """The value of `Doc._.vine_confidence` for a doc of n tokens: head and label probabilities (n,), and each
     token's distribution over heads in compressed rows: token i's heads are heads[offsets[i]:offsets[i + 1]]
-    (token indices; i itself for the root) with probabilities probs[...] (float32 arrays: srsly serialises
-    them with the doc's user data)."""
-    return {"head": head.astype(np.float32, copy=False), "dep": dep.astype(np.float32, copy=False),
-            "offsets": offsets.astype(np.int32, copy=False), "heads": heads.astype(np.int32, copy=False),
-            "probs": probs.astype(np.float32, copy=False)}
+    (token indices; i itself for the root) with probabilities probs[...]. Stored as given, so give them in
+    the dtypes srsly serialises compactly with the doc's user data: float32 probabilities, int32 offsets and
+    heads (the component builds them so)."""
+    return {"head": head, "dep": dep, "offsets": offsets, "heads": heads, "probs": probs}
 
 
 def set_doc_confidence(doc, value: Optional[dict]) -> None:

@@ -61,7 +61,7 @@ def predict_labels(batch: Batch, heads: Sequence[np.ndarray], labels: Sequence[s
     best = logits.argmax(axis=1).astype(np.int64)
     if temperature is None:
         return split_sizes(best, sizes)
-    probs = top_probability(logits, best, temperature).astype(np.float32)
+    probs = top_probability(logits, best, temperature).astype(np.float32, copy=False)
     return list(zip(split_sizes(best, sizes), split_sizes(probs, sizes)))
 
 
