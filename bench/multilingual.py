@@ -12,10 +12,11 @@ with gold tokens and gold sentences.
 kept under RUNS/sparse/NAME): NoPrune-1/2/3 and VineCascade-1/2/3, UAS, LAS and words/s; the PNG shows each
 system's words/s relative to NoPrune-1, per language, as the paper's bar chart does. For German and
 Portuguese also VineCascade-3's labels trained without pseudo-projective lifting (the levels are the same).
-(b) vine_cascade (configs/ud.cfg) against spaCy's parser (configs/ud_spacy_parser.cfg), one seed each,
-same tok2vec, data, budget and early stopping, read from RUNS/NAME-{vine,spacy}-s0/model-best (EWT: the
-comparison runs of bench/spacy_compare.py, --ewt-runs); for German and Portuguese also vine_cascade trained
-with pseudo_projective = false (RUNS/NAME-vine-flat-s0). UAS / LAS (spaCy's scorer) and non-projective arc
+(b) vine_cascade (configs/ud.cfg) against spaCy's parser (configs/ud_spacy_parser.cfg), same tok2vec, data,
+budget and early stopping, read from RUNS/NAME-{vine,spacy}-s0/model-best (EWT: the comparison runs of
+bench/spacy_compare.py, --ewt-runs); where both parsers have further seeds (RUNS/NAME-{vine,spacy}-sK), the
+difference is that of the means over the seeds, with each parser's range; for German and Portuguese also
+vine_cascade trained with pseudo_projective = false (RUNS/NAME-vine-flat-s0). UAS / LAS (spaCy's scorer) and non-projective arc
 precision and recall (`vineparse.metrics.NonProjectiveArcs`) on test.
 """
 import argparse
@@ -101,6 +102,30 @@ def neural(path, lang, test_path):
             "nonprojective_arcs": arcs.scores()}
 
 
+def other_seeds(runs, name):
+    """The seeds above 0 trained for both parsers on a treebank (RUNS/NAME-{vine,spacy}-sSEED/model-best)."""
+    found = []
+    for folder in runs.glob(f"{name}-vine-s*"):
+        seed = folder.name.rsplit("-s", 1)[1]
+        if seed.isdigit() and int(seed) > 0 and (folder / "model-best").exists() \
+                and (runs / f"{name}-spacy-s{seed}" / "model-best").exists():
+            found.append(int(seed))
+    return sorted(found)
+
+
+def seed_difference(seeds):
+    """vine_cascade - spaCy's parser in UAS and LAS: the difference of the means over the seeds both have, the
+    seeds, and the range (max - min) of each parser's scores."""
+    common = sorted(set(seeds["vine"]) & set(seeds["spacy"]))
+    out = {"seeds": common}
+    for k in ("uas", "las"):
+        vine = [seeds["vine"][seed][k] for seed in common]
+        spacy = [seeds["spacy"][seed][k] for seed in common]
+        out[k] = float(np.mean(vine) - np.mean(spacy))
+        out[f"{k}_range"] = {"vine": float(np.ptp(vine)), "spacy": float(np.ptp(spacy))}
+    return out
+
+
 def _tree(span):
     """A span's heads as a head array (0 = the root; heads outside the span count as the root)."""
     start = span.start
@@ -170,7 +195,15 @@ def main(argv=None):
                 log(f"{name}: {key}")
                 row[key] = neural(folder / "model-best", record["lang"], test)
         if "vine" in row and "spacy" in row:
-            row["difference"] = {k: row["vine"][k] - row["spacy"][k] for k in ("uas", "las")}
+            row["seeds"] = {"vine": {0: {k: row["vine"][k] for k in ("uas", "las")}},
+                            "spacy": {0: {k: row["spacy"][k] for k in ("uas", "las")}}}
+            if name != "en_ewt":
+                for seed in other_seeds(args.runs, name):
+                    for key in ("vine", "spacy"):
+                        log(f"{name}: {key}, seed {seed}")
+                        found = neural(args.runs / f"{name}-{key}-s{seed}" / "model-best", record["lang"], test)
+                        row["seeds"][key][seed] = {k: found[k] for k in ("uas", "las")}
+            row["difference"] = seed_difference(row["seeds"])
         result["treebanks"][name] = row
     rows = result["treebanks"]
     result["targets"] = targets(rows)

@@ -558,6 +558,23 @@ def multilingual_parsers(doc):
     return rows
 
 
+def multilingual_seeds(doc):
+    """Per treebank trained with several seeds: each parser's mean UAS / LAS and range, and the difference."""
+    rows = []
+    for name, row in doc["treebanks"].items():
+        difference = row.get("difference", {})
+        if len(difference.get("seeds", [])) < 2:
+            continue
+        found = {"treebank": treebank_label(name, row), "seeds": len(difference["seeds"]),
+                 "uas": difference["uas"], "las": difference["las"]}
+        for key in ("vine", "spacy"):
+            for k in ("uas", "las"):
+                scores = [row["seeds"][key][str(seed)][k] for seed in difference["seeds"]]
+                found[f"{key}_{k}"] = f"{mean(scores):.2f} ({min(scores):.2f}–{max(scores):.2f})"
+        rows.append(found)
+    return rows
+
+
 def multilingual_lifting(doc):
     """CascadeParser's VineCascade-3 with and without pseudo-projective lifting (German, Portuguese)."""
     rows = []
@@ -817,6 +834,11 @@ TABLES = [
         Col("treebank (training sentences)", "treebank"), Col("parser", "parser"), Col("UAS", "uas", "2f"),
         Col("LAS", "las", "2f"), Col("non-projective gold arcs", "gold_arcs", "int"),
         Col("their recall", "recall", "1f"), Col("non-projective precision", "precision", "1f")]),
+    Table("multilingual_seeds", "multilingual.json", multilingual_seeds, [
+        Col("treebank (training sentences)", "treebank"), Col("seeds", "seeds", "int"),
+        Col("vine_cascade UAS, mean (range)", "vine_uas"), Col("spaCy parser UAS", "spacy_uas"),
+        Col("UAS difference of the means", "uas", "+2f"), Col("vine_cascade LAS", "vine_las"),
+        Col("spaCy parser LAS", "spacy_las"), Col("LAS difference", "las", "+2f")]),
     Table("multilingual_lifting", "multilingual.json", multilingual_lifting, [
         Col("treebank (training sentences)", "treebank"), Col("CascadeParser labels", "how"),
         Col("UAS", "uas", "2f"), Col("LAS", "las", "2f"), Col("non-projective recall", "recall", "1f"),
@@ -945,12 +967,16 @@ TABLES = [
         Col("encoder, steps", "_key"), Col("vine − spaCy UAS", "dep_uas", "+2f"),
         Col("vine − spaCy LAS", "dep_las", "+2f"), Col("UAS > 30 words", "long_dep_uas", "+2f"),
         Col("seeds", "pairs", "int")]),
-    # budget_curve.json, context_dev.json: bench/budget_curve.py (dev scores read from the training logs)
+    # budget_curve.json, context_dev.json, optimizer_dev.json: bench/budget_curve.py (dev scores read from the
+    # training logs)
     Table("budget_curve", "budget_curve.json", budget_rows, [
         Col("run", "run"), Col("budget (steps)", "budget", "int"), Col("best dev UAS up to it", "best_dev_uas", "2f"),
         Col("its dev LAS", "dev_las_there", "2f"), Col("at step", "at_step", "int"),
         Col("gain of doubling the budget", "gain_of_doubling", "+2f")]),
     Table("context_dev", "context_dev.json", budget_rows, [
+        Col("run", "run"), Col("steps", "budget", "int"), Col("best dev UAS up to it", "best_dev_uas", "2f"),
+        Col("its dev LAS", "dev_las_there", "2f")]),
+    Table("optimizer_dev", "optimizer_dev.json", budget_rows, [
         Col("run", "run"), Col("steps", "budget", "int"), Col("best dev UAS up to it", "best_dev_uas", "2f"),
         Col("its dev LAS", "dev_las_there", "2f")]),
     # parse_hashes.json: bench/parse_hashes.py before and after a refactoring

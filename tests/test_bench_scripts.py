@@ -170,3 +170,21 @@ def test_vine_style_mask_admits_a_tree():
     assert mask[0, 1:].all() and not mask[:, 0].any() and not mask.diagonal().any()
     assert all(mask[m - 1, m] for m in range(2, 31))
     assert (mask[1:, 1:].sum(axis=0) <= 3).all()  # at most heads_per_word = 3 heads besides the root
+
+
+def test_multilingual_compares_the_means_of_the_seeds_both_parsers_have(tmp_path):
+    multilingual = load_bench("multilingual")
+    for run in ("bg_btb-vine-s1", "bg_btb-spacy-s1", "bg_btb-vine-s2", "bg_btb-vine-s12", "bg_btb-vine-flat-s0"):
+        (tmp_path / run / "model-best").mkdir(parents=True)
+    (tmp_path / "bg_btb-spacy-s12" / "model-best").mkdir(parents=True)
+    (tmp_path / "bg_btb-vine-s3").mkdir()                                   # no model-best: not counted
+    assert multilingual.other_seeds(tmp_path, "bg_btb") == [1, 12]          # seed 2 has no spaCy run
+    seeds = {"vine": {0: {"uas": 80.0, "las": 70.0}, 1: {"uas": 82.0, "las": 72.0}, 2: {"uas": 99.0, "las": 99.0}},
+             "spacy": {0: {"uas": 81.0, "las": 70.5}, 1: {"uas": 81.0, "las": 71.5}}}
+    found = multilingual.seed_difference(seeds)
+    assert found["seeds"] == [0, 1]
+    assert found["uas"] == pytest.approx(0.0) and found["las"] == pytest.approx(0.0)
+    assert found["uas_range"] == {"vine": 2.0, "spacy": 0.0}
+    rows = {"bg_btb": {"lang": "bg", "small_data": True, "difference": found},
+            "zh_gsd": {"lang": "zh", "small_data": True, "difference": {"uas": -0.1, "las": 0.2}}}
+    assert multilingual.targets(rows)["vine_cascade >= spaCy's parser in UAS and LAS, languages"][0] == "1 of 2 (bg)"

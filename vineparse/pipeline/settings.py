@@ -95,8 +95,9 @@ class CascadeSettings:
         only where the training data has non-projective trees (the label set records it).
     confidences (bool): also write each token's head and label probabilities and its distribution over heads
         (`Token._.head_prob`, `Token._.dep_prob`, `Token._.head_distribution`; `confidence.py`): one first-order
-        inside-outside pass per sentence, more than a tenth of the component's time
-        (`bench/results/calibration.json`), so off by default.
+        inside-outside pass per sentence, just under a tenth of the component's time
+        (`bench/results/calibration.json`); off by default, so that docs and their serialised user data stay
+        as they are for users who do not ask for them.
     head_temperature (float): the temperature of the head probabilities, set on held-out sentences while
         training and by `calibrate` (`confidence.TemperatureTracker`).
     label_temperature (float): the temperature of the label probabilities, set alike.
