@@ -84,22 +84,33 @@ def sparse_without_lifting(name, runs):
 def neural(path, lang, test_path):
     """UAS / LAS and non-projective arcs of a trained pipeline on a test file (gold tokens and sentences)."""
     import spacy
+
+    return evaluate(spacy.load(path), test_path)
+
+
+def evaluate(nlp, test_path):
+    """`neural` for a loaded pipeline, with the words per second of its parse pass (gold tokens, one thread)."""
+    import time
+
     from spacy.tokens import Doc, DocBin
     from spacy.training import Example
 
     from vineparse.metrics import NonProjectiveArcs
 
-    nlp = spacy.load(path)
     gold = list(DocBin().from_disk(test_path).get_docs(nlp.vocab))
     examples = [Example(Doc(nlp.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc],
                             sent_starts=[t.is_sent_start for t in doc]), doc) for doc in gold]
     scores = nlp.evaluate(examples)
     arcs = NonProjectiveArcs()
-    for example, parsed in zip(examples, nlp.pipe([eg.predicted for eg in examples])):
+    start = time.perf_counter()
+    parsed_docs = list(nlp.pipe([eg.predicted for eg in examples]))
+    seconds = time.perf_counter() - start
+    for example, parsed in zip(examples, parsed_docs):
         for sentence in example.reference.sents:
             arcs.add(_tree(sentence), _tree(parsed[sentence.start:sentence.end]))
     return {"uas": 100 * scores["dep_uas"], "las": 100 * scores["dep_las"],
-            "nonprojective_arcs": arcs.scores()}
+            "nonprojective_arcs": arcs.scores(),
+            "words_per_second": sum(len(eg.reference) for eg in examples) / seconds}
 
 
 def other_seeds(runs, name):

@@ -188,3 +188,12 @@ def test_multilingual_compares_the_means_of_the_seeds_both_parsers_have(tmp_path
     rows = {"bg_btb": {"lang": "bg", "small_data": True, "difference": found},
             "zh_gsd": {"lang": "zh", "small_data": True, "difference": {"uas": -0.1, "las": 0.2}}}
     assert multilingual.targets(rows)["vine_cascade >= spaCy's parser in UAS and LAS, languages"][0] == "1 of 2 (bg)"
+
+
+def test_reparse_chooses_the_bonus_on_dev_las_then_uas():
+    reparse = load_bench("reparse")
+    rows = [{"bonus": None, "dev": {"las": 84.811, "uas": 89.66}}, {"bonus": 0.5, "dev": {"las": 84.72, "uas": 89.9}},
+            {"bonus": 0.9, "dev": {"las": 84.814, "uas": 89.66}}, {"bonus": 0.0, "dev": {"las": 84.81, "uas": 89.7}}]
+    assert reparse.chosen(rows)["bonus"] == 0.0        # equal LAS to two decimals, higher UAS
+    assert reparse.chosen(rows[:3])["bonus"] is None   # equal in both: the first
+    assert reparse.bonus_value("none") is None and reparse.bonus_value("0.25") == 0.25

@@ -63,3 +63,37 @@ def test_decorated_predictions_are_lowered_into_trees(german):
         heads = np.array([-1] + [0 if t.head.i == t.i else t.head.i + 1 for t in doc])
         validate_heads(heads)
         assert not any(DELIMITER in t.dep_ for t in doc)
+
+
+def test_the_matrix_tree_loss_and_the_reparse_predict_crossing_trees(german):
+    """arc_loss "crf_nonprojective" learns the annotated trees (crossing arcs and all); with a reparse bonus
+    below 1 the parses are trees, some of them non-projective, and a bonus of 1 gives the cascade's trees."""
+    nlp, examples = train(german, steps=30, pseudo_projective=False, arc_loss="crf_nonprojective",
+                          reparse_bonus=0.0)
+    parser = nlp.get_pipe("vine_cascade")
+    assert not any(DELIMITER in label for label in parser.labels)
+    docs = list(nlp.pipe([eg.predicted.copy() for eg in examples]))
+    crossing = 0
+    for doc in docs:
+        for sent in doc.sents:
+            heads = np.array([-1] + [0 if t.head.i == t.i else t.head.i - sent.start + 1 for t in sent])
+            validate_heads(heads)
+            crossing += not is_projective(heads)
+        assert not any(DELIMITER in t.dep_ for t in doc)
+    assert crossing > 0
+    parser.configure(reparse_bonus=1.0)
+    kept = list(nlp.pipe([eg.predicted.copy() for eg in examples]))
+    parser.configure(reparse_bonus=None)
+    cascade = list(nlp.pipe([eg.predicted.copy() for eg in examples]))
+    assert [[t.head.i for t in d] for d in kept] == [[t.head.i for t in d] for d in cascade]
+
+
+@pytest.mark.parametrize("changes,match", [
+    ({"arc_loss": "crf_nonprojective"}, "pseudo_projective false"),
+    ({"reparse_bonus": 0.5}, "pseudo_projective false"),
+    ({"reparse_bonus": -1.0, "pseudo_projective": False}, "reparse_bonus must be a number >= 0"),
+])
+def test_reparse_settings_are_checked(changes, match):
+    nlp = spacy.blank("de")
+    with pytest.raises(ValueError, match=match):
+        nlp.add_pipe("vine_cascade", config={"model": TINY_MODEL, **changes})

@@ -327,7 +327,8 @@ class VineCascadeParser(TrainablePipe):
         pieces = [piece for doc_units in units for *_, unit in doc_units for piece in unit]
         known = [found for *_, found in pieces] if vine_level(self.predict_cascade) is not None else None
         trees = parse_pieces(self.predict_cascade, [sent for _, _, sent, _ in pieces], known,
-                             self.settings.direct_max_length, decoder=self.settings.decoder)
+                             self.settings.direct_max_length, decoder=self.settings.decoder,
+                             reparse_bonus=self.settings.reparse_bonus)
         sizes = [len(doc) for doc in docs]
         heads, position = self._assemble(batch, sizes, units, trees)
         if not self.settings.confidences:

@@ -59,7 +59,10 @@ class CascadeSettings:
     held_out (float): the share of training sentences (chosen by a hash of their words, the same in every
         epoch) whose recall sets the thresholds, in [0, 0.5].
     learn_held_out (bool): also learn from the `held_out` sentences; False keeps them out of the losses.
-    arc_loss (str): "crf" (first-order tree CRF) or "local" (head-selection cross-entropy).
+    arc_loss (str): "crf" (first-order tree CRF over projective trees, on the lifted gold tree), "local"
+        (head-selection cross-entropy) or "crf_nonprojective" (tree CRF over every tree, by the matrix-tree
+        theorem, on the gold tree as annotated; the labels learn the annotated arcs too; with
+        `pseudo_projective` false only). The cascade's levels learn the lifted tree in every case.
     train_alpha (float): the a inside the structured cascade loss.
     witnesses (int): sampled parts per cascade-loss step (`vineparse.cascade.objective.cascade_step`).
     structured_weight (float): weight of the structured losses (cascade, hinges) against the arc loss.
@@ -93,6 +96,12 @@ class CascadeSettings:
         ("label||head_label", Nivre & Nilsson 2005), and predicted arcs with decorated labels are lowered
         again, so that non-projective arcs can be predicted; false lifts without decorating. Takes effect
         only where the training data has non-projective trees (the label set records it).
+    reparse_bonus (float or None): None: the parse is the cascade's projective tree (lowered by
+        `pseudo_projective`). A number b >= 0: a word of the cascade's tree takes another head only by an arc
+        that crosses the tree, where the first-order matrix-tree marginals prefer it by more than b (the
+        maximum spanning tree of the marginals plus b on the tree's arcs, `levels.reparse`); b >= 1 keeps the
+        cascade's tree. For a model trained with `arc_loss` "crf_nonprojective", with `pseudo_projective`
+        false only.
     confidences (bool): also write each token's head and label probabilities and its distribution over heads
         (`Token._.head_prob`, `Token._.dep_prob`, `Token._.head_distribution`; `confidence.py`): one first-order
         inside-outside pass per sentence, just under a tenth of the component's time
@@ -131,6 +140,7 @@ class CascadeSettings:
     split_margin: float = 0.0
     start_threshold: float = 0.5
     pseudo_projective: bool = True
+    reparse_bonus: Optional[float] = None
     confidences: bool = False
     head_temperature: float = 1.0
     label_temperature: float = 1.0
@@ -152,6 +162,10 @@ class CascadeSettings:
                 raise ValueError(f"{name} must be true or false, got {getattr(self, name)!r}")
         if self.arc_loss not in ARC_LOSSES:
             raise ValueError(f"arc_loss must be one of {list(ARC_LOSSES)}, got {self.arc_loss!r}")
+        _number("reparse_bonus", self.reparse_bonus, 0.0, allow_none=True)
+        if self.pseudo_projective and (self.annotated_trees or self.reparse_bonus is not None):
+            raise ValueError("arc_loss 'crf_nonprojective' and reparse_bonus predict crossing arcs themselves: "
+                             "set pseudo_projective false with them (lifted arcs would be lowered twice)")
         _number("train_alpha", self.train_alpha, -1.0, 1.0)
         _number("witnesses", self.witnesses, 1, integer=True)
         _number("structured_weight", self.structured_weight, 0.0)
@@ -198,7 +212,8 @@ class CascadeSettings:
                   "train_alpha": float(self.train_alpha),
                   "dropout": None if self.dropout is None else float(self.dropout),
                   "head_temperature": float(self.head_temperature), "label_temperature": float(self.label_temperature),
-                  "head_scaling": head_scaling}
+                  "head_scaling": head_scaling,
+                  "reparse_bonus": None if self.reparse_bonus is None else float(self.reparse_bonus)}
         for name, value in normal.items():
             object.__setattr__(self, name, value)
 
@@ -220,6 +235,12 @@ class CascadeSettings:
     def from_dict(cls, data: Dict[str, Any]) -> "CascadeSettings":
         """Settings from `to_dict` output (other keys, such as a saved component's labels, are ignored)."""
         return cls(**{name: data[name] for name in NAMES if name in data})
+
+    @property
+    def annotated_trees(self) -> bool:
+        """Whether the arc loss and the labels learn the gold trees as annotated, crossing arcs and all
+        (`arc_loss` "crf_nonprojective"), rather than lifted."""
+        return self.arc_loss == "crf_nonprojective"
 
     @property
     def pruning_levels(self) -> int:

@@ -12,7 +12,7 @@ pruning levels' max-marginals go to the component's `thresholds.RecallTracker`, 
 refreshes the thresholds.
 """
 from dataclasses import dataclass
-from typing import Dict, Iterator, List, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 from scipy.special import expit
@@ -35,6 +35,12 @@ class GoldSentence:
     heads: np.ndarray        # projective gold tree, int64 (n + 1,), heads[0] = -1, 0 = the root
     labels: np.ndarray       # label ids (n + 1,), -1 where unseen (and at 0)
     held_out: bool = False   # its recall sets the pruning thresholds (kept out of the losses unless learn_held_out)
+    annotated: Optional[np.ndarray] = None   # the gold tree as annotated, crossing arcs and all (None: `heads`)
+
+    @property
+    def tree(self) -> np.ndarray:
+        """The tree the arc loss (with `crf_nonprojective`) and the labels learn from."""
+        return self.heads if self.annotated is None else self.annotated
 
 
 def one_to_one(example) -> bool:
@@ -42,14 +48,21 @@ def one_to_one(example) -> bool:
     return len(example.reference) == len(example.predicted) and example.alignment.x2y.lengths.max(initial=1) == 1
 
 
+def _local_tree(heads, start: int, end: int) -> np.ndarray:
+    tree = np.array([-1] + [h - start + 1 for h in heads[start:end]], dtype=np.int64)
+    tree[1:][tree[1:] == np.arange(1, end - start + 1)] = 0          # spaCy marks a root by its own index
+    return tree
+
+
 def gold_sentences(examples, label_ids: Dict[str, int], skip, held_out: float = 0.0,
-                   decorate: bool = True) -> Iterator[GoldSentence]:
+                   decorate: bool = True, annotated: bool = False) -> Iterator[GoldSentence]:
     """The gold sentences of each example's predicted doc, projectivized (`labels.gold_parse`; decorate: the
-    lifted arcs' labels); sentences whose tokens do not all align one-to-one with gold heads are reported to
-    `skip(what, detail)` and left out. held_out: the share of sentences marked held out
-    (`thresholds.is_held_out`)."""
+    lifted arcs' labels; annotated: also the tree as annotated, `GoldSentence.annotated`); sentences whose
+    tokens do not all align one-to-one with gold heads are reported to `skip(what, detail)` and left out.
+    held_out: the share of sentences marked held out (`thresholds.is_held_out`)."""
     for i, example in enumerate(examples):
         heads, deps = gold_parse(example, decorate)
+        original = example.get_aligned_parse(projectivize=False)[0] if annotated else None
         doc = example.predicted
         if one_to_one(example):
             spans = [(s.start, s.end) for s in example.reference.sents] if len(doc) else []
@@ -60,12 +73,10 @@ def gold_sentences(examples, label_ids: Dict[str, int], skip, held_out: float = 
             if any(h is None or not start <= h < end for h in local) or any(not d for d in deps[start:end]):
                 skip("sentences", f"a sentence of {end - start} tokens without one-to-one gold heads")
                 continue
-            tree = np.array([-1] + [h - start + 1 for h in local], dtype=np.int64)
-            positions = np.arange(1, end - start + 1)
-            tree[1:][tree[1:] == positions] = 0          # spaCy marks a root by its own index
             labels = np.array([-1] + [label_ids.get(d, -1) for d in deps[start:end]], dtype=np.int64)
             hold = is_held_out([t.text for t in doc[start:end]], held_out)
-            yield GoldSentence(i, start, end, tree, labels, hold)
+            as_annotated = None if original is None else _local_tree(original, start, end)
+            yield GoldSentence(i, start, end, _local_tree(heads, start, end), labels, hold, as_annotated)
 
 
 def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
@@ -75,7 +86,7 @@ def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
     ops = model.ops
     batch = Batch(model, vectors)
     every = list(gold_sentences(examples, component.label_ids, component.skip, settings.held_out,
-                                settings.pseudo_projective))
+                                settings.pseudo_projective, settings.annotated_trees))
     held = [s for s in every if s.held_out]
     sentences = every if settings.learn_held_out else [s for s in every if not s.held_out]
     details = {"sentences": len(sentences), "held_out": len(held), "arcs": 0.0, "hinge": 0.0, "labels": 0.0,
@@ -100,7 +111,7 @@ def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
     for s, r, S in zip(sentences, rows, arcs):
         sent = SentenceScores(as_cpu(ops, S), batch.outer[r], batch.tables, r, cache=True)
         result = sentence_loss(cascade, sent, s.heads, settings.train_alpha, settings.witnesses, component.rng,
-                               settings.structured_weight, settings.arc_loss)
+                               settings.structured_weight, settings.arc_loss, s.annotated)
         details["arcs"] += result.arcs
         details["hinge"] += result.hinge
         details["cascade"] += result.cascade
@@ -157,10 +168,11 @@ def observe_held_out(component, batch: Batch, held: List[GoldSentence], threshol
             observe_sentence(component.cascade, sent, s.heads, component.tracker)
             if parsing is not None:
                 observe_sentence(parsing, sent, s.heads, component.predict_tracker)
-    predicted = parse_pieces(component.predict_cascade, scored, decoder=component.settings.decoder)
-    component.temperatures.observe_heads([sent.dense_arcs() for sent in scored], predicted, [s.heads for s in held])
-    arcs = [(r[s.heads[known]], r[known], distance_buckets(s.heads[known], known),
-             outer_children(s.heads, r)[known], s.labels[known])
+    predicted = parse_pieces(component.predict_cascade, scored, decoder=component.settings.decoder,
+                             reparse_bonus=component.settings.reparse_bonus)
+    component.temperatures.observe_heads([sent.dense_arcs() for sent in scored], predicted, [s.tree for s in held])
+    arcs = [(r[s.tree[known]], r[known], distance_buckets(s.tree[known], known),
+             outer_children(s.tree, r)[known], s.labels[known])
             for s, r in zip(held, rows) for known in [np.flatnonzero(s.labels[1:] >= 0) + 1]]
     if arcs:
         heads, mods, buckets, children, gold = (np.concatenate(part) for part in zip(*arcs))
@@ -183,12 +195,12 @@ def label_cross_entropy(component, X, batch: Batch, sentences: List[GoldSentence
         known = np.flatnonzero(s.labels[1:] >= 0) + 1
         component.skipped["unseen_labels"] += s.end - s.start - len(known)
         rows = batch.rows_of(s.doc, s.start, s.end)
-        heads.append(rows[s.heads[known]])
+        heads.append(rows[s.tree[known]])
         mods.append(rows[known])
-        buckets.append(distance_buckets(s.heads[known], known))
+        buckets.append(distance_buckets(s.tree[known], known))
         labels.append(s.labels[known])
         if with_children:
-            children.append(outer_children(s.heads, rows)[known])
+            children.append(outer_children(s.tree, rows)[known])
     labels = np.concatenate(labels)
     if not len(labels):
         return 0.0, None
