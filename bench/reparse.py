@@ -46,6 +46,8 @@ def main(argv=None):
     result = {"run": run_info(), "lang": record["lang"], "small_data": record["small_data"],
               "sentences": record["sentences"], "runs": {}}
     document["treebanks"][args.treebank] = result
+    if any("=" not in spec for spec in args.run):
+        parser.error(f"--run takes NAME=FOLDER, got {[spec for spec in args.run if '=' not in spec]}")
     for spec in args.run:
         name, folder = spec.split("=", 1)
         nlp = spacy.load(Path(folder) / "model-best")
