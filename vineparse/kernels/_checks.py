@@ -39,9 +39,10 @@ class NoStructureError(ValueError):
     """The mask (or the -inf scores) admit no structure at all."""
 
 
-def no_tree_error(allowed, what="projective tree"):
+def no_tree_error(allowed, what="projective tree", otherwise=""):
+    """The NoStructureError naming the first word without an allowed head, or else `otherwise`."""
     headless = np.flatnonzero(~allowed[:, 1:].any(axis=0)) + 1
-    detail = f": word {headless[0]} has no allowed head" if len(headless) else ""
+    detail = f": word {headless[0]} has no allowed head" if len(headless) else otherwise
     return NoStructureError(f"the arc mask admits no {what}{detail}")
 
 

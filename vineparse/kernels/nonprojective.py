@@ -12,7 +12,7 @@ import numpy as np
 from .._kernels.calls import bad_score_error
 from .._kernels.memory import check_size, first_bad_score
 from .._kernels.mst import mst_heads
-from ._checks import NoStructureError, allowed_arcs, square_scores
+from ._checks import allowed_arcs, no_tree_error, square_scores
 
 __all__ = ["mst", "matrix_tree_marginals", "IllConditionedError"]
 
@@ -34,11 +34,8 @@ def _checked(scores, mask):
 
 
 def _no_tree(allowed, single_root):
-    headless = np.flatnonzero(~allowed[:, 1:].any(axis=0)) + 1
-    if len(headless):
-        return NoStructureError(f"the arc mask admits no tree: word {headless[0]} has no allowed head")
-    what = "single-rooted tree" if single_root else "tree"
-    return NoStructureError(f"the arc mask admits no {what}: some word cannot be reached from the root")
+    return no_tree_error(allowed, "single-rooted tree" if single_root else "tree",
+                         otherwise=": some word cannot be reached from the root")
 
 
 def mst(scores, mask=None, single_root=True):
@@ -70,7 +67,7 @@ def matrix_tree_marginals(scores, mask=None, single_root=True):
     Laplacian's conditioning: for random scores of standard deviation 10 on up to 60 words, columns sum to 1
     within 1e-10; from about 20 on, some determinants fail in float64 (more often with any number of root
     children), and the function raises IllConditionedError rather than return marginals whose columns miss 1
-    by more than COLUMN_TOLERANCE. Time O(n^3), memory O(n^2).
+    by more than COLUMN_TOLERANCE. Round-off below 0 is set to 0. Time O(n^3), memory O(n^2).
     """
     scores, allowed = _checked(scores, mask)
     size = scores.shape[0]
@@ -106,13 +103,12 @@ def matrix_tree_marginals(scores, mask=None, single_root=True):
                                   "too peaked); divide the scores by a temperature")
     inverse = np.linalg.inv(laplacian)
     diagonal = np.diag(inverse)
-    if single_root:
-        word_terms = diagonal[None, :] * (np.arange(n) != 0)[None, :] - inverse.T * (np.arange(n) != 0)[:, None]
-        marginals[0, 1:] = root * inverse[:, 0]
-    else:
-        word_terms = diagonal[None, :] - inverse.T
-        marginals[0, 1:] = root * diagonal
-    marginals[1:, 1:] = arcs * word_terms
+    # d log det / d laplacian[i, j] = inverse[j, i]; arc h -> m adds to laplacian[m, m] and subtracts from
+    # laplacian[h, m], except in the replaced first row (word 1) with one root child
+    through = np.ones(n) if not single_root else (np.arange(n) != 0).astype(float)
+    marginals[1:, 1:] = arcs * (diagonal * through - inverse.T * through[:, None])
+    marginals[0, 1:] = root * (inverse[:, 0] if single_root else diagonal)
+    np.maximum(marginals, 0.0, out=marginals)          # round-off below 0 (a few 1e-9 where ill-conditioned)
     error = float(np.abs(marginals[:, 1:].sum(axis=0) - 1.0).max())
     if not error <= COLUMN_TOLERANCE:
         raise IllConditionedError(f"the matrix-tree marginals of these scores lost their precision in float64 "
