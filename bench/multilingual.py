@@ -81,7 +81,7 @@ def sparse_without_lifting(name, runs):
     return {"pseudo_projective": {k: lifted[k] for k in keys}, "without": {k: flat[k] for k in keys}}
 
 
-def neural(path, lang, test_path):
+def neural(path, test_path):
     """UAS / LAS and non-projective arcs of a trained pipeline on a test file (gold tokens and sentences)."""
     import spacy
 
@@ -206,7 +206,7 @@ def main(argv=None):
         for key, folder in runs.items():
             if (folder / "model-best").exists():
                 log(f"{name}: {key}")
-                row[key] = neural(folder / "model-best", record["lang"], test)
+                row[key] = neural(folder / "model-best", test)
         if "vine" in row and "spacy" in row:
             row["seeds"] = {"vine": {0: {k: row["vine"][k] for k in ("uas", "las")}},
                             "spacy": {0: {k: row["spacy"][k] for k in ("uas", "las")}}}
@@ -214,7 +214,7 @@ def main(argv=None):
                 for seed in other_seeds(args.runs, name):
                     for key in ("vine", "spacy"):
                         log(f"{name}: {key}, seed {seed}")
-                        found = neural(args.runs / f"{name}-{key}-s{seed}" / "model-best", record["lang"], test)
+                        found = neural(args.runs / f"{name}-{key}-s{seed}" / "model-best", test)
                         row["seeds"][key][seed] = {k: found[k] for k in ("uas", "las")}
             row["difference"] = seed_difference(row["seeds"])
         result["treebanks"][name] = row
