@@ -126,7 +126,7 @@ run_seed = $(subst s,,$(word 3,$(subst -, ,$(1))))
 # `python -I -m`: the working directory (this unbuilt source tree) stays off sys.path, so the installed
 # vineparse is the one imported, as with the console scripts.
 
-.PHONY: ewt-vine ewt-compare budget-curve package
+.PHONY: ewt-vine ewt-compare ewt-compare-es budget-curve package
 
 $(SPACY_DATA)/en_ewt-ud-%.spacy: | $(STAMP)
 	@mkdir -p $(SPACY_DATA)
@@ -168,6 +168,22 @@ $(COMPARE_16K)/%/model-best: | $(STAMP) $(EWT_SPACY)
 	$(ONE_CORE) $(BIN)/python -I -m spacy train $(call run_config,$*) --output $(COMPARE_16K)/$* $(TRAIN_DATA) \
 	    --system.seed $(call run_seed,$*) --training.max_steps 16000 --training.eval_frequency 500 \
 	    > $(COMPARE_16K)/$*.log 2>&1
+
+# early stopping as `spacy init config` writes it (evaluate every 200 steps, stop after 1,600 without a better dev
+# score, at most 20,000 steps): the budget a user who keeps spaCy's defaults trains to; `make -j2 ewt-compare-es`
+# trains three seeds of each and compares their accuracy (the pipelines' speed is ewt-compare's)
+COMPARE_ES := bench/out/compare_es
+COMPARE_ES_RUNS ?= $(foreach pipe,vine spacy,$(foreach seed,0 1 2,cnn-$(pipe)-s$(seed)))
+$(COMPARE_ES)/%/model-best: | $(STAMP) $(EWT_SPACY)
+	@mkdir -p $(COMPARE_ES)
+	$(ONE_CORE) $(BIN)/python -I -m spacy train $(call run_config,$*) --output $(COMPARE_ES)/$* $(TRAIN_DATA) \
+	    --system.seed $(call run_seed,$*) --training.max_steps 20000 --training.patience 1600 \
+	    --training.eval_frequency 200 > $(COMPARE_ES)/$*.log 2>&1
+
+ewt-compare-es: $(foreach run,$(COMPARE_ES_RUNS),$(COMPARE_ES)/$(run)/model-best) $(PUD_SPACY)
+	$(ONE_CORE) $(BIN)/python bench/spacy_compare.py --runs $(COMPARE_ES) --steps early-stopping --no-speed \
+	    --dev $(SPACY_DATA)/en_ewt-ud-dev.spacy --test $(SPACY_DATA)/en_ewt-ud-test.spacy --ood $(PUD_SPACY) \
+	    --out bench/results/spacy_compare_es.json --markdown bench/results/spacy_compare_es.md
 
 budget-curve: $(COMPARE_16K)/cnn-spacy-s0/model-best
 	$(BIN)/python bench/budget_curve.py --run "spaCy's parser, seed 0=$(COMPARE_16K)/cnn-spacy-s0.log" \

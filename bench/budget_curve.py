@@ -24,8 +24,8 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 THRESHOLD = 0.2
 
 
-def read_log(path):
-    """[(step, {column: value})] of a `spacy train` console log (the DEP_UAS and DEP_LAS columns)."""
+def read_log(path, columns=("DEP_UAS", "DEP_LAS")):
+    """[(step, {column: value})] of a `spacy train` console log, for the score `columns` it has."""
     header, rows = None, []
     for line in ANSI.sub("", Path(path).read_text(encoding="utf-8", errors="replace")).splitlines():
         if line.lstrip().startswith("E ") and "#" in line:
@@ -41,7 +41,7 @@ def read_log(path):
             values = line.split()
             if len(values) == len(header):
                 row = dict(zip(header, values))
-                rows.append((int(row["#"]), {k: float(row[k]) for k in ("DEP_UAS", "DEP_LAS") if k in row}))
+                rows.append((int(row["#"]), {k: float(row[k]) for k in columns if k in row}))
     if not rows:
         raise SystemExit(f"{path}: no evaluation rows found")
     return rows

@@ -393,6 +393,15 @@ def long_inputs(doc):
     return rows
 
 
+def stopping_rows(doc):
+    """Where each early-stopped run stopped and which step its model-best is from (bench/spacy_compare.py)."""
+    rows = []
+    for name, run in doc["runs"].items():
+        setting, pipe, seed = name.rsplit("-", 2)
+        rows.append({"setting": setting, "pipeline": PIPELINES[pipe], "seed": int(seed[1:]), **run["stopping"]})
+    return rows
+
+
 def readme_summary(doc):
     """EWT test (mean over seeds) and English PUD, and the pipelines' words/s, setting cnn."""
     rows = []
@@ -831,6 +840,18 @@ TABLES = [
     Table("spacy_compare_2k", "spacy_compare_2k.json", compare_accuracy, [
         Col("shared encoder", "setting"), Col("parser", "pipeline"), Col("seeds", "seeds", "int"),
         *[Col(label, accuracy_cell(key)) for label, key in ACCURACY]]),
+    Table("spacy_compare_es", "spacy_compare_es.json", compare_accuracy, [
+        Col("shared encoder", "setting"), Col("parser", "pipeline"), Col("seeds", "seeds", "int"),
+        *[Col(label, accuracy_cell(key)) for label, key in ACCURACY]]),
+    Table("spacy_compare_es_ood", "spacy_compare_es.json", lambda doc: compare_accuracy(doc, "ood"), [
+        Col("shared encoder", "setting"), Col("parser", "pipeline"), Col("seeds", "seeds", "int"),
+        *[Col(label, accuracy_cell(key)) for label, key in ACCURACY]]),
+    Table("spacy_compare_es_stopping", "spacy_compare_es.json", stopping_rows, [
+        Col("shared encoder", "setting"), Col("parser", "pipeline"), Col("seed", "seed", "int"),
+        Col("stopped at step", "last_step", "int"), Col("model-best from step", "best_step", "int")]),
+    Table("spacy_compare_es_targets", "spacy_compare_es.json", lambda doc: items(doc["targets"]), [
+        Col("target", "_key"), Col("measured", "value.0"),
+        Col("met", lambda row, doc: "yes" if row["value"][2] else "no")]),
     Table("spacy_compare_targets", "spacy_compare.json", lambda doc: items(doc["targets"]), [
         Col("target", "_key"), Col("measured", "value.0"),
         Col("met", lambda row, doc: "yes" if row["value"][2] else "no")]),

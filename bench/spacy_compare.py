@@ -22,7 +22,9 @@ level's kept-arc share and gold-arc recall on dev, and time per token of long in
 boundaries, and one preset sentence of 2,000 tokens against preset sentences of 20 (issue 15: within 2x; on the
 last --blas ops).
 Writes JSON (--out, with the command line, git commit, machine and load averages, and issue 37's targets)
-and markdown (--markdown).
+and markdown (--markdown). With `--steps early-stopping` (runs trained until the dev score stopped rising, as
+`make ewt-compare-es` trains them), each run's record also gives the step it stopped at and the step its
+model-best is from, read from its log (SETTING-PIPELINE-sSEED.log beside the run's folder).
 
     python bench/spacy_compare.py --runs bench/out/compare8k --steps 8000 \\
         --dev corpora/spacy/en_ewt-ud-dev.spacy --test corpora/spacy/en_ewt-ud-test.spacy \\
@@ -41,6 +43,12 @@ import sys
 import time
 from pathlib import Path
 
+import srsly
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from budget_curve import read_log  # noqa: E402
+
+EARLY_STOPPING = "early-stopping"
 RUN_NAME = re.compile(r"^(cnn|bilstm)-(vine|spacy|beam)-s(\d+)$")
 PIPES = ("spacy", "beam", "vine")
 LONG = 30          # "long sentences": more than this many words
@@ -278,8 +286,40 @@ def speed(setting, pipelines, texts, words, repeats):
     return out
 
 
+def steps_argument(text):
+    """--steps: a number of training steps, or EARLY_STOPPING."""
+    if text == EARLY_STOPPING:
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of steps or {EARLY_STOPPING!r}, got {text!r}") from None
+
+
+def stopping_steps(log, meta):
+    """The last evaluated step of a `spacy train` log and the step whose dev scores `model-best` holds: the row
+    with its dev UAS and LAS (and tok2vec loss, where the log has one) as its meta.json records them."""
+    rows = read_log(log, columns=("DEP_UAS", "DEP_LAS", "LOSS TOK2VEC"))
+    performance = srsly.read_json(meta)["performance"]
+    wanted = {"DEP_UAS": round(100 * performance["dep_uas"], 2), "DEP_LAS": round(100 * performance["dep_las"], 2)}
+    if "tok2vec_loss" in performance:
+        wanted["LOSS TOK2VEC"] = round(performance["tok2vec_loss"], 2)
+    best = [step for step, row in rows if all(row.get(k) == value for k, value in wanted.items())]
+    if not best:
+        raise SystemExit(f"error: no evaluation of {log} has the dev scores of {meta}")
+    return {"last_step": rows[-1][0], "best_step": best[-1]}
+
+
+def budget_text(result):
+    if result["steps"] != EARLY_STOPPING:
+        return f"{result['steps']:,} training steps"
+    stops = "; ".join(f"{name} stopped at {row['stopping']['last_step']:,}, best at {row['stopping']['best_step']:,}"
+                      for name, row in result["runs"].items())
+    return f"early stopping on dev (patience 1,600 steps, at most 20,000: {stops})"
+
+
 def markdown(result):
-    lines = [f"Test set, gold tokens, {result['steps']:,} training steps, seeds {result['seeds']}; "
+    lines = [f"Test set, gold tokens, {budget_text(result)}, seeds {result['seeds']}; "
              f"mean ± sample std over seeds (min–max).", "",
              "| setting | pipeline | UAS | LAS | UAS > 30 words | LAS > 30 words |", "| --- | --- | --- | --- | --- | --- |"]
     for setting, pipes in result["settings"].items():
@@ -356,7 +396,9 @@ def main():
     from vineparse.pipeline.thresholds import recall_argument
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", required=True, help="folder of SETTING-PIPELINE-sSEED/model-best pipelines")
-    parser.add_argument("--steps", type=int, required=True, help="training steps of the runs (recorded)")
+    parser.add_argument("--steps", type=steps_argument, required=True,
+                        help="training steps of the runs, or \"early-stopping\" for runs that stopped on dev "
+                             "(each run's last and best step are then read from its log, SETTING-PIPELINE-sSEED.log)")
     parser.add_argument("--dev", required=True)
     parser.add_argument("--test", required=True)
     parser.add_argument("--ood", default=None, help="an out-of-domain test set (.spacy), e.g. English PUD")
@@ -405,6 +447,11 @@ def main():
             component = nlp.get_pipe("vine_cascade")
             per_run[(setting, pipe, seed)]["parsing_levels"] = component.settings.prediction[0]
             per_run[(setting, pipe, seed)]["alphas"] = component.settings.prediction[1]
+        if args.steps == EARLY_STOPPING:
+            train_log = path.parent.with_suffix(".log")
+            if not train_log.exists():
+                sys.exit(f"error: --steps {EARLY_STOPPING} reads each run's log, and {train_log} is missing")
+            per_run[(setting, pipe, seed)]["stopping"] = stopping_steps(train_log, path / "meta.json")
         row = per_run[(setting, pipe, seed)]
         log(f"{setting}-{pipe}-s{seed}: UAS {100 * row['dep_uas']:.2f} LAS {100 * row['dep_las']:.2f}"
             + (f"; out of domain UAS {100 * row['ood']['dep_uas']:.2f} LAS {100 * row['ood']['dep_las']:.2f}"

@@ -197,3 +197,37 @@ def test_reparse_chooses_the_bonus_on_dev_las_then_uas():
     assert reparse.chosen(rows)["bonus"] == 0.0        # equal LAS to two decimals, higher UAS
     assert reparse.chosen(rows[:3])["bonus"] is None   # equal in both: the first
     assert reparse.bonus_value("none") is None and reparse.bonus_value("0.25") == 0.25
+
+
+SPACY_TRAIN_LOG = """\x1b[38;5;4mℹ Pipeline: ['tok2vec', 'parser']\x1b[0m
+E    #       LOSS TOK2VEC  LOSS PARSER  DEP_UAS  DEP_LAS  SCORE 
+---  ------  ------------  -----------  -------  -------  ------
+  0       0          0.00       152.23    18.47     7.31    0.13
+  0     200       2509.38     22402.74    66.10    52.61    0.59
+  1     400       3001.00     20002.00    70.10    60.61    0.65
+  2     600       3101.00     19002.00    70.10    60.61    0.65
+  3     800       3201.00     18002.00    69.00    59.00    0.64
+"""
+
+
+def test_spacy_compare_reads_where_an_early_stopped_run_stopped(tmp_path):
+    compare = load_bench("spacy_compare")
+    log = tmp_path / "cnn-spacy-s0.log"
+    log.write_text(SPACY_TRAIN_LOG, encoding="utf-8")
+    meta = tmp_path / "meta.json"
+    # equal dev scores at steps 400 and 600: the tok2vec loss tells which one model-best holds
+    srsly.write_json(meta, {"performance": {"dep_uas": 0.701, "dep_las": 0.6061, "tok2vec_loss": 3001.0}})
+    assert compare.stopping_steps(log, meta) == {"last_step": 800, "best_step": 400}
+    srsly.write_json(meta, {"performance": {"dep_uas": 0.701, "dep_las": 0.6061}})
+    assert compare.stopping_steps(log, meta) == {"last_step": 800, "best_step": 600}     # the later of the two
+    srsly.write_json(meta, {"performance": {"dep_uas": 0.5, "dep_las": 0.4}})
+    with pytest.raises(SystemExit, match="no evaluation"):
+        compare.stopping_steps(log, meta)
+    assert compare.steps_argument("8000") == 8000
+    assert compare.steps_argument(compare.EARLY_STOPPING) == compare.EARLY_STOPPING
+    with pytest.raises(Exception, match="early-stopping"):
+        compare.steps_argument("soon")
+    result = {"steps": compare.EARLY_STOPPING, "runs": {"cnn-spacy-s0": {"stopping": {"last_step": 800,
+                                                                                        "best_step": 600}}}}
+    assert "cnn-spacy-s0 stopped at 800, best at 600" in compare.budget_text(result)
+    assert compare.budget_text({"steps": 8000}) == "8,000 training steps"
