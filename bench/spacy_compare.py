@@ -296,10 +296,14 @@ def steps_argument(text):
         raise argparse.ArgumentTypeError(f"expected a number of steps or {EARLY_STOPPING!r}, got {text!r}") from None
 
 
-def stopping_steps(log, meta):
-    """The last evaluated step of a `spacy train` log and the step whose dev scores `model-best` holds: the row
-    with its dev UAS and LAS (and tok2vec loss, where the log has one) as its meta.json records them."""
+def stopping_steps(log, pipeline):
+    """Where the early-stopped run of the saved `pipeline` (a model-best folder) and its `spacy train` log stopped:
+    its patience and step limit (config.cfg), the last evaluated step, and the step whose dev scores model-best
+    holds: the row with its dev UAS and LAS (and tok2vec loss, where the log has one) as meta.json records them."""
+    from spacy.util import load_config
+    training = load_config(Path(pipeline) / "config.cfg")["training"]
     rows = read_log(log, columns=("DEP_UAS", "DEP_LAS", "LOSS TOK2VEC"))
+    meta = Path(pipeline) / "meta.json"
     performance = srsly.read_json(meta)["performance"]
     wanted = {"DEP_UAS": round(100 * performance["dep_uas"], 2), "DEP_LAS": round(100 * performance["dep_las"], 2)}
     if "tok2vec_loss" in performance:
@@ -307,15 +311,17 @@ def stopping_steps(log, meta):
     best = [step for step, row in rows if all(row.get(k) == value for k, value in wanted.items())]
     if not best:
         raise SystemExit(f"error: no evaluation of {log} has the dev scores of {meta}")
-    return {"last_step": rows[-1][0], "best_step": best[-1]}
+    return {"patience": training["patience"], "max_steps": training["max_steps"], "last_step": rows[-1][0],
+            "best_step": best[-1]}
 
 
 def budget_text(result):
     if result["steps"] != EARLY_STOPPING:
         return f"{result['steps']:,} training steps"
-    stops = "; ".join(f"{name} stopped at {row['stopping']['last_step']:,}, best at {row['stopping']['best_step']:,}"
+    stops = "; ".join(f"{name} (patience {row['stopping']['patience']:,}, at most {row['stopping']['max_steps']:,}) "
+                      f"stopped at {row['stopping']['last_step']:,}, best at {row['stopping']['best_step']:,}"
                       for name, row in result["runs"].items())
-    return f"early stopping on dev (patience 1,600 steps, at most 20,000: {stops})"
+    return f"early stopping on dev: {stops}"
 
 
 def markdown(result):
@@ -451,7 +457,7 @@ def main():
             train_log = path.parent.with_suffix(".log")
             if not train_log.exists():
                 sys.exit(f"error: --steps {EARLY_STOPPING} reads each run's log, and {train_log} is missing")
-            per_run[(setting, pipe, seed)]["stopping"] = stopping_steps(train_log, path / "meta.json")
+            per_run[(setting, pipe, seed)]["stopping"] = stopping_steps(train_log, path)
         row = per_run[(setting, pipe, seed)]
         log(f"{setting}-{pipe}-s{seed}: UAS {100 * row['dep_uas']:.2f} LAS {100 * row['dep_las']:.2f}"
             + (f"; out of domain UAS {100 * row['ood']['dep_uas']:.2f} LAS {100 * row['ood']['dep_las']:.2f}"

@@ -215,19 +215,21 @@ def test_spacy_compare_reads_where_an_early_stopped_run_stopped(tmp_path):
     log = tmp_path / "cnn-spacy-s0.log"
     log.write_text(SPACY_TRAIN_LOG, encoding="utf-8")
     meta = tmp_path / "meta.json"
+    (tmp_path / "config.cfg").write_text("[training]\npatience = 1600\nmax_steps = 20000\n", encoding="utf-8")
     # equal dev scores at steps 400 and 600: the tok2vec loss tells which one model-best holds
     srsly.write_json(meta, {"performance": {"dep_uas": 0.701, "dep_las": 0.6061, "tok2vec_loss": 3001.0}})
-    assert compare.stopping_steps(log, meta) == {"last_step": 800, "best_step": 400}
+    limits = {"patience": 1600, "max_steps": 20000}
+    assert compare.stopping_steps(log, tmp_path) == {**limits, "last_step": 800, "best_step": 400}
     srsly.write_json(meta, {"performance": {"dep_uas": 0.701, "dep_las": 0.6061}})
-    assert compare.stopping_steps(log, meta) == {"last_step": 800, "best_step": 600}     # the later of the two
+    assert compare.stopping_steps(log, tmp_path) == {**limits, "last_step": 800, "best_step": 600}   # the later
     srsly.write_json(meta, {"performance": {"dep_uas": 0.5, "dep_las": 0.4}})
     with pytest.raises(SystemExit, match="no evaluation"):
-        compare.stopping_steps(log, meta)
+        compare.stopping_steps(log, tmp_path)
     assert compare.steps_argument("8000") == 8000
     assert compare.steps_argument(compare.EARLY_STOPPING) == compare.EARLY_STOPPING
     with pytest.raises(Exception, match="early-stopping"):
         compare.steps_argument("soon")
-    result = {"steps": compare.EARLY_STOPPING, "runs": {"cnn-spacy-s0": {"stopping": {"last_step": 800,
-                                                                                        "best_step": 600}}}}
-    assert "cnn-spacy-s0 stopped at 800, best at 600" in compare.budget_text(result)
+    result = {"steps": compare.EARLY_STOPPING,
+              "runs": {"cnn-spacy-s0": {"stopping": {**limits, "last_step": 800, "best_step": 600}}}}
+    assert "cnn-spacy-s0 (patience 1,600, at most 20,000) stopped at 800, best at 600" in compare.budget_text(result)
     assert compare.budget_text({"steps": 8000}) == "8,000 training steps"
