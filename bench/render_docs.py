@@ -768,6 +768,13 @@ def masked_speedup(row, doc):
 DEV_CURVE_COLUMNS = [Col("run", "run"), Col("steps", "budget", "int"),
                      Col("best dev UAS up to it", "best_dev_uas", "2f"), Col("its dev LAS", "dev_las_there", "2f")]
 
+# the comparison's accuracy tables: mean ± std (min–max) per pipeline, or vine_cascade's difference
+COMPARE_ACCURACY_COLUMNS = [Col("shared encoder", "setting"), Col("parser", "pipeline"),
+                            Col("seeds", "seeds", "int"), *[Col(label, accuracy_cell(key)) for label, key in ACCURACY]]
+# a results file's "targets": {name: [measured, target, met]}
+TARGET_COLUMNS = [Col("target", "_key"), Col("measured", "value.0"),
+                  Col("met", lambda row, doc: "yes" if row["value"][2] else "no")]
+
 TABLES = [
     # not figures: the settings of vine_cascade as declared in the code
     SettingsTable("vine_cascade_settings", "vineparse/pipeline/settings.py", "CascadeSettings"),
@@ -831,30 +838,18 @@ TABLES = [
         Col("parser", "pipeline"), Col("seeds", "seeds", "int"), Col("UAS", "uas", "2f"), Col("LAS", "las", "2f"),
         Col("UAS, English PUD", "ood_uas", "2f"), Col("LAS, English PUD", "ood_las", "2f"),
         Col("words/s (pipeline)", "words", "int"), Col("vs spaCy", "ratio", "x")]),
-    Table("spacy_compare_accuracy", "spacy_compare.json", compare_accuracy, [
-        Col("shared encoder", "setting"), Col("parser", "pipeline"), Col("seeds", "seeds", "int"),
-        *[Col(label, accuracy_cell(key)) for label, key in ACCURACY]]),
-    Table("spacy_compare_ood", "spacy_compare.json", lambda doc: compare_accuracy(doc, "ood"), [
-        Col("shared encoder", "setting"), Col("parser", "pipeline"), Col("seeds", "seeds", "int"),
-        *[Col(label, accuracy_cell(key)) for label, key in ACCURACY]]),
-    Table("spacy_compare_2k", "spacy_compare_2k.json", compare_accuracy, [
-        Col("shared encoder", "setting"), Col("parser", "pipeline"), Col("seeds", "seeds", "int"),
-        *[Col(label, accuracy_cell(key)) for label, key in ACCURACY]]),
-    Table("spacy_compare_es", "spacy_compare_es.json", compare_accuracy, [
-        Col("shared encoder", "setting"), Col("parser", "pipeline"), Col("seeds", "seeds", "int"),
-        *[Col(label, accuracy_cell(key)) for label, key in ACCURACY]]),
-    Table("spacy_compare_es_ood", "spacy_compare_es.json", lambda doc: compare_accuracy(doc, "ood"), [
-        Col("shared encoder", "setting"), Col("parser", "pipeline"), Col("seeds", "seeds", "int"),
-        *[Col(label, accuracy_cell(key)) for label, key in ACCURACY]]),
+    Table("spacy_compare_accuracy", "spacy_compare.json", compare_accuracy, COMPARE_ACCURACY_COLUMNS),
+    Table("spacy_compare_ood", "spacy_compare.json", lambda doc: compare_accuracy(doc, "ood"),
+          COMPARE_ACCURACY_COLUMNS),
+    Table("spacy_compare_2k", "spacy_compare_2k.json", compare_accuracy, COMPARE_ACCURACY_COLUMNS),
+    Table("spacy_compare_es", "spacy_compare_es.json", compare_accuracy, COMPARE_ACCURACY_COLUMNS),
+    Table("spacy_compare_es_ood", "spacy_compare_es.json", lambda doc: compare_accuracy(doc, "ood"),
+          COMPARE_ACCURACY_COLUMNS),
     Table("spacy_compare_es_stopping", "spacy_compare_es.json", stopping_rows, [
         Col("shared encoder", "setting"), Col("parser", "pipeline"), Col("seed", "seed", "int"),
         Col("stopped at step", "last_step", "int"), Col("model-best from step", "best_step", "int")]),
-    Table("spacy_compare_es_targets", "spacy_compare_es.json", lambda doc: items(doc["targets"]), [
-        Col("target", "_key"), Col("measured", "value.0"),
-        Col("met", lambda row, doc: "yes" if row["value"][2] else "no")]),
-    Table("spacy_compare_targets", "spacy_compare.json", lambda doc: items(doc["targets"]), [
-        Col("target", "_key"), Col("measured", "value.0"),
-        Col("met", lambda row, doc: "yes" if row["value"][2] else "no")]),
+    Table("spacy_compare_es_targets", "spacy_compare_es.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
+    Table("spacy_compare_targets", "spacy_compare.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
     Table("spacy_compare_speed", "spacy_compare.json", compare_speed, [
         Col("shared encoder", "setting"), Col("ops", "ops"), Col("spaCy parser (words/s)", "spacy", "int"),
         Col("vine_cascade (words/s)", "vine", "int"), Col("ratio", "ratio", "x"),
@@ -887,9 +882,7 @@ TABLES = [
         Col("treebank (training sentences)", "treebank"), Col("CascadeParser labels", "how"),
         Col("UAS", "uas", "2f"), Col("LAS", "las", "2f"), Col("non-projective recall", "recall", "1f"),
         Col("non-projective precision", "precision", "1f")]),
-    Table("multilingual_targets", "multilingual.json", lambda doc: items(doc["targets"]), [
-        Col("target", "_key"), Col("measured", "value.0"),
-        Col("met", lambda row, doc: "yes" if row["value"][2] else "no")]),
+    Table("multilingual_targets", "multilingual.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
     # reparse.json: bench/reparse.py
     Table("reparse", "reparse.json", reparse_rows, [
         Col("treebank (training sentences)", "treebank"), Col("vine_cascade arc loss", "arc_loss"),
@@ -907,9 +900,7 @@ TABLES = [
     Table("calibration_cost", "calibration.json", lambda doc: [doc["cost"]], [
         Col("component µs per word, confidences off", "us_per_word_off", "1f"),
         Col("confidences on", "us_per_word_on", "1f"), Col("extra", "extra", "pct")]),
-    Table("calibration_targets", "calibration.json", lambda doc: items(doc["targets"]), [
-        Col("target", "_key"), Col("measured", "value.0"),
-        Col("met", lambda row, doc: "yes" if row["value"][2] else "no")]),
+    Table("calibration_targets", "calibration.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
     # documents.json: bench/documents.py
     Table("documents", "documents.json", document_rows, [
         Col("test set", "set"), Col("input", "input"), Col("pipeline", "pipeline"),
@@ -920,9 +911,7 @@ TABLES = [
         *[Col(kind, kind, "int") for kind in ("missed after final punctuation", "missed after none",
                                                "wrong cut after final punctuation", "wrong cut after other punctuation",
                                                "wrong cut after a word")]]),
-    Table("documents_targets", "documents.json", lambda doc: items(doc["targets"]), [
-        Col("target", "_key"), Col("measured", "value.0"),
-        Col("met", lambda row, doc: "yes" if row["value"][2] else "no")]),
+    Table("documents_targets", "documents.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
     # threads.json: bench/threads.py; bounds.json: bench/bounds.py
     Table("threads", "threads.json", thread_rows, [
         Col("model, entry point", "model"), Col("calling threads", "threads", "int"),
