@@ -233,3 +233,47 @@ def test_spacy_compare_reads_where_an_early_stopped_run_stopped(tmp_path):
               "runs": {"cnn-spacy-s0": {"stopping": {**limits, "last_step": 800, "best_step": 600}}}}
     assert "cnn-spacy-s0 (patience 1,600, at most 20,000) stopped at 800, best at 600" in compare.budget_text(result)
     assert compare.budget_text({"steps": 8000}) == "8,000 training steps"
+
+
+def test_cascade_gap_splits_the_gap_into_pruning_and_training():
+    from vineparse.cascade import CascadeParser, Example, TrainingSettings, train
+    from vineparse.corpus import corpus_path, read_conllu
+
+    gap = load_bench("cascade_gap")
+    train_set = read_conllu(corpus_path("ud-english-ewt", "en_ewt-ud-train.conllu"))[:150]
+    test_set = read_conllu(corpus_path("ud-english-ewt", "en_ewt-ud-dev.conllu"))[:40]
+    examples = [Example.from_sentence(s, "upos") for s in train_set]
+    systems = []
+    for orders in ((0, 1, 2, 3), (3,)):
+        parser = CascadeParser(orders=orders, bits=14, tag="upos")
+        train(parser, examples[:120], examples[120:], TrainingSettings(epochs=1, recall=0.9),
+              report=lambda message: None)
+        systems.append(parser)
+    found = gap.decompose(*systems, test_set, "upos")
+    uas = found["uas"]
+    assert found["gap"] == pytest.approx(uas["NoPrune-3"] - uas["VineCascade-3"], abs=0.011)
+    assert found["gap"] == pytest.approx(found["pruning"] + found["training"], abs=0.011)
+    assert [row["level"] for row in found["noprune3_right_pruned_by_level"]] == ["vine", "first", "second"]
+    # at recall 0.9 the levels prune some arcs NoPrune-3 gets right, and that costs NoPrune-3 accuracy
+    assert sum(row["arcs"] for row in found["noprune3_right_pruned_by_level"]) > 0
+    assert uas["NoPrune-3 on the cascade's masks"] < uas["NoPrune-3"]
+
+
+def test_cascade_gap_counts_the_right_arcs_a_mask_removes():
+    from vineparse.corpus import Sentence
+
+    gap = load_bench("cascade_gap")
+    sentence = Sentence(words=["a", "b", "."], upos=["X", "X", "PUNCT"], xpos=["X", "X", "."],
+                        heads=numpy.array([-1, 2, 0, 2]))
+    keep_all = numpy.ones((4, 4), dtype=bool)
+    without_root_arc = keep_all.copy()
+    without_root_arc[0, 2] = False                   # word 2's gold (and reference) head
+    without_punct_arc = keep_all.copy()
+    without_punct_arc[2, 3] = False                  # the punctuation's arc: not counted
+    reference = numpy.array([-1, 2, 0, 2])
+    wrong = numpy.array([-1, 2, 1, 2])               # word 2's reference head is wrong: nothing to lose
+    assert gap.pruned_correct([keep_all], [reference], [sentence]) == 0
+    assert gap.pruned_correct([without_root_arc], [reference], [sentence]) == 1
+    assert gap.pruned_correct([without_punct_arc], [reference], [sentence]) == 0
+    assert gap.pruned_correct([without_root_arc], [wrong], [sentence]) == 0
+    assert gap.pruned_correct([None], [reference], [sentence]) == 0
