@@ -423,9 +423,14 @@ def main():
                         help="accuracy only: skip seed 0's speed, per-order, per-level and long-input measurements")
     parser.add_argument("--note", default=None, help="how the runs were made, where their configs do not say it "
                                                      "(recorded in the JSON)")
+    parser.add_argument("--merge", action="store_true",
+                        help="add the runs under --runs to those already in --out (e.g. spaCy's beam parser beside "
+                             "runs measured before): their records are kept as measured, the means and targets "
+                             "recomputed; needs --no-speed and the same --steps")
     parser.add_argument("--out", default="bench/results/spacy_compare.json")
     parser.add_argument("--markdown", default="bench/results/spacy_compare.md")
     args = parser.parse_args()
+    earlier = merged_runs(args) if args.merge else {}
 
     import spacy
 
@@ -441,9 +446,13 @@ def main():
             runs[(match.group(1), match.group(2), int(match.group(3)))] = path / "model-best"
     if not runs:
         sys.exit(f"error: no SETTING-PIPELINE-sSEED/model-best pipelines under {args.runs}")
-    result["seeds"] = sorted({seed for _, _, seed in runs})
-    per_run = {}
+    if earlier:
+        result["merged"] = {"runs": sorted(f"{k[0]}-{k[1]}-s{k[2]}" for k in earlier if k not in runs),
+                            "measured_by": earlier.pop("provenance")}
+    result["seeds"] = sorted({seed for _, _, seed in [*runs, *earlier]})
+    per_run = {key: row for key, row in earlier.items() if key not in runs}
     for (setting, pipe, seed), path in sorted(runs.items()):
+        log(f"{setting}-{pipe}-s{seed}: measuring")
         nlp = load(path, pipe, args.dev, args.recall, args.orders)
         test = gold_examples(nlp, args.test)
         per_run[(setting, pipe, seed)] = accuracy(nlp, test)
@@ -462,9 +471,9 @@ def main():
         log(f"{setting}-{pipe}-s{seed}: UAS {100 * row['dep_uas']:.2f} LAS {100 * row['dep_las']:.2f}"
             + (f"; out of domain UAS {100 * row['ood']['dep_uas']:.2f} LAS {100 * row['ood']['dep_las']:.2f}"
                if args.ood else ""))
-    result["runs"] = {f"{s}-{p}-s{seed}": row for (s, p, seed), row in per_run.items()}
+    result["runs"] = {f"{s}-{p}-s{seed}": row for (s, p, seed), row in sorted(per_run.items())}
     keys = ("dep_uas", "dep_las", "long_dep_uas", "long_dep_las")
-    for setting in sorted({s for s, _, _ in runs}):
+    for setting in sorted({s for s, _, _ in per_run}):
         block = {}
         for pipe in PIPES:
             rows = [row for (s, p, _), row in sorted(per_run.items()) if s == setting and p == pipe]
@@ -516,6 +525,29 @@ def main():
     write_json(result, args.out)
     Path(args.markdown).write_text(markdown(result))
     print(markdown(result))
+
+
+def merged_runs(args):
+    """The run records of the earlier result at --out, by (setting, pipeline, seed), and its provenance under
+    "provenance"; for --merge. Exits with a message when the two cannot be merged."""
+    if not args.no_speed:
+        sys.exit("error: --merge measures accuracy only; add --no-speed")
+    if not Path(args.out).exists():
+        sys.exit(f"error: --merge adds to {args.out}, which does not exist")
+    earlier = json.loads(Path(args.out).read_text())
+    if earlier.get("steps") != args.steps or earlier.get("recall") != args.recall or earlier.get("orders") != args.orders:
+        sys.exit(f"error: {args.out} was measured with --steps {earlier.get('steps')}, --recall "
+                 f"{earlier.get('recall')}, --orders {earlier.get('orders')}; merge runs measured alike")
+    if args.ood and any("ood" not in row for row in earlier["runs"].values()):
+        sys.exit(f"error: --ood given, but the runs in {args.out} were measured without it")
+    runs = {}
+    for name, row in earlier["runs"].items():
+        match = RUN_NAME.match(name)
+        if match is None:
+            sys.exit(f"error: {args.out} has a run named {name!r}, not SETTING-PIPELINE-sSEED")
+        runs[(match.group(1), match.group(2), int(match.group(3)))] = row
+    runs["provenance"] = {key: earlier.get(key) for key in ("command", "commit", "machine")}
+    return runs
 
 
 def targets(result):
