@@ -4,8 +4,8 @@
         --label de_gsd [--out bench/results/cascade_gap.json]
 
 Reads the two systems bench/cascade.py trained and kept under --models (VineCascade-3.msgpack,
-NoPrune-3.msgpack) and parses the test set (CoNLL-U) four ways, each scored as bench/cascade.py scores (UAS without
-punctuation, lifted arcs lowered by the system's labeller):
+NoPrune-3.msgpack) and parses the test set (CoNLL-U) four ways, each scored as bench/cascade.py scores
+(UAS without punctuation, lifted arcs lowered by the system's labeller):
 
 * VineCascade-3 as it parses, and NoPrune-3 as it parses (exhaustively);
 * NoPrune-3's model decoding on the arc masks VineCascade-3's pruning levels leave: NoPrune-3 minus this is
@@ -88,7 +88,8 @@ def decompose(cascade, exhaustive, sentences, tag):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--test", type=Path, required=True, help="the test set, CoNLL-U (e.g. corpora/ud/NAME/test.conllu)")
+    ap.add_argument("--test", type=Path, required=True,
+                    help="the test set, CoNLL-U (e.g. corpora/ud/NAME/test.conllu)")
     ap.add_argument("--models", type=Path, required=True, help="bench/cascade.py's --models folder")
     ap.add_argument("--tag", choices=("xpos", "upos"), default="upos")
     ap.add_argument("--label", required=True, help="the record's name, e.g. the treebank's (de_gsd)")

@@ -535,7 +535,8 @@ def merged_runs(args):
     if not Path(args.out).exists():
         sys.exit(f"error: --merge adds to {args.out}, which does not exist")
     earlier = json.loads(Path(args.out).read_text())
-    if earlier.get("steps") != args.steps or earlier.get("recall") != args.recall or earlier.get("orders") != args.orders:
+    measured = [earlier.get("steps"), earlier.get("recall"), earlier.get("orders")]
+    if measured != json.loads(json.dumps([args.steps, args.recall, args.orders])):    # tuples as the JSON has them
         sys.exit(f"error: {args.out} was measured with --steps {earlier.get('steps')}, --recall "
                  f"{earlier.get('recall')}, --orders {earlier.get('orders')}; merge runs measured alike")
     if args.ood and any("ood" not in row for row in earlier["runs"].values()):
