@@ -171,9 +171,10 @@ $(COMPARE_16K)/%/model-best: | $(STAMP) $(EWT_SPACY)
 
 # early stopping as `spacy init config` writes it (evaluate every 200 steps, stop after 1,600 without a better dev
 # score, at most 20,000 steps): the budget a user who keeps spaCy's defaults trains to; `make -j2 ewt-compare-es`
-# trains three seeds of each and compares their accuracy (the pipelines' speed is ewt-compare's)
+# trains three seeds of each and spaCy's beam parser once, and compares their accuracy (the pipelines' speed is
+# ewt-compare's). A run trained later is added to the results with `bench/spacy_compare.py --merge`.
 COMPARE_ES := bench/out/compare_es
-COMPARE_ES_RUNS ?= $(foreach pipe,vine spacy,$(foreach seed,0 1 2,cnn-$(pipe)-s$(seed)))
+COMPARE_ES_RUNS ?= $(foreach pipe,vine spacy,$(foreach seed,0 1 2,cnn-$(pipe)-s$(seed))) cnn-beam-s0
 $(COMPARE_ES)/%/model-best: | $(STAMP) $(EWT_SPACY)
 	@mkdir -p $(COMPARE_ES)
 	$(ONE_CORE) $(BIN)/python -I -m spacy train $(call run_config,$*) --output $(COMPARE_ES)/$* $(TRAIN_DATA) \

@@ -447,8 +447,9 @@ def main():
     if not runs:
         sys.exit(f"error: no SETTING-PIPELINE-sSEED/model-best pipelines under {args.runs}")
     if earlier:
+        measured_by = earlier.pop("provenance")
         result["merged"] = {"runs": sorted(f"{k[0]}-{k[1]}-s{k[2]}" for k in earlier if k not in runs),
-                            "measured_by": earlier.pop("provenance")}
+                            "measured_by": measured_by}
     result["seeds"] = sorted({seed for _, _, seed in [*runs, *earlier]})
     per_run = {key: row for key, row in earlier.items() if key not in runs}
     for (setting, pipe, seed), path in sorted(runs.items()):
