@@ -3,6 +3,7 @@
 The scripts are loaded by path, as `python bench/<script>.py` would run them; sys.path is restored afterwards,
 so that their folder does not shadow test helpers of the same name.
 """
+import argparse
 import importlib.util
 import sys
 from pathlib import Path
@@ -236,27 +237,26 @@ def test_spacy_compare_reads_where_an_early_stopped_run_stopped(tmp_path):
 
 
 def test_spacy_compare_merges_runs_into_an_earlier_result(tmp_path):
-    import argparse as _argparse
-
     compare = load_bench("spacy_compare")
     out = tmp_path / "es.json"
     row = {"dep_uas": 0.87, "dep_las": 0.83, "ood": {"dep_uas": 0.86}}
     srsly.write_json(out, {"command": "x", "commit": "abc", "machine": {}, "steps": compare.EARLY_STOPPING,
                            "recall": None, "orders": None, "runs": {"cnn-vine-s0": row, "cnn-spacy-s1": row}})
-    args = _argparse.Namespace(out=str(out), no_speed=True, steps=compare.EARLY_STOPPING, recall=None, orders=None,
+    args = argparse.Namespace(out=str(out), no_speed=True, steps=compare.EARLY_STOPPING, recall=None, orders=None,
                                ood="pud.spacy")
     runs = compare.merged_runs(args)
     assert runs.pop("provenance") == {"command": "x", "commit": "abc", "machine": {}}
     assert runs == {("cnn", "vine", 0): row, ("cnn", "spacy", 1): row}
     with pytest.raises(SystemExit, match="--no-speed"):
-        compare.merged_runs(_argparse.Namespace(**{**vars(args), "no_speed": False}))
+        compare.merged_runs(argparse.Namespace(**{**vars(args), "no_speed": False}))
     with pytest.raises(SystemExit, match="measured with --steps"):
-        compare.merged_runs(_argparse.Namespace(**{**vars(args), "steps": 8000}))
+        compare.merged_runs(argparse.Namespace(**{**vars(args), "steps": 8000}))
     with pytest.raises(SystemExit, match="does not exist"):
-        compare.merged_runs(_argparse.Namespace(**{**vars(args), "out": str(tmp_path / "none.json")}))
+        compare.merged_runs(argparse.Namespace(**{**vars(args), "out": str(tmp_path / "none.json")}))
     srsly.write_json(out, {**srsly.read_json(out), "runs": {"cnn-vine-s0": {"dep_uas": 0.87}}})
     with pytest.raises(SystemExit, match="without it"):
         compare.merged_runs(args)
+
 
 def test_cascade_gap_splits_the_gap_into_pruning_and_training():
     from vineparse.cascade import CascadeParser, Example, TrainingSettings, train
