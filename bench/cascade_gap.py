@@ -60,7 +60,9 @@ def decompose(cascade, exhaustive, sentences, tag):
     """The record of one treebank (see the module docstring)."""
     encoded = [encode_sentence(sentence, tag) for sentence in sentences]
     last = len(cascade.levels) - 1
-    masks = cascade.run_batch(encoded, upto=last)
+    # the masks level k runs on (levels < k have pruned), k = 1 .. last
+    masks_by_level = {k: cascade.run_batch(encoded, upto=k) for k in range(1, last + 1)}
+    masks = masks_by_level[last]
     exhaustive_heads = exhaustive.run_batch(encoded)
     uas = {
         "VineCascade-3": scored(cascade, sentences, encoded, cascade.run_batch(encoded)),
@@ -72,8 +74,8 @@ def decompose(cascade, exhaustive, sentences, tag):
     }
     words = sum(int((~punctuation_mask(s, PUNCT_TAGS)).sum()) for s in sentences)
     lost, before = [], 0
-    for k in range(1, last + 1):                    # the mask level k runs on: levels < k have pruned
-        total = pruned_correct(cascade.run_batch(encoded, upto=k), exhaustive_heads, sentences)
+    for k, level_masks in masks_by_level.items():
+        total = pruned_correct(level_masks, exhaustive_heads, sentences)
         lost.append({"level": cascade.levels[k - 1].name, "arcs": total - before})
         before = total
     return {

@@ -430,7 +430,7 @@ def main():
     parser.add_argument("--out", default="bench/results/spacy_compare.json")
     parser.add_argument("--markdown", default="bench/results/spacy_compare.md")
     args = parser.parse_args()
-    earlier = merged_runs(args) if args.merge else {}
+    earlier, measured_by = merged_runs(args) if args.merge else ({}, None)
 
     import spacy
 
@@ -441,13 +441,12 @@ def main():
                         seed0={})
     runs = {}
     for path in sorted(Path(args.runs).iterdir()):
-        match = RUN_NAME.match(path.name)
-        if match and (path / "model-best").exists():
-            runs[(match.group(1), match.group(2), int(match.group(3)))] = path / "model-best"
+        key = run_key(path.name)
+        if key and (path / "model-best").exists():
+            runs[key] = path / "model-best"
     if not runs:
         sys.exit(f"error: no SETTING-PIPELINE-sSEED/model-best pipelines under {args.runs}")
     if earlier:
-        measured_by = earlier.pop("provenance")
         result["merged"] = {"runs": sorted(f"{k[0]}-{k[1]}-s{k[2]}" for k in earlier if k not in runs),
                             "measured_by": measured_by}
     result["seeds"] = sorted({seed for _, _, seed in [*runs, *earlier]})
@@ -528,9 +527,15 @@ def main():
     print(markdown(result))
 
 
+def run_key(name):
+    """(setting, pipeline, seed) of a run named SETTING-PIPELINE-sSEED; None for another name."""
+    match = RUN_NAME.match(name)
+    return (match.group(1), match.group(2), int(match.group(3))) if match else None
+
+
 def merged_runs(args):
-    """The run records of the earlier result at --out, by (setting, pipeline, seed), and its provenance under
-    "provenance"; for --merge. Exits with a message when the two cannot be merged."""
+    """For --merge: the run records of the earlier result at --out, by (setting, pipeline, seed), and the
+    command, commit and machine that measured them. Exits with a message when the two cannot be merged."""
     if not args.no_speed:
         sys.exit("error: --merge measures accuracy only; add --no-speed")
     if not Path(args.out).exists():
@@ -544,12 +549,11 @@ def merged_runs(args):
         sys.exit(f"error: --ood given, but the runs in {args.out} were measured without it")
     runs = {}
     for name, row in earlier["runs"].items():
-        match = RUN_NAME.match(name)
-        if match is None:
+        key = run_key(name)
+        if key is None:
             sys.exit(f"error: {args.out} has a run named {name!r}, not SETTING-PIPELINE-sSEED")
-        runs[(match.group(1), match.group(2), int(match.group(3)))] = row
-    runs["provenance"] = {key: earlier.get(key) for key in ("command", "commit", "machine")}
-    return runs
+        runs[key] = row
+    return runs, {key: earlier.get(key) for key in ("command", "commit", "machine")}
 
 
 def targets(result):

@@ -244,9 +244,10 @@ def test_spacy_compare_merges_runs_into_an_earlier_result(tmp_path):
                            "recall": None, "orders": None, "runs": {"cnn-vine-s0": row, "cnn-spacy-s1": row}})
     args = argparse.Namespace(out=str(out), no_speed=True, steps=compare.EARLY_STOPPING, recall=None, orders=None,
                                ood="pud.spacy")
-    runs = compare.merged_runs(args)
-    assert runs.pop("provenance") == {"command": "x", "commit": "abc", "machine": {}}
+    runs, measured_by = compare.merged_runs(args)
+    assert measured_by == {"command": "x", "commit": "abc", "machine": {}}
     assert runs == {("cnn", "vine", 0): row, ("cnn", "spacy", 1): row}
+    assert compare.run_key("bilstm-beam-s12") == ("bilstm", "beam", 12) and compare.run_key("cnn-vine") is None
     with pytest.raises(SystemExit, match="--no-speed"):
         compare.merged_runs(argparse.Namespace(**{**vars(args), "no_speed": False}))
     with pytest.raises(SystemExit, match="measured with --steps"):
