@@ -32,6 +32,7 @@ from vineparse.cascade import CascadeParser, Example, TrainingSettings, train
 from vineparse.cascade.parser import DEFAULT_BAND
 from vineparse.cascade.encoding import encode_sentence
 from vineparse.cascade.evaluation import evaluate
+from vineparse.cascade.training import train_labeler
 from vineparse.corpus import corpus_path, read_conllu, read_ptb_dependencies
 
 BUCKETS = ((1, 10), (11, 20), (21, 40), (41, 10 ** 9))
@@ -162,6 +163,8 @@ def main(argv=None):
     ap.add_argument("--no-baselines", action="store_true", help="only the cascades and NoPrune-1")
     ap.add_argument("--models", type=Path, default=None,
                     help="keep the trained systems here (msgpack) and reuse them on the next run")
+    ap.add_argument("--relabel", action="store_true",
+                    help="retrain the labels (labeller, lowering model) of the systems reused from --models")
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--plot", type=Path, default=None)
     args = ap.parse_args(argv)
@@ -196,7 +199,12 @@ def main(argv=None):
         if path is not None and path.exists() and name in saved:
             report(f"{name}: loaded from {path}")
             training[name] = saved[name]
-            return CascadeParser.load(path)
+            parser = CascadeParser.load(path)
+            if args.relabel:
+                parser.pseudo_projective = None
+                train_labeler(parser, train_set, settings, report)
+                parser.save(path)
+            return parser
         start = time.perf_counter()
         parser = make()
         training[name] = round(time.perf_counter() - start)

@@ -139,7 +139,7 @@ def test_labeller_round_trips_and_is_optional(trained, ewt, tmp_path):
         np.testing.assert_array_equal(a[0], b[0])
         assert list(a[1]) == list(b[1])
     data = srsly.read_msgpack(path)
-    data["labeler"] = None                                # trained with labels=False
+    data["labeler"] = data["lowering"] = None             # trained with labels=False
     srsly.write_msgpack(path, data)
     unlabelled = CascadeParser.load(path)
     with pytest.raises(ValueError, match="no labeller"):

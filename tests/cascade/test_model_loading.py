@@ -146,9 +146,9 @@ def _not_a_map(d):
     (_alphas, "2 pruning levels but 1 alphas"),
     (_labeler_size, "labeller bits must be in 1..26, got 80"),
     (_labeler_missing, "the saved labeller lacks labels"),
-    (_labeler_key_lost, r"its entries are \['alphas', 'config', 'format', 'labelXr', 'levels', 'version'\]"),
-    (_old_version, f"format version 2, but this vineparse reads version {MODEL_VERSION} \\(and 4\\) \\(version 3 "
-                   "added the labeller, 4 the weight precision, 5 pseudo-projective labels\\)"),
+    (_labeler_key_lost, r"its entries are \['alphas', 'config', 'format', 'labelXr', 'levels', 'lowering', 'version'\]"),
+    (_old_version, f"format version 2, but this vineparse reads version {MODEL_VERSION} \\(and 4, 5\\) \\(version 3 "
+                   "added the labeller, 4 the weight precision, 5 pseudo-projective labels, 6 the lowering model\\)"),
     (_not_a_map, r"holds weights for \[None, 'first', 'second'\]"),
 ])
 def test_malformed_cascade_models_are_refused(cascade, tmp_path, corrupt, message):

@@ -22,7 +22,9 @@ float32 and the labeller. Loading checks everything before allocating weights
 and names the file in every error; a file written by an incompatible version
 is refused with a clear message. Version 2 added the head caps, version 3 the
 labeller, version 4 the precision of the runtime's weight table, version 5
-whether the labels are pseudo-projective (version 4 files load as not).
+whether the labels are pseudo-projective (version 4 files load as not), version 6
+the lowering model that replaced version 5's decorated labels (version 5 files
+still lower by their labels).
 """
 import threading
 from pathlib import Path
@@ -37,15 +39,18 @@ from .cascade import Cascade, CascadeStats
 from .encoding import Encoded, encode
 from .labeler import Labeler, sparse_weights
 from .hashed import HashedScorer
-from ..trees import deprojectivize
+from .lowering import LoweringModel
+from ..trees import deprojectivize, is_decorated
 from .levels import Level
 from .structures import make_structure
 
 _TABLE_LOCK = threading.RLock()    # see `CascadeParser.weight_table` (module-level: parsers pickle)
 MODEL_FORMAT = "vineparse.cascade"
-MODEL_VERSION = 5        # 2: head caps, 3: the labeller, 4: the runtime's weight precision, 5: pseudo-projective
-READABLE_VERSIONS = (4, 5)     # version 4 models read as not pseudo-projective
-MODEL_KEYS = {"format", "version", "config", "alphas", "levels", "labeler"}   # labeler None: trained without labels
+MODEL_VERSION = 6        # 2: head caps, 3: the labeller, 4: the runtime's weight precision, 5: pseudo-projective
+                         # (decorated labels), 6: the lowering model
+READABLE_VERSIONS = (4, 5, 6)  # version 4 models read as not pseudo-projective
+MODEL_KEYS = {"format", "version", "config", "alphas", "levels", "labeler", "lowering"}   # labeler None: trained
+                                                              # without labels; lowering None: not pseudo-projective
 DEFAULT_BAND = 5
 PRECISIONS = ("int8", "int16", "float32")      # how the runtime stores the weights (see `weight_table`)
 MAX_BITS = 26           # 2^26 weights per level at most (1 GiB of float64 weights and totals while training):
@@ -88,10 +93,10 @@ class CascadeParser(Cascade):
     alphas (Sequence[float]): the pruning parameter a of each pruning level
         (usually set by `training.train` for a target gold-arc recall on dev).
     tag (str): the tag column the model was trained on ("xpos" or "upos").
-    pseudo_projective (bool or None): the labeller learns lifted arcs' labels decorated with their original
-        head's ("label||head_label", Nivre & Nilsson 2005), and `label` lowers them again after parsing, so
-        that non-projective arcs can be predicted; None (the default) = decided by `training.train`: on when
-        a training tree is non-projective. Saved with the model.
+    pseudo_projective (bool or None): the labeller learns the labels of the lifted (projectivized) training
+        trees, Nivre & Nilsson 2005, and a lowering model (`lowering.py`) learns which arcs to lower again
+        after parsing, so that non-projective arcs can be predicted; None (the default) = decided by
+        `training.train`: on when a training tree is non-projective. Saved with the model.
     """
 
     def __init__(self, orders: Sequence = (0, 1, 2, 3), band: int = DEFAULT_BAND, bits: int = 20,
@@ -119,6 +124,7 @@ class CascadeParser(Cascade):
         self.band = band
         self.bits = bits
         self.labeler: Optional[Labeler] = None
+        self.lowering: Optional[LoweringModel] = None
         super().__init__([make_level(o, bits, band) for o in orders], alphas)
 
     # -- running the cascade: the compiled runtime (`_kernels/cascade_runtime.pyx`)
@@ -233,10 +239,13 @@ class CascadeParser(Cascade):
         return [self.label(sent, heads) for sent, heads in zip(encoded, trees)]
 
     def label(self, sent: Encoded, heads: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-        """The labels of a parsed tree, and with `pseudo_projective` the tree with its lifted arcs lowered
-        (`vineparse.trees.deprojectivize`; it may then be non-projective). RETURNS (heads, labels)."""
+        """The labels of a parsed tree, and with `pseudo_projective` the tree with the arcs the lowering model
+        chooses lowered (it may then be non-projective; a version 5 model lowers the arcs its labeller
+        decorates, `vineparse.trees.deprojectivize`). RETURNS (heads, labels)."""
         labels = self.labeler.predict(sent, heads)
-        if self.pseudo_projective:
+        if self.lowering is not None:
+            return self.lowering.lower(sent.tokens, heads, labels), labels
+        if self.pseudo_projective and any(is_decorated(label) for label in self.labeler.labels):
             return deprojectivize(heads, labels)
         return heads, labels
 
@@ -252,7 +261,8 @@ class CascadeParser(Cascade):
                 "config": {"orders": list(self.orders), "band": self.band, "bits": self.bits, "tag": self.tag,
                            "precision": self.precision, "pseudo_projective": bool(self.pseudo_projective)},
                 "alphas": list(self.alphas), "levels": levels,
-                "labeler": None if self.labeler is None else self.labeler.to_dict()}
+                "labeler": None if self.labeler is None else self.labeler.to_dict(),
+                "lowering": None if self.lowering is None else self.lowering.to_dict()}
 
     @classmethod
     def from_dict(cls, data: Dict) -> "CascadeParser":
@@ -261,11 +271,15 @@ class CascadeParser(Cascade):
         if not isinstance(data, dict) or data.get("format") != MODEL_FORMAT:
             raise ValueError("not a vineparse cascade model")
         if data.get("version") not in READABLE_VERSIONS:
-            added = {2: " (version 3 added the labeller, 4 the weight precision, 5 pseudo-projective labels)",
-                     3: " (version 4 added the weight precision, 5 pseudo-projective labels)"}.get(data.get("version"), "")
+            added = {2: " (version 3 added the labeller, 4 the weight precision, 5 pseudo-projective labels, "
+                        "6 the lowering model)",
+                     3: " (version 4 added the weight precision, 5 pseudo-projective labels, 6 the lowering model)"
+                     }.get(data.get("version"), "")
             raise ValueError(f"this cascade model has format version {data.get('version')}, but this "
-                             f"vineparse reads version {MODEL_VERSION} (and 4){added}: retrain it or use a matching "
-                             "vineparse")
+                             f"vineparse reads version {MODEL_VERSION} (and 4, 5){added}: retrain it or use a "
+                             "matching vineparse")
+        if data.get("version") in (4, 5):
+            data = {**data, "lowering": None}
         if set(data) != MODEL_KEYS:
             raise ValueError(f"malformed cascade model: its entries are {sorted(data, key=str)}, not "
                              f"{sorted(MODEL_KEYS)}")
@@ -295,6 +309,10 @@ class CascadeParser(Cascade):
             level.head_cap = cap
         if data.get("labeler") is not None:
             parser.labeler = Labeler.from_dict(data["labeler"])
+        if data.get("lowering") is not None:
+            if not parser.pseudo_projective or parser.labeler is None:
+                raise ValueError("malformed cascade model: a lowering model without pseudo_projective labels")
+            parser.lowering = LoweringModel.from_dict(data["lowering"])
         parser.weight_table()          # integer precision: the levels' weights on the runtime's grid
         return parser
 

@@ -24,9 +24,10 @@ from typing import Callable, List, Optional, Sequence, Tuple
 import numpy as np
 
 from .._kernels.features import all_feature_indices
-from ..trees import projectivize, pseudo_projectivize
+from ..trees import projectivize
 from .encoding import Encoded, encode_sentence
 from .labeler import LABELER_BITS, Labeler
+from .lowering import LoweringModel
 from .levels import Level
 from .objective import CAP_GRID, cascade_step, choose_alpha, choose_head_cap_and_alpha
 from .parser import CascadeParser
@@ -140,23 +141,26 @@ def train(parser: CascadeParser, train_examples: Sequence[Example], dev_examples
 def train_labeler(parser: CascadeParser, examples: Sequence[Example], settings: TrainingSettings,
                   report: Callable[[str], None]) -> Labeler:
     """Train `parser.labeler` (``settings.epochs`` passes). Pseudo-projective (`parser.pseudo_projective`; None
-    becomes True when a training tree is non-projective): on the projective trees the parser produces, with
-    the lifted arcs' labels decorated (`vineparse.trees.pseudo_projectivize`); otherwise on the gold trees as
-    annotated. RETURNS (Labeler): the labeller."""
+    becomes True when a training tree is non-projective): on the projective trees the parser produces, and
+    `parser.lowering` (`lowering.LoweringModel`, as many passes) on where their lifted arcs belong;
+    otherwise on the gold trees as annotated. RETURNS (Labeler): the labeller."""
     start = time.perf_counter()
     lifted = sum(not np.array_equal(ex.heads, ex.gold) for ex in examples)
     if parser.pseudo_projective is None:
         parser.pseudo_projective = lifted > 0
-    if parser.pseudo_projective:
-        pairs = [pseudo_projectivize(ex.gold, ex.labels) for ex in examples]
-        trees, labels = [heads for heads, _ in pairs], [names for _, names in pairs]
-    else:
-        trees, labels = [ex.gold for ex in examples], [ex.labels for ex in examples]
+    trees = [ex.heads if parser.pseudo_projective else ex.gold for ex in examples]
+    labels = [ex.labels for ex in examples]
     names = sorted({str(label) for sentence_labels in labels for label in sentence_labels})
     parser.labeler = Labeler(names, settings.label_bits).fit([ex.sent for ex in examples], trees, labels,
                                                              epochs=settings.epochs, seed=settings.seed, report=report)
-    report(f"labels: {len(names)} labels trained in {time.perf_counter() - start:.0f}s"
-           + (f", pseudo-projective ({lifted:,} sentences with lifted arcs)" if parser.pseudo_projective else ""))
+    report(f"labels: {len(names)} labels trained in {time.perf_counter() - start:.0f}s")
+    parser.lowering = None
+    if parser.pseudo_projective:
+        parser.lowering = LoweringModel()
+        counts = parser.lowering.fit([(ex.sent.tokens, ex.heads, ex.gold, ex.labels) for ex in examples],
+                                     epochs=settings.epochs, seed=settings.seed, report=report)
+        report(f"lowering: {lifted:,} sentences with lifted arcs, {counts['lifted']:,} lifted words, "
+               f"{counts['covered']:,} of them with their annotated head among the candidates")
     return parser.labeler
 
 
