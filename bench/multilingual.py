@@ -18,6 +18,9 @@ bench/spacy_compare.py, --ewt-runs); where both parsers have further seeds (RUNS
 difference is that of the means over the seeds, with each parser's range; for German and Portuguese also
 vine_cascade trained with pseudo_projective = false (RUNS/NAME-vine-flat-s0). UAS / LAS (spaCy's scorer) and non-projective arc
 precision and recall (`vineparse.metrics.NonProjectiveArcs`) on test.
+
+With --sparse-only the parsers' rows are kept from the existing --out file as they were measured (its `run`
+says how) and only (a) is measured again, for the treebanks of --sparse; `sparse_run` records that run.
 """
 import argparse
 import json
@@ -79,6 +82,19 @@ def sparse_without_lifting(name, runs):
     flat = evaluate(parser, test)
     keys = ("uas", "las", "nonprojective_arcs")
     return {"pseudo_projective": {k: lifted[k] for k in keys}, "without": {k: flat[k] for k in keys}}
+
+
+def sparse_update(result, names, args):
+    """`result` (a multilingual.json) with (a) measured again for the treebanks `names`."""
+    result["sparse_run"] = run_info()
+    for name in sorted(names):
+        row = result["treebanks"].setdefault(name, {k: v for k, v in split_record(name).items()
+                                                    if k in ("lang", "small_data", "sentences")})
+        log(f"{name}: sparse cascade")
+        row["sparse"] = sparse(name, args.runs, args.epochs, args.repeats)
+        if name in NONPROJECTIVE:
+            row["sparse_lifting"] = sparse_without_lifting(name, args.runs)
+    return result
 
 
 def neural(path, test_path):
@@ -180,6 +196,8 @@ def main(argv=None):
     parser.add_argument("--epochs", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--skip-sparse", action="store_true")
+    parser.add_argument("--sparse-only", action="store_true",
+                        help="measure only the sparse cascade; keep everything else from the existing --out")
     parser.add_argument("--sparse", default=None,
                         help="the treebanks that get the sparse cascade (a subset of --treebanks; default all)")
     parser.add_argument("--out", default="bench/results/multilingual.json")
@@ -190,6 +208,11 @@ def main(argv=None):
     with_sparse = set() if args.skip_sparse else set(treebanks if args.sparse is None else args.sparse.split(","))
     if not with_sparse <= set(treebanks):
         parser.error(f"--sparse names treebanks not in --treebanks: {sorted(with_sparse - set(treebanks))}")
+    if args.sparse_only:
+        if args.skip_sparse:
+            parser.error("--sparse-only and --skip-sparse exclude each other")
+        result = sparse_update(json.loads(Path(args.out).read_text()), with_sparse, args)
+        treebanks = []
     for name in treebanks:
         record = split_record(name)
         row = {"lang": record["lang"], "small_data": record["small_data"], "sentences": record["sentences"]}
