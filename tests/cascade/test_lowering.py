@@ -8,6 +8,7 @@ import pytest
 import srsly
 
 from vineparse.cascade.encoding import encode, encode_sentence
+from vineparse._kernels.lowering import best_options, lowering_options
 from vineparse.cascade.lowering import STAY, LoweringModel, candidates
 from vineparse.corpus import corpus_path, read_conllu
 from vineparse.trees import is_projective, nonprojective_arc_mask, projectivize, validate_heads
@@ -111,9 +112,18 @@ def test_any_weights_give_a_tree_moving_words_only_to_their_candidates(seed):
         for m in np.flatnonzero(lowered != heads):
             assert (m, lowered[m]) in allowed
             moved_any += 1
-        words, targets, owners, rows = model.options(tokens, heads, labels)
-        assert (targets[np.searchsorted(owners, np.arange(words.size))] == STAY).all()   # STAY first
+        words, starts, targets, rows = model.options(tokens, heads, labels)
+        assert (targets[starts[:-1]] == STAY).all()                        # each word's STAY first
+        m, d, _ = candidates(heads)
+        assert list(zip(np.repeat(words, np.diff(starts) - 1), targets[targets != STAY])) == list(zip(m, d))
         assert rows.max(initial=0) < model.weights.size and rows.min(initial=0) >= -1
+        # the kernel's choice against scores summed here: the first best option of each word, its margin
+        best, margin = best_options(model.weights, rows, starts)
+        scores = np.where(rows >= 0, model.weights[np.maximum(rows, 0)].astype(np.float64), 0.0).sum(axis=1)
+        for k in range(words.size):
+            group = scores[starts[k]:starts[k + 1]]
+            assert best[k] == starts[k] + int(np.argmax(group))
+            assert margin[k] == pytest.approx(group.max() - group[0], abs=1e-4)
     assert moved_any > 0
 
 
@@ -179,3 +189,22 @@ def test_mismatched_sentences_are_refused():
         model.lower(tokens, [-1, 0, 1, 2], ["x", "y"])
     with pytest.raises(ValueError, match="a projectivized tree of 3 words for an annotated one of 2"):
         model.fit([(tokens, [-1, 0, 1, 2], [-1, 0, 1], ["x", "y", "z"])])
+
+
+def test_the_kernels_check_their_input():
+    tokens = encode(["a", "b", "c"], ["X", "Y", "Z"]).tokens
+    labels = np.zeros(4, dtype=np.uint64)
+    heads = np.array([-1, 0, 1, 1])
+    with pytest.raises(ValueError, match="power of two"):
+        lowering_options(tokens, heads, labels, 12)
+    with pytest.raises(ValueError, match=r"tokens must be \(4, 4\)"):
+        lowering_options(tokens[:3], heads, labels, 16)
+    with pytest.raises(ValueError, match="label hashes must have 4 entries"):
+        lowering_options(tokens, heads, labels[:3], 16)
+    with pytest.raises(ValueError, match="heads must be a head array"):
+        lowering_options(tokens, np.array([-1, 0, 5, 1]), labels, 16)
+    rows = np.zeros((2, 3), dtype=np.int64)
+    with pytest.raises(ValueError, match="starts must run from 0"):
+        best_options(np.zeros(4, dtype=np.float32), rows, np.array([0, 1]))
+    with pytest.raises(IndexError, match="feature row 9 outside a table of 4 weights"):
+        best_options(np.zeros(4, dtype=np.float32), rows + 9, np.array([0, 2]))

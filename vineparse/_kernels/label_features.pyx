@@ -19,6 +19,8 @@ keeps one weight per (row, label), so a feature's label weights are contiguous. 
 import numpy as np
 from libc.stdint cimport uint64_t, int64_t
 
+from .hashing cimport mix
+
 N_TEMPLATES = 24
 
 cdef enum:
@@ -31,13 +33,6 @@ cdef enum:
 
 cdef uint64_t OUTSIDE = 0x3c6ef372fe94f82bULL     # a token before or after the sentence
 cdef uint64_t NOBODY = 0xa54ff53a5f1d36f1ULL      # no grandparent / no child
-
-
-cdef inline uint64_t mix(uint64_t a, uint64_t b) noexcept nogil:
-    cdef uint64_t x = (a ^ (b + 0x9E3779B97F4A7C15ULL + (a << 6) + (a >> 2))) * 0xBF58476D1CE4E5B9ULL
-    x ^= x >> 29
-    x *= 0x94D049BB133111EBULL
-    return x ^ (x >> 32)
 
 
 cdef inline uint64_t token(const uint64_t* x, Py_ssize_t i, int column, Py_ssize_t n) noexcept nogil:
