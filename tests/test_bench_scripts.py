@@ -191,6 +191,26 @@ def test_multilingual_compares_the_means_of_the_seeds_both_parsers_have(tmp_path
     assert multilingual.targets(rows)["vine_cascade >= spaCy's parser in UAS and LAS, languages"][0] == "1 of 2 (bg)"
 
 
+def test_multilingual_sparse_only_keeps_the_parsers_rows(monkeypatch):
+    multilingual = load_bench("multilingual")
+    monkeypatch.setattr(multilingual, "sparse", lambda name, runs, epochs, repeats: {"rows": f"new {name}"})
+    monkeypatch.setattr(multilingual, "sparse_without_lifting", lambda name, runs: f"new lifting {name}")
+    monkeypatch.setattr(multilingual, "split_record", lambda name: {"lang": name[:2], "small_data": True,
+                                                                    "sentences": {}, "sources": {}})
+    earlier = {"run": {"command": "earlier"}, "treebanks": {
+        "de_gsd": {"lang": "de", "sparse": "old", "sparse_lifting": "old", "vine": {"uas": 1.0}},
+        "bg_btb": {"lang": "bg", "sparse": "old", "vine": {"uas": 2.0}}}}
+    args = argparse.Namespace(runs=Path("runs"), epochs=5, repeats=3)
+    result = multilingual.sparse_update(earlier, {"de_gsd", "sv_talbanken"}, args)
+    assert result["run"] == {"command": "earlier"} and "sparse_run" in result
+    rows = result["treebanks"]
+    assert rows["de_gsd"] == {"lang": "de", "sparse": {"rows": "new de_gsd"}, "sparse_lifting": "new lifting de_gsd",
+                              "vine": {"uas": 1.0}}
+    assert rows["bg_btb"] == {"lang": "bg", "sparse": "old", "vine": {"uas": 2.0}}          # not asked for
+    assert rows["sv_talbanken"] == {"lang": "sv", "small_data": True, "sentences": {},
+                                    "sparse": {"rows": "new sv_talbanken"}}
+
+
 def test_reparse_chooses_the_bonus_on_dev_las_then_uas():
     reparse = load_bench("reparse")
     rows = [{"bonus": None, "dev": {"las": 84.811, "uas": 89.66}}, {"bonus": 0.5, "dev": {"las": 84.72, "uas": 89.9}},
