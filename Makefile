@@ -281,6 +281,13 @@ cascade-gap: $(foreach tb,$(CASCADE_GAP_TREEBANKS),$(MULTI)/sparse/$(tb).json)
 # and test beside the projective runs without lifting (bench/reparse.py; the bonus is chosen on dev).
 .PHONY: reparse
 REPARSE_TREEBANKS := de_gsd pt_bosque
+# vine-lowering: the sparse cascade's lowering model (words and labels) on vine_cascade's parses, trained without
+# lifting (flat) and with decorated labels (lifted), German and Portuguese -> bench/results/vine_lowering.json
+.PHONY: vine-lowering
+vine-lowering: $(foreach tb,$(REPARSE_TREEBANKS),$(MULTI)/$(tb)-vine-flat-s0/model-best $(MULTI)/$(tb)-vine-s0/model-best)
+	$(foreach tb,$(REPARSE_TREEBANKS),$(ONE_CORE) $(BIN)/python bench/vine_lowering.py --treebank $(tb) \
+	    --run flat=$(MULTI)/$(tb)-vine-flat-s0 --run lifted=$(MULTI)/$(tb)-vine-s0 --out bench/results/vine_lowering.json &&) true
+
 reparse: $(foreach tb,$(REPARSE_TREEBANKS),$(MULTI)/$(tb)-vine-mst-s0/model-best $(MULTI)/$(tb)-vine-flat-s0/model-best)
 	$(foreach tb,$(REPARSE_TREEBANKS),$(ONE_CORE) $(BIN)/python bench/reparse.py --treebank $(tb) \
 	    --run mst=$(MULTI)/$(tb)-vine-mst-s0 --run flat=$(MULTI)/$(tb)-vine-flat-s0 &&) true

@@ -631,6 +631,22 @@ def reparse_rows(doc):
     return rows
 
 
+def vine_lowering_rows(doc):
+    """bench/vine_lowering.py: vine_cascade with decorated labels as parsed, and without them as parsed and with
+    the lowering model's moves."""
+    rows = []
+    for name, found in doc["treebanks"].items():
+        for run, how, label in (("lifted", "as_parsed", "decorated labels (pseudo_projective true)"),
+                                ("flat", "as_parsed", "plain labels (pseudo_projective false)"),
+                                ("flat", "lowered", "plain labels, then the lowering model")):
+            if run in found:
+                test = found[run][how]
+                rows.append({"treebank": treebank_label(name, found), "how": label, "uas": test["uas"],
+                             "las": test["las"], "recall": test["nonprojective_arcs"]["recall"],
+                             "precision": test["nonprojective_arcs"]["precision"]})
+    return rows
+
+
 DOCUMENT_PIPELINES = {"vine": "vine_cascade", "vine_sentencizer": "spaCy sentencizer + vine_cascade",
                       "spacy": "spaCy parser", "senter": "spaCy senter + parser"}
 DOCUMENT_SETS = {"ewt_test": "EWT test", "pud": "English PUD"}
@@ -905,6 +921,11 @@ TABLES = [
         Col("UAS", "uas", "2f"), Col("LAS", "las", "2f"), Col("non-projective recall", "recall", "1f"),
         Col("non-projective precision", "precision", "1f")]),
     Table("multilingual_targets", "multilingual.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
+    # vine_lowering.json: bench/vine_lowering.py
+    Table("vine_lowering", "vine_lowering.json", vine_lowering_rows, [
+        Col("treebank (training sentences)", "treebank"), Col("vine_cascade", "how"), Col("UAS", "uas", "2f"),
+        Col("LAS", "las", "2f"), Col("non-projective recall", "recall", "1f"),
+        Col("non-projective precision", "precision", "1f")]),
     # reparse.json: bench/reparse.py
     Table("reparse", "reparse.json", reparse_rows, [
         Col("treebank (training sentences)", "treebank"), Col("vine_cascade arc loss", "arc_loss"),
