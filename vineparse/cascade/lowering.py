@@ -25,7 +25,8 @@ put a word under its own subtree (as the moves before it left the tree) is skipp
 
 Training is an averaged perceptron (Collins 2002) on projectivized gold trees with their plain labels: the
 gold option of a lifted word is its annotated head (STAY when that is no candidate), of every other word
-STAY. Time O(n^2) per sentence (the candidate search), memory O(n^2) while searching and 4 bytes a weight.
+STAY. Time O(n^2) per sentence (every pair (m, d) is looked at once), memory O(n + options) and 4 bytes a
+weight.
 
 A sentence is given as `tokens`, uint64 (n + 1, 4) hashes of word form, tag, coarse tag and prefix with row
 0 the root (`vineparse.cascade.encoding.Encoded.tokens`), `heads` int64 (n + 1,) with heads[0] = -1 and
