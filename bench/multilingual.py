@@ -211,6 +211,8 @@ def main(argv=None):
     if args.sparse_only:
         if args.skip_sparse:
             parser.error("--sparse-only and --skip-sparse exclude each other")
+        if not Path(args.out).exists():
+            parser.error(f"--sparse-only updates an earlier result, and {args.out} does not exist")
         result = sparse_update(json.loads(Path(args.out).read_text()), with_sparse, args)
         treebanks = []
     for name in treebanks:
