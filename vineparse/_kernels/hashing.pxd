@@ -1,6 +1,14 @@
 # cython: language_level=3
-"""Mixing 64-bit feature hashes, shared by the kernels that hash feature templates to weight rows."""
+"""Mixing 64-bit feature hashes, shared by the kernels that hash feature templates to weight rows, and the
+columns of the token hash rows they read (`vineparse.cascade.encoding`)."""
 from libc.stdint cimport uint64_t
+
+cdef enum:
+    WORD = 0
+    TAG = 1
+    COARSE = 2
+    PREFIX = 3
+    COLUMNS = 4
 
 
 cdef inline uint64_t mix(uint64_t a, uint64_t b) noexcept nogil:

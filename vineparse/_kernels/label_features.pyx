@@ -19,16 +19,11 @@ keeps one weight per (row, label), so a feature's label weights are contiguous. 
 import numpy as np
 from libc.stdint cimport uint64_t, int64_t
 
-from .hashing cimport mix
+from .hashing cimport COARSE, COLUMNS, PREFIX, TAG, WORD, mix
 
 N_TEMPLATES = 24
 
 cdef enum:
-    WORD = 0
-    TAG = 1
-    COARSE = 2
-    PREFIX = 3
-    COLUMNS = 4
     TEMPLATES = 24
 
 cdef uint64_t OUTSIDE = 0x3c6ef372fe94f82bULL     # a token before or after the sentence

@@ -23,19 +23,13 @@ import numpy as np
 from libc.stdint cimport uint64_t, int64_t
 from libc.stdlib cimport free, malloc
 
-from .hashing cimport mix
+from .hashing cimport COARSE, COLUMNS, PREFIX, TAG, WORD, mix
 
 ctypedef fused weight_t:
     float
     double
 
 cdef enum:
-    WORD = 0
-    TAG = 1
-    COARSE = 2
-    PREFIX = 3
-    COLUMNS = 4
-    STAY_TEMPLATES = 9
     WIDTH = 20              # MOVE templates, the widest row
     KEEP = -1               # the target of STAY
 

@@ -21,6 +21,7 @@ import numpy as np
 from .._kernels.label_features import N_TEMPLATES, label_rows
 from ..trees import is_decorated
 from .encoding import Encoded
+from .perceptron import AveragedWeights
 
 __all__ = ["Labeler", "LABELER_BITS"]
 
@@ -96,30 +97,26 @@ class Labeler:
             except KeyError as missing:
                 raise ValueError(f"sentence {k}: label {missing} is not in the labeller's label set") from None
         rows = [self.features(sent, tree) for sent, tree in zip(sentences, trees)]
-        weights = self.weights.astype(np.float64)
-        totals = np.zeros_like(weights)
+        averaged = AveragedWeights(self.weights)
         rng = np.random.default_rng(seed)
-        clock = 1
         start = time.perf_counter()
         for epoch in range(epochs):
             mistakes = words = 0
             for i in rng.permutation(len(rows)):
                 if len(gold[i]):
-                    predicted = weights[rows[i]].sum(axis=1).argmax(axis=1)
+                    predicted = averaged.weights[rows[i]].sum(axis=1).argmax(axis=1)
                     wrong = np.flatnonzero(predicted != gold[i])
                     if wrong.size:
                         r = rows[i][wrong]                                     # (w, T)
                         for column, step in ((gold[i][wrong], 1.0), (predicted[wrong], -1.0)):
-                            cols = np.broadcast_to(column[:, None], r.shape)
-                            np.add.at(weights, (r, cols), step)
-                            np.add.at(totals, (r, cols), step * clock)
+                            averaged.add((r, np.broadcast_to(column[:, None], r.shape)), step)
                     mistakes += wrong.size
                     words += len(gold[i])
-                clock += 1
+                averaged.tick()
             if report:
                 report(f"labels: epoch {epoch + 1}/{epochs}: {mistakes:,} of {words:,} words wrong "
                        f"({time.perf_counter() - start:.0f}s)")
-        self.weights = (weights - totals / clock).astype(np.float32)
+        self.weights = averaged.averaged()
         return self
 
     # -- saving and loading

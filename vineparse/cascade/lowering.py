@@ -40,6 +40,7 @@ import numpy as np
 from .._kernels.lowering import STAY, best_options, lowering_candidates, lowering_options
 from .encoding import string_hash
 from .labeler import sparse_weights
+from .perceptron import AveragedWeights
 
 __all__ = ["LoweringModel", "candidates", "LOWERING_BITS", "STAY"]
 
@@ -136,28 +137,24 @@ class LoweringModel:
             covered += hit.size
             data.append((starts, rows, gold_index))
         decisions = sum(item[0].size - 1 for item in data)
-        weights = self.weights.astype(np.float64)
-        totals = np.zeros_like(weights)
+        averaged = AveragedWeights(self.weights)
         rng = np.random.default_rng(seed)
-        clock = 1
         start = time.perf_counter()
         for epoch in range(epochs):
             mistakes = 0
             for i in rng.permutation(len(data)):
                 starts, rows, gold_index = data[i]
-                best, _ = best_options(weights, rows, starts)
+                best, _ = best_options(averaged.weights, rows, starts)
                 wrong = np.flatnonzero(best != gold_index)
                 for index, step in ((gold_index[wrong], 1.0), (best[wrong], -1.0)):
                     r = rows[index].ravel()
-                    r = r[r >= 0]
-                    np.add.at(weights, r, step)
-                    np.add.at(totals, r, step * clock)
+                    averaged.add(r[r >= 0], step)
                 mistakes += wrong.size
-                clock += 1
+                averaged.tick()
             if report:
                 report(f"lowering: epoch {epoch + 1}/{epochs}: {mistakes:,} of {decisions:,} decisions wrong "
                        f"({time.perf_counter() - start:.0f}s)")
-        self.weights = (weights - totals / clock).astype(np.float32)
+        self.weights = averaged.averaged()
         return {"lifted": lifted, "covered": covered, "decisions": decisions}
 
     def to_dict(self) -> Dict:
