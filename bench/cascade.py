@@ -151,6 +151,10 @@ def main(argv=None):
     ap.add_argument("--epochs", type=int, default=5, help="training passes of every level of every system")
     ap.add_argument("--recall", type=float, default=0.99)
     ap.add_argument("--vine-recall", type=float, default=0.998)
+    ap.add_argument("--first-order-recall", type=float, default=0.995,
+                    help="the first-order pruning level's gold-arc recall on dev (the other Eisner levels: --recall)")
+    ap.add_argument("--jackknife", type=int, default=5,
+                    help="folds for the training masks of every cascade level (TrainingSettings.jackknife; 0 = none)")
     ap.add_argument("--bits", type=int, default=22)
     ap.add_argument("--band", type=int, default=DEFAULT_BAND, help="the vine's longest short arc (cascades)")
     ap.add_argument("--final", choices=("mira", "perceptron"), default="mira")
@@ -185,6 +189,7 @@ def main(argv=None):
     train_set = [Example.from_sentence(s, tag) for s in train_sents]
     dev_set = [Example.from_sentence(s, tag) for s in dev_sents]
     settings = TrainingSettings(epochs=args.epochs, recall=args.recall, vine_recall=args.vine_recall,
+                                first_order_recall=args.first_order_recall, jackknife=args.jackknife,
                                 final=args.final)
     report(f"{args.corpus}: {len(train_set):,} train, {len(dev_set):,} dev, {len(test_sents):,} test sentences")
 
@@ -280,7 +285,8 @@ def main(argv=None):
     summary = {"provenance": meta, "corpus": args.corpus, "tag": tag,
                "systems": args.systems, "dev_sentences": len(dev_set),
                "settings": {"epochs": args.epochs, "final": args.final, "recall": args.recall,
-                            "vine_recall": args.vine_recall, "bits": args.bits, "band": args.band,
+                            "vine_recall": args.vine_recall, "first_order_recall": args.first_order_recall,
+                            "jackknife": args.jackknife, "bits": args.bits, "band": args.band,
                             "repeats": args.repeats},
                "train_sentences": len(train_set), "test_sentences": len(test_sents),
                "test_words": int(sum(len(s.words) for s in test_sents)),

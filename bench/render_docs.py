@@ -314,6 +314,14 @@ def corpus_name(row, doc):
     return {"ewt": "EWT", "ptb": "PTB sample"}.get(doc.get("corpus"), doc.get("corpus"))
 
 
+def recall_targets(row, doc):
+    """bench/cascade.py's recall targets, "vine / first order / later levels" (results written before
+    --first-order-recall and --jackknife existed used --recall for the first order and no folds)."""
+    settings = doc["settings"]
+    first = settings.get("first_order_recall") or settings["recall"]
+    return f"{settings['vine_recall']:g} / {first:g} / {settings['recall']:g}"
+
+
 SYSTEMS = ["NoPrune-1", "VineCascade-1", "NoPrune-2", "VineCascade-2", "NoPrune-3", "VineCascade-3", "FirstOnly-3",
            "Local-3"]
 BUCKETS = ["<= 10", "11-20", "21-40", "> 40"]
@@ -841,9 +849,9 @@ TABLES = [
         Col("corpus", corpus_name), Col("training sentences", "train_sentences", "int"),
         Col("test sentences", "test_sentences", "int"), Col("test words", "test_words", "int"),
         Col("hashed weights per level", lambda row, doc: 2 ** doc["settings"]["bits"], "int"),
-        Col("epochs per level", "settings.epochs"), Col("gold-arc recall target (vine / later levels)",
-                                                        lambda row, doc: f"{doc['settings']['vine_recall']:g} / "
-                                                                         f"{doc['settings']['recall']:g}"),
+        Col("epochs per level", "settings.epochs"), Col("gold-arc recall target (vine / first order / later levels)",
+                                                        recall_targets),
+        Col("jackknife folds for the training masks", lambda row, doc: doc["settings"].get("jackknife", 0), "int"),
         Col("NoPrune-3 trained on sentences of at most", "noprune3_training.max_length", "int")]),
     Table("cascade_threads", ["cascade_ewt.json", "cascade_ptb.json"], lambda doc: [doc["threads"]], [
         Col("corpus", corpus_name), Col("sentences", "sentences", "int"),

@@ -134,5 +134,9 @@ def test_train_holds_out_a_tenth_without_dev_and_refuses_the_training_file_as_de
     assert "holding out every tenth training sentence (20)" in out and "on 180 sentences" in out
     assert main(["train", "--train", str(dev), "--dev", str(dev), "--out", str(model)]) == 2
     assert "is the training treebank" in capsys.readouterr().err
+    assert main(["train", "--train", str(dev), "--first-order-recall", "1.5", "--out", str(model)]) == 2
+    assert "--first-order-recall must be in (0, 1], got 1.5" in capsys.readouterr().err
+    assert main(["train", "--train", str(dev), "--jackknife", "1", "--out", str(model)]) == 2
+    assert "--jackknife must be 0 (off) or at least 2 folds, got 1" in capsys.readouterr().err
     kept, held = hold_out(list(range(25)))
     assert held == [9, 19] and len(kept) == 23

@@ -15,6 +15,8 @@ from vineparse.cascade.training import _feature_difference, _mira_step
 from vineparse.corpus import corpus_path, read_conllu
 from oracle import projective_trees
 
+from .conftest import train_cascade
+
 WORDS = ["She", "gave", "the", "old", "dog"]
 TAGS = ["PRP", "VBD", "DT", "JJ", "NN"]
 GOLD = np.array([-1, 2, 0, 5, 5, 2])
@@ -89,3 +91,54 @@ def test_mira_training_learns():
 def test_unknown_final_update_is_rejected():
     with pytest.raises(ValueError, match="final"):
         TrainingSettings(final="pegasos")
+
+
+def test_first_order_recall_sets_the_first_order_levels_target_only(ewt):
+    """`first_order_recall` is the first-order pruning level's dev recall target; the vine and the later
+    levels keep theirs."""
+    train_sents, dev_sents = ewt[0][:200], ewt[1]
+    rows = {}
+    for first in (None, 0.99):
+        _, summary = train_cascade(train_sents, dev_sents, orders=(0, 1, 2, 3), bits=14, epochs=1, recall=0.9,
+                                   vine_recall=0.98, first_order_recall=first, labels=False)
+        rows[first] = {row["level"]: row for row in summary}
+    for first in (None, 0.99):
+        assert rows[first]["vine"]["dev_recall"] >= 0.98
+        assert rows[first]["second"]["dev_recall"] >= 0.9
+    assert rows[0.99]["first"]["dev_recall"] >= 0.99 > rows[None]["first"]["dev_recall"] >= 0.9
+    assert rows[0.99]["first"]["dev_kept_share"] > rows[None]["first"]["dev_kept_share"]
+    assert rows[0.99]["vine"] == {**rows[None]["vine"], "train_seconds": rows[0.99]["vine"]["train_seconds"]}
+
+
+def test_jackknife_masks_come_from_pruning_levels_trained_without_the_sentence(ewt):
+    """With F folds, sentence i's training masks are those of pruning levels trained (with the same settings)
+    on the sentences outside fold i mod F, so no level prunes a sentence it learned from."""
+    from vineparse.cascade.training import _training_masks
+    examples = [Example.from_sentence(s) for s in ewt[0][:90]]
+    dev = [Example.from_sentence(s) for s in ewt[1][:60]]
+    settings = TrainingSettings(epochs=1, recall=0.95, jackknife=3, labels=False)
+    parser = CascadeParser(orders=(0, 1, 3), bits=14)
+    masks = _training_masks(parser, examples, dev, settings, lambda message: None)
+    assert masks(0) == [None] * 90
+    for f in range(3):
+        held_out = [ex for i, ex in enumerate(examples) if i % 3 == f]
+        copy = CascadeParser(orders=(0, 1, 3), bits=14)
+        summary = train(copy, [ex for i, ex in enumerate(examples) if i % 3 != f], dev,
+                        replace(settings, jackknife=0), lambda message: None, pruning_only=True)
+        assert [row["level"] for row in summary] == ["vine", "first"]
+        assert not copy.levels[2].scorer.weights.any()              # pruning_only: the last level untouched
+        for k in (1, 2):
+            expected = copy.run_batch([ex.sent for ex in held_out], upto=k)
+            assert all(np.array_equal(a, b) for a, b in zip(masks(k)[f::3], expected))
+    own = parser.run_batch([ex.sent for ex in examples], upto=1)        # the untrained parser's own masks differ
+    assert not all(np.array_equal(a, b) for a, b in zip(masks(1), own))
+
+
+def test_jackknife_trains_a_working_cascade_and_rejects_one_fold(ewt):
+    parser, summary = train_cascade(ewt[0][:150], ewt[1][:60], orders=(0, 1, 2), bits=14, epochs=1,
+                                    recall=0.98, jackknife=2, labels=False)
+    assert [row["level"] for row in summary] == ["vine", "first", "second"]
+    result = evaluate(parser, ewt[1][:60])
+    assert result["uas"] > 60
+    with pytest.raises(ValueError, match="at least 2 folds"):
+        TrainingSettings(jackknife=1)

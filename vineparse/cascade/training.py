@@ -1,6 +1,8 @@
 """Training the sparse cascade of `CascadeParser` level by level (Rush & Petrov 2012, section 4).
 
-Each level is trained on the masks its (already trained) predecessors leave:
+Each level is trained on the masks its (already trained) predecessors leave on the training sentences; with
+`TrainingSettings.jackknife` F >= 2, on the masks that F copies of the pruning levels, each trained without one
+fold of the sentences, leave on that fold (as on new text: levels that saw a sentence prune it too well):
 
 * a pruning level by structured cascade training (`objective.cascade_step`: the loss
   [1 - score(gold) + t_a]_+ of Weiss & Taskar 2010, with `train_alpha` and `witnesses`);
@@ -57,12 +59,18 @@ def progress_printer(stream=sys.stderr) -> Callable[[str], None]:
 class TrainingSettings:
     """epochs: passes per level; recall: the gold-arc recall each pruning level keeps on dev (of the gold
     arcs the levels before it kept); vine_recall: the vine's own (default: recall) -- the vine is cheap and
-    its losses are never recovered, so it can pay to let it keep more;
+    its losses are never recovered, so it can pay to let it keep more; first_order_recall: the first-order
+    level's own (default: recall) -- the weakest Eisner model, whose losses no later level recovers either;
+    the second-order level after it prunes to about the same arcs whichever it keeps;
+    jackknife: folds for the training masks (0 = none: the cascade's own pruning levels make them; F >= 2
+    trains the pruning levels F more times, each on (F - 1) / F of the sentences);
     train_alpha: the a used inside the cascade loss; witnesses: sampled parts per update; seed."""
 
     epochs: int = 5
     recall: float = 0.995
     vine_recall: Optional[float] = None
+    first_order_recall: Optional[float] = None
+    jackknife: int = 0
     train_alpha: float = 0.5
     witnesses: int = 2
     seed: int = 0
@@ -75,27 +83,34 @@ class TrainingSettings:
     def __post_init__(self):
         if self.final not in ("perceptron", "mira"):
             raise ValueError(f"final must be 'perceptron' or 'mira', got {self.final!r}")
+        if self.jackknife == 1 or self.jackknife < 0:
+            raise ValueError(f"jackknife must be 0 (off) or at least 2 folds, got {self.jackknife}")
 
 
 def train(parser: CascadeParser, train_examples: Sequence[Example], dev_examples: Sequence[Example],
           settings: TrainingSettings = TrainingSettings(),
-          report: Optional[Callable[[str], None]] = None, first_level: int = 0) -> List[dict]:
+          report: Optional[Callable[[str], None]] = None, first_level: int = 0,
+          pruning_only: bool = False) -> List[dict]:
     """Train the levels of `parser` in turn; set each pruning level's a on dev.
 
     first_level (int): levels before it are taken as trained (weights and a kept), e.g. copied
         from a longer cascade that shares them.
+    pruning_only (bool): train the pruning levels only (not the last level, not the labeller).
     RETURNS (List[dict]): per trained level, the chosen a, dev kept share and gold recall, and
         training time.
     """
     report = report or progress_printer()
     rng = np.random.default_rng(settings.seed)
-    train_masks = parser.run_batch([ex.sent for ex in train_examples], upto=first_level)
+    training_masks = _training_masks(parser, train_examples, dev_examples, settings, report)
+    train_masks = training_masks(first_level)
     dev_masks = parser.run_batch([ex.sent for ex in dev_examples], upto=first_level)
     summary = []
     for k, level in enumerate(parser.levels):
         if k < first_level:
             continue
         is_last = k == len(parser.levels) - 1
+        if is_last and pruning_only:
+            break
         start = time.perf_counter()
         for epoch in range(settings.epochs):
             errors = 0
@@ -120,6 +135,8 @@ def train(parser: CascadeParser, train_examples: Sequence[Example], dev_examples
             target = settings.recall
             if level.is_vine and settings.vine_recall is not None:
                 target = settings.vine_recall
+            elif level.order == 1 and settings.first_order_recall is not None:
+                target = settings.first_order_recall
             if not level.is_vine and settings.head_caps:
                 _, alpha, recall, kept = choose_head_cap_and_alpha(level, dev_examples, dev_masks, target,
                                                                    settings.head_caps)
@@ -129,13 +146,43 @@ def train(parser: CascadeParser, train_examples: Sequence[Example], dev_examples
             row.update(alpha=alpha, head_cap=level.head_cap, dev_recall=recall, dev_kept_share=kept)
             cap = "" if level.head_cap is None else f", at most {level.head_cap} heads per word,"
             report(f"{level.name}: a = {alpha:.2f}{cap} keeps {kept:.1%} of arcs with gold recall {recall:.2%} on dev")
-            train_masks = parser.run_batch([ex.sent for ex in train_examples], upto=k + 1)
+            train_masks = training_masks(k + 1)
             dev_masks = parser.run_batch([ex.sent for ex in dev_examples], upto=k + 1)
         summary.append(row)
     parser.weight_table()          # the runtime's table; integer precision snaps the levels to its grid
-    if settings.labels and train_examples and all(ex.labels is not None for ex in train_examples):
+    if settings.labels and not pruning_only and train_examples and all(ex.labels is not None for ex in train_examples):
         train_labeler(parser, train_examples, settings, report)
     return summary
+
+
+def _training_masks(parser: CascadeParser, examples: Sequence[Example], dev_examples: Sequence[Example],
+                    settings: TrainingSettings, report: Callable[[str], None]) -> Callable[[int], list]:
+    """masks(k): the input masks of level k on the training sentences (k = 0: None each). Without jackknife,
+    those `parser`'s own pruning levels leave (they must be trained up to k). With F folds (sentence i in fold
+    i mod F), those of F fresh copies of `parser`'s pruning levels, copy f trained (`train`, pruning_only, a
+    set on dev) on the sentences outside fold f and run on fold f's."""
+    sents = [ex.sent for ex in examples]
+    if not settings.jackknife or len(parser.levels) < 2:
+        return lambda k: parser.run_batch(sents, upto=k)
+    fold = np.arange(len(examples)) % settings.jackknife
+    copies = []
+    for f in range(settings.jackknife):
+        start = time.perf_counter()
+        copy = CascadeParser(orders=parser.orders, band=parser.band, bits=parser.bits, tag=parser.tag,
+                             precision=parser.precision)
+        train(copy, [ex for ex, g in zip(examples, fold) if g != f], dev_examples,
+              replace(settings, jackknife=0), lambda message: None, pruning_only=True)
+        copies.append((np.flatnonzero(fold == f), copy))
+        report(f"jackknife: pruning levels of fold {f + 1}/{settings.jackknife} trained without its "
+               f"{len(copies[-1][0]):,} sentences ({time.perf_counter() - start:.0f}s)")
+
+    def masks(k: int) -> list:
+        out = [None] * len(examples)
+        for rows, copy in copies:
+            for i, mask in zip(rows, copy.run_batch([sents[i] for i in rows], upto=k)):
+                out[i] = mask
+        return out
+    return masks
 
 
 def train_labeler(parser: CascadeParser, examples: Sequence[Example], settings: TrainingSettings,
