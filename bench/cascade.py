@@ -22,6 +22,7 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +37,8 @@ from vineparse.cascade.training import train_labeler
 from vineparse.corpus import corpus_path, read_conllu, read_ptb_dependencies
 
 BUCKETS = ((1, 10), (11, 20), (21, 40), (41, 10 ** 9))
+# the training settings of every system (the command line's defaults; bench/labels.py trains with them too)
+SETTINGS = TrainingSettings(epochs=5, recall=0.99, vine_recall=0.998, first_order_recall=0.995, jackknife=5)
 
 
 def bucket_name(lo, hi):
@@ -148,16 +151,16 @@ def main(argv=None):
     ap.add_argument("--corpus", default="ewt", help="ewt, ptb or ud:NAME (a folder of corpora/ud)")
     ap.add_argument("--tag", choices=("xpos", "upos"), default=None, help="default: upos for ud:, else xpos")
     ap.add_argument("--systems", choices=("all", "multilingual"), default="all")
-    ap.add_argument("--epochs", type=int, default=5, help="training passes of every level of every system")
-    ap.add_argument("--recall", type=float, default=0.99)
-    ap.add_argument("--vine-recall", type=float, default=0.998)
-    ap.add_argument("--first-order-recall", type=float, default=0.995,
+    ap.add_argument("--epochs", type=int, default=SETTINGS.epochs, help="training passes of every level of every system")
+    ap.add_argument("--recall", type=float, default=SETTINGS.recall)
+    ap.add_argument("--vine-recall", type=float, default=SETTINGS.vine_recall)
+    ap.add_argument("--first-order-recall", type=float, default=SETTINGS.first_order_recall,
                     help="the first-order pruning level's gold-arc recall on dev (the other Eisner levels: --recall)")
-    ap.add_argument("--jackknife", type=int, default=5,
+    ap.add_argument("--jackknife", type=int, default=SETTINGS.jackknife,
                     help="folds for the training masks of every cascade level (TrainingSettings.jackknife; 0 = none)")
     ap.add_argument("--bits", type=int, default=22)
     ap.add_argument("--band", type=int, default=DEFAULT_BAND, help="the vine's longest short arc (cascades)")
-    ap.add_argument("--final", choices=("mira", "perceptron"), default="mira")
+    ap.add_argument("--final", choices=("mira", "perceptron"), default=SETTINGS.final)
     ap.add_argument("--limit", type=int, default=0, help="training sentences (0 = all; for smoke runs)")
     ap.add_argument("--test-limit", type=int, default=0, help="test sentences (0 = all; for smoke runs)")
     ap.add_argument("--noprune3-max-length", type=int, default=60,
@@ -188,9 +191,8 @@ def main(argv=None):
     multilingual = args.systems == "multilingual"
     train_set = [Example.from_sentence(s, tag) for s in train_sents]
     dev_set = [Example.from_sentence(s, tag) for s in dev_sents]
-    settings = TrainingSettings(epochs=args.epochs, recall=args.recall, vine_recall=args.vine_recall,
-                                first_order_recall=args.first_order_recall, jackknife=args.jackknife,
-                                final=args.final)
+    settings = replace(SETTINGS, epochs=args.epochs, recall=args.recall, vine_recall=args.vine_recall,
+                       first_order_recall=args.first_order_recall, jackknife=args.jackknife, final=args.final)
     report(f"{args.corpus}: {len(train_set):,} train, {len(dev_set):,} dev, {len(test_sents):,} test sentences")
 
     systems, training = {}, {}

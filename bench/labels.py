@@ -3,7 +3,7 @@
     python bench/labels.py [--out bench/results/labels.json] [--model PATH] [--epochs 5] [--bits 22]
 
 Trains a vine -> 1 -> 2 -> 3 cascade and its labeller on EWT train (dev for the thresholds; the settings of
-the README's cascade experiments: recall 0.99, vine recall 0.998, MIRA), or loads ``--model``, then
+the cascade experiments, bench/cascade.py's SETTINGS), or loads ``--model``, then
 evaluates on EWT test with gold tags: UAS and LAS with punctuation excluded and over every word
 (``cascade.evaluation.evaluate``), the labeller's accuracy on the gold trees, and the seconds spent
 labelling against those spent parsing, one thread. The JSON records command line, commit, load average
@@ -14,12 +14,14 @@ import json
 import os
 import sys
 import time
+from dataclasses import asdict, replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cascade import SETTINGS  # noqa: E402
 from runinfo import run_info  # noqa: E402
 
-from vineparse.cascade import CascadeParser, Example, TrainingSettings, train  # noqa: E402
+from vineparse.cascade import CascadeParser, Example, train  # noqa: E402
 from vineparse.cascade.encoding import encode_sentence  # noqa: E402
 from vineparse.cascade.evaluation import evaluate  # noqa: E402
 from vineparse.corpus import corpus_path, read_conllu  # noqa: E402
@@ -33,9 +35,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default="bench/results/labels.json")
     ap.add_argument("--model", default=None, help="a trained cascade (default: train one)")
-    ap.add_argument("--epochs", type=int, default=5)
+    ap.add_argument("--epochs", type=int, default=SETTINGS.epochs)
     ap.add_argument("--bits", type=int, default=22)
     args = ap.parse_args()
+    settings = replace(SETTINGS, epochs=args.epochs)
     info = run_info()
     start = time.perf_counter()
     ewt = {split: read_conllu(corpus_path("ud-english-ewt", f"en_ewt-ud-{split}.conllu"))
@@ -46,7 +49,7 @@ def main():
         parser = CascadeParser(orders=(0, 1, 2, 3), bits=args.bits)
         t0 = time.perf_counter()
         train(parser, [Example.from_sentence(s) for s in ewt["train"]], [Example.from_sentence(s) for s in ewt["dev"]],
-              TrainingSettings(args.epochs, recall=0.99, vine_recall=0.998), report=log)
+              settings, report=log)
         train_seconds = time.perf_counter() - t0
     log("evaluating on EWT test ...")
     result = evaluate(parser, ewt["test"])
@@ -54,7 +57,8 @@ def main():
     for s in ewt["test"]:
         correct += int((parser.labeler.predict(encode_sentence(s), s.heads) == s.labels).sum())
         total += s.n
-    report = {**info, "settings": vars(args), "train_seconds": train_seconds,
+    report = {**info, "settings": vars(args), "training_settings": None if args.model else asdict(settings),
+              "train_seconds": train_seconds,
               "labels": len(parser.labeler.labels), "labeler_bits": parser.labeler.bits,
               **{k: result[k] for k in ("uas", "las", "uas_all", "las_all", "sentences", "words", "seconds",
                                         "label_seconds", "words_per_second")},
