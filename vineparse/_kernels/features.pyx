@@ -25,15 +25,11 @@ import numpy as np
 from libc.stdlib cimport free, malloc
 from libc.stdint cimport uint64_t, int64_t
 
+from .hashing cimport COARSE, PREFIX, TAG, WORD, bucket
+
 ctypedef fused weight_t:     # weight vectors: float64 while training, float32 when compacted
     float
     double
-
-cdef enum:
-    WORD = 0
-    TAG = 1
-    COARSE = 2
-    PREFIX = 3
 
 cdef uint64_t BOS = 0x5bd1e9955bd1e995ULL      # tag/word before the sentence
 cdef uint64_t EOS = 0x27d4eb2f165667c5ULL      # after it
@@ -41,6 +37,8 @@ cdef uint64_t NONE = 0x165667b19e3779f9ULL     # "no sibling" marker
 
 
 cdef inline uint64_t mix(uint64_t a, uint64_t b) noexcept nogil:
+    """The part features' own mixer (a shorter finish than `hashing.mix`): saved sparse models index their
+    weights by it, so it stays as it is."""
     cdef uint64_t x = (a ^ (b + 0x9E3779B97F4A7C15ULL + (a << 6) + (a >> 2))) * 0xBF58476D1CE4E5B9ULL
     x ^= x >> 31
     return x
@@ -53,16 +51,6 @@ cdef inline uint64_t at(const uint64_t* tokens, Py_ssize_t i, int column, Py_ssi
     if i > n:
         return EOS
     return tokens[i * COLUMNS + column]
-
-
-cdef inline int64_t bucket(Py_ssize_t d) noexcept nogil:
-    if d < 0:
-        d = -d
-    if d <= 5:
-        return d
-    if d <= 10:
-        return 6
-    return 7
 
 
 cdef struct Emitter:

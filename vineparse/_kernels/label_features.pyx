@@ -19,7 +19,7 @@ keeps one weight per (row, label), so a feature's label weights are contiguous. 
 import numpy as np
 from libc.stdint cimport uint64_t, int64_t
 
-from .hashing cimport COARSE, COLUMNS, PREFIX, TAG, WORD, mix
+from .hashing cimport COARSE, COLUMNS, PREFIX, TAG, WORD, bucket, mix
 
 N_TEMPLATES = 24
 
@@ -35,16 +35,6 @@ cdef inline uint64_t token(const uint64_t* x, Py_ssize_t i, int column, Py_ssize
     if i < 0 or i > n:
         return OUTSIDE
     return x[i * COLUMNS + column]
-
-
-cdef inline int64_t bucket(Py_ssize_t d) noexcept nogil:
-    if d < 0:
-        d = -d
-    if d <= 5:
-        return d
-    if d <= 10:
-        return 6
-    return 7
 
 
 cdef inline int64_t row_of(uint64_t template, uint64_t value, uint64_t rows) noexcept nogil:
