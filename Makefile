@@ -288,6 +288,12 @@ vine-lowering: $(foreach tb,$(REPARSE_TREEBANKS),$(MULTI)/$(tb)-vine-flat-s0/mod
 	$(foreach tb,$(REPARSE_TREEBANKS),$(ONE_CORE) $(BIN)/python bench/vine_lowering.py --treebank $(tb) \
 	    --run flat=$(MULTI)/$(tb)-vine-flat-s0 --run lifted=$(MULTI)/$(tb)-vine-s0 --out bench/results/vine_lowering.json &&) true
 
+# nonprojective-losses: where the sparse cascade and vine_cascade lose the crossing arcs of German and Portuguese
+# test, and the most LAS lifting can add there -> bench/results/nonprojective_losses.json
+.PHONY: nonprojective-losses
+nonprojective-losses: $(foreach tb,$(REPARSE_TREEBANKS),$(MULTI)/$(tb)-vine-s0/model-best $(MULTI)/sparse/$(tb).json)
+	$(foreach tb,$(REPARSE_TREEBANKS),$(ONE_CORE) $(BIN)/python bench/nonprojective_losses.py --treebank $(tb) &&) true
+
 reparse: $(foreach tb,$(REPARSE_TREEBANKS),$(MULTI)/$(tb)-vine-mst-s0/model-best $(MULTI)/$(tb)-vine-flat-s0/model-best)
 	$(foreach tb,$(REPARSE_TREEBANKS),$(ONE_CORE) $(BIN)/python bench/reparse.py --treebank $(tb) \
 	    --run mst=$(MULTI)/$(tb)-vine-mst-s0 --run flat=$(MULTI)/$(tb)-vine-flat-s0 &&) true

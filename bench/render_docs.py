@@ -655,6 +655,21 @@ def vine_lowering_rows(doc):
     return rows
 
 
+def nonprojective_loss_rows(doc):
+    """bench/nonprojective_losses.py: per treebank and parser, where the gold crossing arcs went, and the LAS
+    ceilings of the treebank."""
+    rows = []
+    for name, found in doc["treebanks"].items():
+        for parser, record in found["parsers"].items():
+            arcs = record["arcs"]
+            rows.append({"treebank": treebank_label(name, found), "parser": parser,
+                         "arcs": found["nonprojective_arcs"], "training": found["training_lifted_words"], **arcs,
+                         "recall": 100.0 * arcs["right"] / found["nonprojective_arcs"],
+                         "ceiling": found["las_gain_ceiling"], "at_30": found["las_gain_at_recall_30"],
+                         "needed": found["recall_for_las_gain_0.3"]})
+    return rows
+
+
 DOCUMENT_PIPELINES = {"vine": "vine_cascade", "vine_sentencizer": "spaCy sentencizer + vine_cascade",
                       "spacy": "spaCy parser", "senter": "spaCy senter + parser"}
 DOCUMENT_SETS = {"ewt_test": "EWT test", "pud": "English PUD"}
@@ -934,6 +949,15 @@ TABLES = [
         Col("treebank (training sentences)", "treebank"), Col("vine_cascade", "how"), Col("UAS", "uas", "2f"),
         Col("LAS", "las", "2f"), Col("non-projective recall", "recall", "1f"),
         Col("non-projective precision", "precision", "1f")]),
+    # nonprojective_losses.json: bench/nonprojective_losses.py
+    Table("nonprojective_losses", "nonprojective_losses.json", nonprojective_loss_rows, [
+        Col("treebank (training sentences)", "treebank"), Col("lifted training words", "training", "int"),
+        Col("parser", "parser"), Col("crossing arcs", "arcs", "int"), Col("right", "right", "int"),
+        Col("lifted head wrong", "lifted head wrong", "int"), Col("not lowered", "not lowered", "int"),
+        Col("lowered elsewhere", "lowered elsewhere", "int"), Col("recall", "recall", "1f"),
+        Col("words lowered", "lowered", "int"), Col("of them right", "lowered right", "int"),
+        Col("LAS gain, every arc right", "ceiling", "2f"), Col("LAS gain at 30% recall", "at_30", "2f"),
+        Col("recall for +0.3 LAS", "needed", "1f")]),
     # reparse.json: bench/reparse.py
     Table("reparse", "reparse.json", reparse_rows, [
         Col("treebank (training sentences)", "treebank"), Col("vine_cascade arc loss", "arc_loss"),
