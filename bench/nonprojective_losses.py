@@ -14,10 +14,10 @@ of the test file (`vineparse.trees.nonprojective_arc_mask`) goes to the first of
     lowered elsewhere    it does, and the arc is lowered to another word
 
 and counts the words the parser lowered (final head not the projective one) and how many of them it lowered to
-their gold head. Beside the counts: the lifted words of the training trees, the words LAS counts (punctuation excluded), the LAS that lowering every crossing arc
-rightly would add at most (100 * arcs / words), what a non-projective recall of 30% adds at most, and the
-recall that a LAS gain of 0.3 needs (with no arc lowered wrongly). The JSON goes to --out, one entry per
-treebank; treebanks measured before are kept.
+their gold head. Beside the counts: the lifted words of the training trees, the words LAS counts (punctuation
+excluded), the LAS that lowering every crossing arc rightly would add at most (100 * arcs / words), what a
+non-projective recall of 30% adds at most, and the recall that a LAS gain of 0.3 needs (with no arc lowered
+wrongly). The JSON goes to --out, one entry per treebank; treebanks measured before are kept.
 """
 import argparse
 import json
