@@ -31,20 +31,13 @@ import numpy as np  # noqa: E402
 from spacy.training import Example  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from multilingual import gold_docs  # noqa: E402
 from runinfo import run_info  # noqa: E402
 
 from vineparse.pipeline.calibration import calibrate_temperatures  # noqa: E402
 
 SHARES = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0)
 SETS = {"ewt_test": "corpora/spacy/en_ewt-ud-test.spacy", "pud": "corpora/spacy/en_pud-ud-test.spacy"}
-
-
-def gold_docs(nlp, path):
-    from spacy.tokens import Doc, DocBin
-    gold = list(DocBin().from_disk(path).get_docs(nlp.vocab))
-    inputs = [Doc(nlp.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc],
-                  sent_starts=[t.is_sent_start for t in doc]) for doc in gold]
-    return gold, inputs
 
 
 def arcs_of(gold, parsed, head_prob, dep_prob):

@@ -104,19 +104,26 @@ def neural(path, test_path):
     return evaluate(spacy.load(path), test_path)
 
 
+def gold_docs(nlp, path):
+    """The docs of a .spacy file (gold), and the same tokens and sentence starts without annotation (inputs)."""
+    from spacy.tokens import Doc, DocBin
+
+    gold = list(DocBin().from_disk(path).get_docs(nlp.vocab))
+    inputs = [Doc(nlp.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc],
+                  sent_starts=[t.is_sent_start for t in doc]) for doc in gold]
+    return gold, inputs
+
+
 def evaluate(nlp, test_path):
     """`neural` for a loaded pipeline, with the words per second of its parse pass (gold tokens, one thread)."""
     import time
 
     from spacy.scorer import Scorer
-    from spacy.tokens import Doc, DocBin
     from spacy.training import Example
 
     from vineparse.metrics import NonProjectiveArcs
 
-    gold = list(DocBin().from_disk(test_path).get_docs(nlp.vocab))
-    inputs = [Doc(nlp.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc],
-                  sent_starts=[t.is_sent_start for t in doc]) for doc in gold]
+    gold, inputs = gold_docs(nlp, test_path)
     start = time.perf_counter()
     parsed_docs = list(nlp.pipe(inputs))
     seconds = time.perf_counter() - start

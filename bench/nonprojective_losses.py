@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from multilingual import _tree, log  # noqa: E402
+from multilingual import _tree, gold_docs, log  # noqa: E402
 from runinfo import run_info  # noqa: E402
 
 CATEGORIES = ("right", "lifted head wrong", "not lowered", "lowered elsewhere")
@@ -85,13 +85,10 @@ def vine_losses(folder: Path, test: Path) -> dict:
     """`categorize` summed over the sentences of `test` (.spacy) for a vine_cascade pipeline: its trees as
     `predict` returns them (decorated labels not yet lowered) and as `set_annotations` writes them."""
     import spacy
-    from spacy.tokens import Doc, DocBin
 
     nlp = spacy.load(folder)
     component = nlp.get_pipe("vine_cascade")
-    gold = list(DocBin().from_disk(test).get_docs(nlp.vocab))
-    docs = [Doc(nlp.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc],
-                sent_starts=[t.is_sent_start for t in doc]) for doc in gold]
+    gold, docs = gold_docs(nlp, test)
     for name, process in nlp.pipeline:
         if name == "vine_cascade":
             break

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from multilingual import _tree, log  # noqa: E402
+from multilingual import _tree, gold_docs, log  # noqa: E402
 from runinfo import run_info  # noqa: E402
 
 
@@ -81,7 +81,6 @@ def main(argv=None):
     parser.add_argument("--out", type=Path, default=Path("bench/results/vine_lowering.json"))
     args = parser.parse_args(argv)
     import spacy
-    from spacy.tokens import Doc, DocBin
 
     folder = Path("corpora/ud") / args.treebank
     model, counts = train_lowering(folder)
@@ -92,9 +91,7 @@ def main(argv=None):
     for spec in args.run:
         name, _, path = spec.partition("=")
         nlp = spacy.load(Path(path) / "model-best")
-        gold = list(DocBin().from_disk(folder / "test.spacy").get_docs(nlp.vocab))
-        inputs = [Doc(nlp.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc],
-                      sent_starts=[t.is_sent_start for t in doc]) for doc in gold]
+        gold, inputs = gold_docs(nlp, folder / "test.spacy")
         parsed = list(nlp.pipe(inputs))
         as_parsed = score(nlp, parsed, gold)
         lowered = score(nlp, lowered_docs(model, parsed), gold)
