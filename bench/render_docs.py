@@ -1081,8 +1081,8 @@ TABLES = [
         Col("encoder, steps", "_key"), Col("vine − spaCy UAS", "dep_uas", "+2f"),
         Col("vine − spaCy LAS", "dep_las", "+2f"), Col("UAS > 30 words", "long_dep_uas", "+2f"),
         Col("seeds", "pairs", "int")]),
-    # budget_curve.json, context_dev.json, capacity_dev.json, optimizer_dev.json: bench/budget_curve.py (dev scores
-    # read from the training logs)
+    # budget_curve.json, context_dev.json, capacity_dev.json, optimizer_dev.json, probes_dev.json:
+    # bench/budget_curve.py (dev scores read from the training logs)
     Table("budget_curve", "budget_curve.json", budget_rows, [
         Col("run", "run"), Col("budget (steps)", "budget", "int"), Col("best dev UAS up to it", "best_dev_uas", "2f"),
         Col("its dev LAS", "dev_las_there", "2f"), Col("at step", "at_step", "int"),
@@ -1090,6 +1090,7 @@ TABLES = [
     Table("context_dev", "context_dev.json", budget_rows, DEV_CURVE_COLUMNS),
     Table("capacity_dev", "capacity_dev.json", budget_rows, DEV_CURVE_COLUMNS),
     Table("optimizer_dev", "optimizer_dev.json", budget_rows, DEV_CURVE_COLUMNS),
+    Table("probes_dev", "probes_dev.json", budget_rows, DEV_CURVE_COLUMNS),
     # parse_hashes.json: bench/parse_hashes.py before and after a refactoring
     Table("parse_hashes", "parse_hashes.json",
           lambda doc: [{"part": part, "what": key, "same": same} for part, found in doc["identical"].items()
