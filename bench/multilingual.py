@@ -1,6 +1,7 @@
 """The paper's languages: the sparse cascade against exhaustive parsing, and vine_cascade against spaCy's parser.
 
     python bench/multilingual.py [--runs bench/out/multilingual] [--treebanks en_ewt,bg_btb,...] [--sparse bg_btb,...]
+                                 [--sparse-only | --add-seeds]
                                  [--out bench/results/multilingual.json] [--plot bench/results/multilingual.png]
 
 Treebanks as bench/ud_data.py splits them (corpora/ud/NAME): English-EWT and Portuguese-Bosque with their train
@@ -21,6 +22,11 @@ precision and recall (`vineparse.metrics.NonProjectiveArcs`) on test.
 
 With --sparse-only the parsers' rows are kept from the existing --out file as they were measured (its `run`
 says how) and only (a) is measured again, for the treebanks of --sparse; `sparse_run` records that run.
+With --add-seeds everything in the existing --out is kept and only the seeds on disk that a treebank's row does
+not have yet (both parsers trained, RUNS/NAME-{vine,spacy}-sK) are evaluated and added, so that seeds trained
+later (and in another install: each seed's two runs are trained together) join the earlier ones; the
+differences and targets are computed again, and `seed_runs` records each such update with the seeds it added
+(EWT's row, from --ewt-runs, stays as it is).
 """
 import argparse
 import json
@@ -94,6 +100,29 @@ def sparse_update(result, names, args):
         row["sparse"] = sparse(name, args.runs, args.epochs, args.repeats)
         if name in NONPROJECTIVE:
             row["sparse_lifting"] = sparse_without_lifting(name, args.runs)
+    return result
+
+
+def seeds_update(result, names, runs):
+    """`result` (a multilingual.json) with the seeds on disk that the rows of the treebanks `names` lack."""
+    added = {}
+    for name in names:
+        row = result["treebanks"].get(name)
+        if row is None or "seeds" not in row or name == "en_ewt":
+            continue
+        row["seeds"] = {key: {int(seed): scores for seed, scores in by_seed.items()}
+                        for key, by_seed in row["seeds"].items()}
+        test = Path("corpora/ud") / name / "test.spacy"
+        for seed in other_seeds(runs, name):
+            if seed in row["seeds"]["vine"] or seed in row["seeds"]["spacy"]:
+                continue
+            for key in ("vine", "spacy"):
+                log(f"{name}: {key}, seed {seed}")
+                found = neural(runs / f"{name}-{key}-s{seed}" / "model-best", test)
+                row["seeds"][key][seed] = {k: found[k] for k in ("uas", "las")}
+            added.setdefault(name, []).append(seed)
+        row["difference"] = seed_difference(row["seeds"])
+    result.setdefault("seed_runs", []).append({"run": run_info(), "added": added})
     return result
 
 
@@ -207,6 +236,8 @@ def main(argv=None):
                         help="measure only the sparse cascade; keep everything else from the existing --out")
     parser.add_argument("--sparse", default=None,
                         help="the treebanks that get the sparse cascade (a subset of --treebanks; default all)")
+    parser.add_argument("--add-seeds", action="store_true",
+                        help="keep the existing --out; add the seeds on disk its rows lack (for --treebanks)")
     parser.add_argument("--out", default="bench/results/multilingual.json")
     parser.add_argument("--plot", default="bench/results/multilingual.png")
     args = parser.parse_args(argv)
@@ -221,6 +252,13 @@ def main(argv=None):
         if not Path(args.out).exists():
             parser.error(f"--sparse-only updates an earlier result, and {args.out} does not exist")
         result = sparse_update(json.loads(Path(args.out).read_text()), with_sparse, args)
+        treebanks = []
+    if args.add_seeds:
+        if args.sparse_only or args.skip_sparse or args.sparse is not None:
+            parser.error("--add-seeds measures no sparse cascade: leave out --sparse-only, --skip-sparse and --sparse")
+        if not Path(args.out).exists():
+            parser.error(f"--add-seeds updates an earlier result, and {args.out} does not exist")
+        result = seeds_update(json.loads(Path(args.out).read_text()), treebanks, args.runs)
         treebanks = []
     for name in treebanks:
         record = split_record(name)

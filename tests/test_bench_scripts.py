@@ -5,6 +5,7 @@ so that their folder does not shadow test helpers of the same name.
 """
 import argparse
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -210,6 +211,30 @@ def test_multilingual_sparse_only_keeps_the_parsers_rows(monkeypatch):
     assert rows["sv_talbanken"] == {"lang": "sv", "small_data": True, "sentences": {},
                                     "sparse": {"rows": "new sv_talbanken"}}
 
+
+def test_multilingual_add_seeds_keeps_the_earlier_seeds_and_adds_only_new_ones(monkeypatch, tmp_path):
+    multilingual = load_bench("multilingual")
+    for run in ("bg_btb-vine-s0", "bg_btb-spacy-s0", "bg_btb-vine-s3", "bg_btb-spacy-s3", "bg_btb-vine-s4"):
+        (tmp_path / run / "model-best").mkdir(parents=True)
+    evaluated = []
+
+    def neural(path, test):
+        evaluated.append(path.parent.name)
+        return {"uas": 90.0, "las": 80.0, "nonprojective_arcs": {}}
+
+    monkeypatch.setattr(multilingual, "neural", neural)
+    earlier = json.loads(json.dumps({"run": {"command": "earlier"}, "treebanks": {"bg_btb": {
+        "lang": "bg", "small_data": True, "vine": {"uas": 70.0},
+        "seeds": {"vine": {0: {"uas": 70.0, "las": 60.0}}, "spacy": {0: {"uas": 80.0, "las": 70.0}}}}}}))
+    result = multilingual.seeds_update(earlier, ["bg_btb", "zh_gsd"], tmp_path)
+    assert evaluated == ["bg_btb-vine-s3", "bg_btb-spacy-s3"]     # seed 0 is kept as it was, seed 4 lacks spaCy
+    row = result["treebanks"]["bg_btb"]
+    assert row["vine"] == {"uas": 70.0} and result["run"] == {"command": "earlier"}
+    assert row["seeds"]["vine"] == {0: {"uas": 70.0, "las": 60.0}, 3: {"uas": 90.0, "las": 80.0}}
+    assert row["difference"]["seeds"] == [0, 3]
+    assert row["difference"]["uas"] == pytest.approx(-5.0) and row["difference"]["las"] == pytest.approx(-5.0)
+    assert result["seed_runs"][0]["added"] == {"bg_btb": [3]}
+    assert "zh_gsd" not in result["treebanks"]
 
 def test_reparse_chooses_the_bonus_on_dev_las_then_uas():
     reparse = load_bench("reparse")
