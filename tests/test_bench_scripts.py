@@ -236,6 +236,7 @@ def test_multilingual_add_seeds_keeps_the_earlier_seeds_and_adds_only_new_ones(m
     assert result["seed_runs"][0]["added"] == {"bg_btb": [3]}
     assert "zh_gsd" not in result["treebanks"]
 
+
 def test_reparse_chooses_the_bonus_on_dev_las_then_uas():
     reparse = load_bench("reparse")
     rows = [{"bonus": None, "dev": {"las": 84.811, "uas": 89.66}}, {"bonus": 0.5, "dev": {"las": 84.72, "uas": 89.9}},
