@@ -116,14 +116,22 @@ def seeds_update(result, names, runs):
         for seed in other_seeds(runs, name):
             if seed in row["seeds"]["vine"] or seed in row["seeds"]["spacy"]:
                 continue
-            for key in ("vine", "spacy"):
-                log(f"{name}: {key}, seed {seed}")
-                found = neural(runs / f"{name}-{key}-s{seed}" / "model-best", test)
-                row["seeds"][key][seed] = {k: found[k] for k in ("uas", "las")}
+            for key, scores in seed_scores(runs, name, seed, test).items():
+                row["seeds"][key][seed] = scores
             added.setdefault(name, []).append(seed)
         row["difference"] = seed_difference(row["seeds"])
     result.setdefault("seed_runs", []).append({"run": run_info(), "added": added})
     return result
+
+
+def seed_scores(runs, name, seed, test):
+    """Test UAS / LAS of both parsers' runs of one seed on a treebank (RUNS/NAME-{vine,spacy}-sSEED/model-best)."""
+    scores = {}
+    for key in ("vine", "spacy"):
+        log(f"{name}: {key}, seed {seed}")
+        found = neural(runs / f"{name}-{key}-s{seed}" / "model-best", test)
+        scores[key] = {k: found[k] for k in ("uas", "las")}
+    return scores
 
 
 def neural(path, test_path):
@@ -282,10 +290,8 @@ def main(argv=None):
                             "spacy": {0: {k: row["spacy"][k] for k in ("uas", "las")}}}
             if name != "en_ewt":
                 for seed in other_seeds(args.runs, name):
-                    for key in ("vine", "spacy"):
-                        log(f"{name}: {key}, seed {seed}")
-                        found = neural(args.runs / f"{name}-{key}-s{seed}" / "model-best", test)
-                        row["seeds"][key][seed] = {k: found[k] for k in ("uas", "las")}
+                    for key, scores in seed_scores(args.runs, name, seed, test).items():
+                        row["seeds"][key][seed] = scores
             row["difference"] = seed_difference(row["seeds"])
         result["treebanks"][name] = row
     rows = result["treebanks"]
