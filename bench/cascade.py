@@ -158,6 +158,8 @@ def main(argv=None):
                     help="the first-order pruning level's gold-arc recall on dev (the other Eisner levels: --recall)")
     ap.add_argument("--jackknife", type=int, default=SETTINGS.jackknife,
                     help="folds for the training masks of every cascade level (TrainingSettings.jackknife; 0 = none)")
+    ap.add_argument("--seed", type=int, default=SETTINGS.seed,
+                    help="seed of every level's training order and witness sampling")
     ap.add_argument("--bits", type=int, default=22)
     ap.add_argument("--band", type=int, default=DEFAULT_BAND, help="the vine's longest short arc (cascades)")
     ap.add_argument("--final", choices=("mira", "perceptron"), default=SETTINGS.final)
@@ -192,7 +194,8 @@ def main(argv=None):
     train_set = [Example.from_sentence(s, tag) for s in train_sents]
     dev_set = [Example.from_sentence(s, tag) for s in dev_sents]
     settings = replace(SETTINGS, epochs=args.epochs, recall=args.recall, vine_recall=args.vine_recall,
-                       first_order_recall=args.first_order_recall, jackknife=args.jackknife, final=args.final)
+                       first_order_recall=args.first_order_recall, jackknife=args.jackknife, final=args.final,
+                       seed=args.seed)
     report(f"{args.corpus}: {len(train_set):,} train, {len(dev_set):,} dev, {len(test_sents):,} test sentences")
 
     systems, training = {}, {}
@@ -289,7 +292,7 @@ def main(argv=None):
                "settings": {"epochs": args.epochs, "final": args.final, "recall": args.recall,
                             "vine_recall": args.vine_recall, "first_order_recall": args.first_order_recall,
                             "jackknife": args.jackknife, "bits": args.bits, "band": args.band,
-                            "repeats": args.repeats},
+                            "repeats": args.repeats, "seed": args.seed},
                "train_sentences": len(train_set), "test_sentences": len(test_sents),
                "test_words": int(sum(len(s.words) for s in test_sents)),
                "noprune3_training": noprune3, "full_cascade_levels": levels,

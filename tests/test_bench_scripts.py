@@ -237,6 +237,35 @@ def test_multilingual_add_seeds_keeps_the_earlier_seeds_and_adds_only_new_ones(m
     assert "zh_gsd" not in result["treebanks"]
 
 
+def test_multilingual_sparse_seeds_adds_each_seeds_gap_and_their_mean(monkeypatch):
+    multilingual = load_bench("multilingual")
+    trained = []
+
+    def sparse(name, runs, epochs, repeats, seed=0):
+        trained.append((name, repeats, seed))
+        return {"rows": {system: {"uas": 80.0 + seed + (0.5 * seed if system == "NoPrune-3" else 0.0)}
+                         for system in multilingual.SPARSE_SYSTEMS}}
+
+    monkeypatch.setattr(multilingual, "sparse", sparse)
+    seed0 = {system: {"uas": 80.0, "words_per_second": 1.0} for system in multilingual.SPARSE_SYSTEMS}
+    seed0["NoPrune-3"]["uas"] = 80.6
+    earlier = {"run": {"command": "earlier"}, "treebanks": {
+        "de_gsd": {"lang": "de", "sparse": {"rows": seed0}},
+        "bg_btb": {"lang": "bg", "vine": {"uas": 2.0}}}}                        # no sparse row: left alone
+    args = argparse.Namespace(runs=Path("runs"), epochs=5, repeats=3)
+    result = multilingual.sparse_seeds_update(earlier, ["de_gsd", "bg_btb", "zh_gsd"], [1, 2], args)
+    assert trained == [("de_gsd", 1, 1), ("de_gsd", 1, 2)]      # seed 0 is the row's own run, not trained again
+    row = result["treebanks"]["de_gsd"]
+    assert row["sparse"] == {"rows": seed0} and row["lang"] == "de" and result["run"] == {"command": "earlier"}
+    assert row["sparse_seeds"]["gap"] == pytest.approx({0: 0.6, 1: 0.5, 2: 1.0})
+    assert row["sparse_seeds"]["uas"][2]["VineCascade-3"] == 82.0
+    assert row["sparse_seeds"]["mean_gap"] == pytest.approx(0.7)
+    assert "sparse_seeds" not in result["treebanks"]["bg_btb"] and "zh_gsd" not in result["treebanks"]
+    found = multilingual.targets(result["treebanks"])
+    assert found["de_gsd: VineCascade-3 within 0.3 UAS of NoPrune-3"] == [0.6, 0.3, False]
+    assert found["de_gsd: VineCascade-3 within 0.3 UAS of NoPrune-3, mean of 3 seeds"] == [0.7, 0.3, False]
+
+
 def test_reparse_chooses_the_bonus_on_dev_las_then_uas():
     reparse = load_bench("reparse")
     rows = [{"bonus": None, "dev": {"las": 84.811, "uas": 89.66}}, {"bonus": 0.5, "dev": {"las": 84.72, "uas": 89.9}},
