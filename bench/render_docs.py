@@ -590,6 +590,11 @@ def multilingual_parsers(doc):
     return rows
 
 
+def mean_and_range(scores):
+    """A cell of scores over seeds: "mean (min–max)", two decimals."""
+    return f"{mean(scores):.2f} ({min(scores):.2f}–{max(scores):.2f})"
+
+
 def multilingual_seeds(doc):
     """Per treebank trained with several seeds: each parser's mean UAS / LAS and range, and the difference."""
     rows = []
@@ -602,7 +607,7 @@ def multilingual_seeds(doc):
         for key in ("vine", "spacy"):
             for k in ("uas", "las"):
                 scores = [row["seeds"][key][str(seed)][k] for seed in difference["seeds"]]
-                found[f"{key}_{k}"] = f"{mean(scores):.2f} ({min(scores):.2f}–{max(scores):.2f})"
+                found[f"{key}_{k}"] = mean_and_range(scores)
         rows.append(found)
     return rows
 
@@ -620,7 +625,7 @@ def multilingual_sparse_seeds(doc):
                "gaps": " / ".join(f"{found['gap'][seed]:+.2f}" for seed in seeds)}
         for system in ("NoPrune-3", "VineCascade-3"):
             scores = [found["uas"][seed][system] for seed in seeds]
-            out[system] = f"{mean(scores):.2f} ({min(scores):.2f}–{max(scores):.2f})"
+            out[system] = mean_and_range(scores)
         rows.append(out)
     return rows
 
