@@ -230,7 +230,8 @@ def test_multilingual_add_seeds_keeps_the_earlier_seeds_and_adds_only_new_ones(m
     assert evaluated == ["bg_btb-vine-s3", "bg_btb-spacy-s3"]     # seed 0 is kept as it was, seed 4 lacks spaCy
     row = result["treebanks"]["bg_btb"]
     assert row["vine"] == {"uas": 70.0} and result["run"] == {"command": "earlier"}
-    assert row["seeds"]["vine"] == {0: {"uas": 70.0, "las": 60.0}, 3: {"uas": 90.0, "las": 80.0}}
+    assert row["seeds"]["vine"] == {0: {"uas": 70.0, "las": 60.0},
+                                    3: {"uas": 90.0, "las": 80.0, "nonprojective_arcs": {}}}
     assert row["difference"]["seeds"] == [0, 3]
     assert row["difference"]["uas"] == pytest.approx(-5.0) and row["difference"]["las"] == pytest.approx(-5.0)
     assert result["seed_runs"][0]["added"] == {"bg_btb": [3]}
@@ -264,6 +265,63 @@ def test_multilingual_sparse_seeds_adds_each_seeds_gap_and_their_mean(monkeypatc
     found = multilingual.targets(result["treebanks"])
     assert found["de_gsd: VineCascade-3 within 0.3 UAS of NoPrune-3"] == [0.6, 0.3, False]
     assert found["de_gsd: VineCascade-3 within 0.3 UAS of NoPrune-3, mean of 3 seeds"] == [0.7, 0.3, False]
+
+
+def test_multilingual_nonprojective_seeds_adds_the_arcs_of_each_seed_kept(monkeypatch, tmp_path):
+    multilingual = load_bench("multilingual")
+    for run in ("de_gsd-vine-s3", "de_gsd-spacy-s3"):                      # vine seed 4 is no longer kept
+        (tmp_path / run / "model-best").mkdir(parents=True)
+    evaluated, relabelled = [], []
+
+    def neural(path, test):
+        evaluated.append(path.parent.name)
+        return {"uas": 75.0, "las": 65.0, "nonprojective_arcs": {"gold": 10, "predicted": 4, "recall": 20.0,
+                                                                  "precision": 50.0}}
+
+    def sparse_without_lifting(name, runs, seed=0):
+        relabelled.append((name, seed))
+        return {"pseudo_projective": {"las": 70.0 + seed, "nonprojective_arcs": {"recall": 30.0 + seed}},
+                "without": {"las": 70.0}}
+
+    monkeypatch.setattr(multilingual, "neural", neural)
+    monkeypatch.setattr(multilingual, "sparse_without_lifting", sparse_without_lifting)
+    arcs0 = {"gold": 10, "predicted": 2, "recall": 10.0, "precision": 50.0}
+    earlier = json.loads(json.dumps({"run": {"command": "earlier"}, "treebanks": {
+        "de_gsd": {"lang": "de", "vine": {"uas": 74.0, "las": 64.0, "nonprojective_arcs": arcs0},
+                   "spacy": {"uas": 73.0, "las": 63.0, "nonprojective_arcs": arcs0},
+                   "seeds": {"vine": {0: {"uas": 74.0, "las": 64.0}, 3: {"uas": 75.0, "las": 65.0},
+                                      4: {"uas": 76.0, "las": 66.0}},
+                             "spacy": {0: {"uas": 73.0, "las": 63.0}, 3: {"uas": 75.0, "las": 65.0}}},
+                   "sparse_lifting": {"pseudo_projective": {"las": 71.0, "nonprojective_arcs": {"recall": 26.0}},
+                                      "without": {"las": 71.5}},
+                   "sparse_seeds": {"uas": {0: {}, 1: {}, 2: {}}, "gap": {}, "mean_gap": 0.0}},
+        "bg_btb": {"lang": "bg", "seeds": {"vine": {0: {"uas": 1.0, "las": 1.0}}}}}}))
+    result = multilingual.nonprojective_seeds_update(earlier, ["de_gsd", "bg_btb"], tmp_path)
+    assert evaluated == ["de_gsd-vine-s3", "de_gsd-spacy-s3"]      # seed 0 from its row, seed 4 not on disk
+    assert relabelled == [("de_gsd", 1), ("de_gsd", 2)]             # sparse seed 0 is the row's sparse_lifting
+    row = result["treebanks"]["de_gsd"]
+    assert row["seeds"]["vine"][0]["nonprojective_arcs"] == arcs0
+    assert row["seeds"]["vine"][3]["nonprojective_arcs"]["recall"] == 20.0
+    assert row["seeds"]["vine"][3]["measured_again"] == {"uas": 75.0, "las": 65.0}
+    assert "nonprojective_arcs" not in row["seeds"]["vine"][4]
+    assert row["sparse_seeds"]["lifting_las_gain"] == pytest.approx({0: -0.5, 1: 1.0, 2: 2.0})
+    assert row["sparse_seeds"]["nonprojective_arcs"][2] == {"recall": 32.0}
+    assert "nonprojective_arcs" not in result["treebanks"]["bg_btb"]["seeds"]["vine"]["0"]   # not measured there
+    assert result["run"] == {"command": "earlier"}
+    assert result["nonprojective_seeds_run"][0]["evaluated"] == {"de_gsd": ["vine-s3", "spacy-s3"]}
+    found = multilingual.targets(result["treebanks"])
+    assert found["de_gsd: vine_cascade non-projective arc recall >= 30, mean of seeds 0, 3"] == [15.0, 30.0, False]
+    assert found["de_gsd: CascadeParser non-projective arc recall >= 30, mean of 3 seeds"] == [29.7, 30.0, False]
+    assert found["de_gsd: CascadeParser LAS with lifting - without >= 0.3, mean of 3 seeds"] == [0.83, 0.3, True]
+    evaluated.clear()
+    relabelled.clear()
+    multilingual.nonprojective_seeds_update(json.loads(json.dumps(result)), ["de_gsd"], tmp_path)
+    assert evaluated == [] and relabelled == []                     # what is measured is not measured again
+    monkeypatch.setattr(multilingual, "sparse", lambda name, runs, epochs, repeats, seed=0: {
+        "rows": {system: {"uas": 80.0} for system in multilingual.SPARSE_SYSTEMS}})
+    args = argparse.Namespace(runs=tmp_path, epochs=5, repeats=3)
+    again = multilingual.sparse_seeds_update(result, ["de_gsd"], [1, 2], args)["treebanks"]["de_gsd"]
+    assert again["sparse_seeds"]["lifting_las_gain"] == pytest.approx({0: -0.5, 1: 1.0, 2: 2.0})     # kept
 
 
 def test_reparse_chooses_the_bonus_on_dev_las_then_uas():
