@@ -303,6 +303,14 @@ vine-lowering: $(foreach tb,$(REPARSE_TREEBANKS),$(MULTI)/$(tb)-vine-flat-s0/mod
 	$(foreach tb,$(REPARSE_TREEBANKS),$(ONE_CORE) $(BIN)/python bench/vine_lowering.py --treebank $(tb) \
 	    --run flat=$(MULTI)/$(tb)-vine-flat-s0 --run lifted=$(MULTI)/$(tb)-vine-s0 --out bench/results/vine_lowering.json &&) true
 
+# vine-lowering-seeds: the same on German with seeds 3 and 4 of vine_cascade with and without lifting (the
+# lifted runs are the multilingual seeds) -> bench/results/vine_lowering.json (runs lifted-sK, flat-sK)
+.PHONY: vine-lowering-seeds
+vine-lowering-seeds: $(foreach seed,3 4,$(MULTI)/de_gsd-vine-flat-s$(seed)/model-best $(MULTI)/de_gsd-vine-s$(seed)/model-best)
+	$(ONE_CORE) $(BIN)/python bench/vine_lowering.py --treebank de_gsd \
+	    $(foreach seed,3 4,--run flat-s$(seed)=$(MULTI)/de_gsd-vine-flat-s$(seed) \
+	        --run lifted-s$(seed)=$(MULTI)/de_gsd-vine-s$(seed)) --out bench/results/vine_lowering.json
+
 # nonprojective-losses: where the sparse cascade and vine_cascade lose the crossing arcs of German and Portuguese
 # test, and the most LAS lifting can add there -> bench/results/nonprojective_losses.json
 .PHONY: nonprojective-losses

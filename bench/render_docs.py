@@ -691,19 +691,42 @@ def reparse_rows(doc):
     return rows
 
 
+VINE_LOWERING_SETTINGS = (("lifted", "as_parsed", "decorated labels (pseudo_projective true)"),
+                          ("flat", "as_parsed", "plain labels (pseudo_projective false)"),
+                          ("flat", "lowered", "plain labels, then the lowering model"))
+
+
 def vine_lowering_rows(doc):
     """bench/vine_lowering.py: vine_cascade with decorated labels as parsed, and without them as parsed and with
     the lowering model's moves."""
     rows = []
     for name, found in doc["treebanks"].items():
-        for run, how, label in (("lifted", "as_parsed", "decorated labels (pseudo_projective true)"),
-                                ("flat", "as_parsed", "plain labels (pseudo_projective false)"),
-                                ("flat", "lowered", "plain labels, then the lowering model")):
+        for run, how, label in VINE_LOWERING_SETTINGS:
             if run in found:
                 test = found[run][how]
                 rows.append({"treebank": treebank_label(name, found), "how": label, "uas": test["uas"],
                              "las": test["las"], "recall": test["nonprojective_arcs"]["recall"],
                              "precision": test["nonprojective_arcs"]["precision"]})
+    return rows
+
+
+def vine_lowering_seed_rows(doc):
+    """bench/vine_lowering.py over seeds (runs named "lifted", "flat" for seed 0 and "lifted-sK", "flat-sK"):
+    per treebank and setting, LAS and non-projective recall per seed and their means, where a setting has
+    several seeds."""
+    rows = []
+    for name, found in doc["treebanks"].items():
+        for run, how, label in VINE_LOWERING_SETTINGS:
+            seeds = {0 if key == run else int(key[len(run) + 2:]): found[key][how] for key in found
+                     if key == run or (key.startswith(run + "-s") and key[len(run) + 2:].isdigit())}
+            if len(seeds) < 2:
+                continue
+            order = sorted(seeds)
+            recall = [seeds[seed]["nonprojective_arcs"]["recall"] or 0.0 for seed in order]
+            las = [seeds[seed]["las"] for seed in order]
+            rows.append({"treebank": treebank_label(name, found), "how": label, "seeds": ", ".join(map(str, order)),
+                         "las": " / ".join(f"{value:.2f}" for value in las), "mean_las": mean(las),
+                         "recall": " / ".join(f"{value:.1f}" for value in recall), "mean_recall": mean(recall)})
     return rows
 
 
@@ -1010,6 +1033,10 @@ TABLES = [
         Col("treebank (training sentences)", "treebank"), Col("vine_cascade", "how"), Col("UAS", "uas", "2f"),
         Col("LAS", "las", "2f"), Col("non-projective recall", "recall", "1f"),
         Col("non-projective precision", "precision", "1f")]),
+    Table("vine_lowering_seeds", "vine_lowering.json", vine_lowering_seed_rows, [
+        Col("treebank (training sentences)", "treebank"), Col("vine_cascade", "how"), Col("seeds", "seeds"),
+        Col("LAS per seed", "las"), Col("mean LAS", "mean_las", "2f"),
+        Col("non-projective recall per seed", "recall"), Col("mean recall", "mean_recall", "1f")]),
     # nonprojective_losses.json: bench/nonprojective_losses.py
     Table("nonprojective_losses", "nonprojective_losses.json", nonprojective_loss_rows, [
         Col("treebank (training sentences)", "treebank"), Col("lifted training words", "training", "int"),
