@@ -186,6 +186,24 @@ ewt-compare-es: $(foreach run,$(COMPARE_ES_RUNS),$(COMPARE_ES)/$(run)/model-best
 	    --dev $(SPACY_DATA)/en_ewt-ud-dev.spacy --test $(SPACY_DATA)/en_ewt-ud-test.spacy --ood $(PUD_SPACY) \
 	    --out bench/results/spacy_compare_es.json --markdown bench/results/spacy_compare_es.md
 
+# ewt-compare-es-dropout: vine_cascade trained as ewt-compare-es trains it, with dropout 0.2 on its encoder output
+# (seeds ES_DROPOUT_SEEDS), beside the runs of spaCy's parsers in spacy_compare_es.json
+COMPARE_ES_DROPOUT := bench/out/compare_es_dropout
+ES_DROPOUT_SEEDS ?= 0 1 2 3 4
+$(COMPARE_ES_DROPOUT)/%/model-best: | $(STAMP) $(EWT_SPACY)
+	@mkdir -p $(COMPARE_ES_DROPOUT)
+	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/ewt.cfg --output $(COMPARE_ES_DROPOUT)/$* $(TRAIN_DATA) \
+	    --system.seed $(call run_seed,$*) --training.max_steps 20000 --training.patience 1600 \
+	    --training.eval_frequency 200 --components.vine_cascade.dropout 0.2 > $(COMPARE_ES_DROPOUT)/$*.log 2>&1
+
+.PHONY: ewt-compare-es-dropout
+ewt-compare-es-dropout: $(foreach seed,$(ES_DROPOUT_SEEDS),$(COMPARE_ES_DROPOUT)/cnn-vine-s$(seed)/model-best) $(PUD_SPACY)
+	$(ONE_CORE) $(BIN)/python bench/spacy_compare.py --runs $(COMPARE_ES_DROPOUT) --steps early-stopping --no-speed \
+	    --merge --merge-from bench/results/spacy_compare_es.json --merge-pipes spacy,beam \
+	    --note "vine_cascade trained with dropout 0.2 on its encoder output (configs/ewt.cfg has 0.0)" \
+	    --dev $(SPACY_DATA)/en_ewt-ud-dev.spacy --test $(SPACY_DATA)/en_ewt-ud-test.spacy --ood $(PUD_SPACY) \
+	    --out bench/results/spacy_compare_es_dropout.json --markdown bench/results/spacy_compare_es_dropout.md
+
 budget-curve: $(COMPARE_16K)/cnn-spacy-s0/model-best
 	$(BIN)/python bench/budget_curve.py --run "spaCy's parser, seed 0=$(COMPARE_16K)/cnn-spacy-s0.log" \
 	    --out bench/results/budget_curve.json

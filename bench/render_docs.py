@@ -978,6 +978,16 @@ TABLES = [
         Col("shared encoder", "setting"), Col("parser", "pipeline"), Col("seed", "seed", "int"),
         Col("stopped at step", "last_step", "int"), Col("model-best from step", "best_step", "int")]),
     Table("spacy_compare_es_targets", "spacy_compare_es.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
+    # spacy_compare_es_dropout.json: make ewt-compare-es-dropout (vine_cascade with dropout 0.2, spaCy's runs merged)
+    Table("spacy_compare_es_dropout", "spacy_compare_es_dropout.json", compare_accuracy, COMPARE_ACCURACY_COLUMNS),
+    Table("spacy_compare_es_dropout_ood", "spacy_compare_es_dropout.json", lambda doc: compare_accuracy(doc, "ood"),
+          COMPARE_ACCURACY_COLUMNS),
+    Table("spacy_compare_es_dropout_stopping", "spacy_compare_es_dropout.json",
+          lambda doc: [row for row in stopping_rows(doc) if row["pipeline"] == "vine_cascade"], [
+              Col("parser", "pipeline"), Col("seed", "seed", "int"), Col("stopped at step", "last_step", "int"),
+              Col("model-best from step", "best_step", "int")]),
+    Table("spacy_compare_es_dropout_targets", "spacy_compare_es_dropout.json", lambda doc: items(doc["targets"]),
+          TARGET_COLUMNS),
     Table("spacy_compare_targets", "spacy_compare.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
     Table("spacy_compare_speed", "spacy_compare.json", compare_speed, [
         Col("shared encoder", "setting"), Col("ops", "ops"), Col("spaCy parser (words/s)", "spacy", "int"),

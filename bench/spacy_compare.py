@@ -427,9 +427,18 @@ def main():
                         help="add the runs under --runs to those already in --out (e.g. spaCy's beam parser beside "
                              "runs measured before): their records are kept as measured, the means and targets "
                              "recomputed; needs --no-speed and the same --steps")
+    parser.add_argument("--merge-from", default=None,
+                        help="with --merge: take the earlier runs from this result instead of --out (e.g. spaCy's "
+                             "parsers' runs beside a variant of vine_cascade)")
+    parser.add_argument("--merge-pipes", default=None,
+                        help="with --merge: keep only these pipelines' earlier runs, e.g. spacy,beam")
     parser.add_argument("--out", default="bench/results/spacy_compare.json")
     parser.add_argument("--markdown", default="bench/results/spacy_compare.md")
     args = parser.parse_args()
+    if (args.merge_from or args.merge_pipes) and not args.merge:
+        parser.error("--merge-from and --merge-pipes go with --merge")
+    if args.merge_pipes and not set(args.merge_pipes.split(",")) <= set(PIPES):
+        parser.error(f"--merge-pipes takes pipelines of {', '.join(PIPES)}, got {args.merge_pipes!r}")
     earlier, measured_by = merged_runs(args) if args.merge else ({}, None)
 
     import spacy
@@ -534,25 +543,29 @@ def run_key(name):
 
 
 def merged_runs(args):
-    """For --merge: the run records of the earlier result at --out, by (setting, pipeline, seed), and the
-    command, commit and machine that measured them. Exits with a message when the two cannot be merged."""
+    """For --merge: the run records of the earlier result at --merge-from (default --out), by (setting,
+    pipeline, seed), only those of --merge-pipes when given, and the command, commit and machine that measured
+    them. Exits with a message when the two cannot be merged."""
+    source = args.merge_from or args.out
     if not args.no_speed:
         sys.exit("error: --merge measures accuracy only; add --no-speed")
-    if not Path(args.out).exists():
-        sys.exit(f"error: --merge adds to {args.out}, which does not exist")
-    earlier = json.loads(Path(args.out).read_text())
+    if not Path(source).exists():
+        sys.exit(f"error: --merge adds to {source}, which does not exist")
+    earlier = json.loads(Path(source).read_text())
     measured = [earlier.get("steps"), earlier.get("recall"), earlier.get("orders")]
     if measured != json.loads(json.dumps([args.steps, args.recall, args.orders])):    # tuples as the JSON has them
-        sys.exit(f"error: {args.out} was measured with --steps {earlier.get('steps')}, --recall "
+        sys.exit(f"error: {source} was measured with --steps {earlier.get('steps')}, --recall "
                  f"{earlier.get('recall')}, --orders {earlier.get('orders')}; merge runs measured alike")
     if args.ood and any("ood" not in row for row in earlier["runs"].values()):
-        sys.exit(f"error: --ood given, but the runs in {args.out} were measured without it")
+        sys.exit(f"error: --ood given, but the runs in {source} were measured without it")
+    pipes = set(args.merge_pipes.split(",")) if args.merge_pipes else set(PIPES)
     runs = {}
     for name, row in earlier["runs"].items():
         key = run_key(name)
         if key is None:
-            sys.exit(f"error: {args.out} has a run named {name!r}, not SETTING-PIPELINE-sSEED")
-        runs[key] = row
+            sys.exit(f"error: {source} has a run named {name!r}, not SETTING-PIPELINE-sSEED")
+        if key[1] in pipes:
+            runs[key] = row
     return runs, {key: earlier.get(key) for key in ("command", "commit", "machine")}
 
 

@@ -376,10 +376,13 @@ def test_spacy_compare_merges_runs_into_an_earlier_result(tmp_path):
     srsly.write_json(out, {"command": "x", "commit": "abc", "machine": {}, "steps": compare.EARLY_STOPPING,
                            "recall": None, "orders": None, "runs": {"cnn-vine-s0": row, "cnn-spacy-s1": row}})
     args = argparse.Namespace(out=str(out), no_speed=True, steps=compare.EARLY_STOPPING, recall=None, orders=None,
-                               ood="pud.spacy")
+                               ood="pud.spacy", merge_from=None, merge_pipes=None)
     runs, measured_by = compare.merged_runs(args)
     assert measured_by == {"command": "x", "commit": "abc", "machine": {}}
     assert runs == {("cnn", "vine", 0): row, ("cnn", "spacy", 1): row}
+    variant = argparse.Namespace(**{**vars(args), "out": str(tmp_path / "variant.json"), "merge_from": str(out),
+                                    "merge_pipes": "spacy,beam"})      # a variant of vine_cascade beside spaCy's runs
+    assert compare.merged_runs(variant)[0] == {("cnn", "spacy", 1): row}
     assert compare.run_key("bilstm-beam-s12") == ("bilstm", "beam", 12) and compare.run_key("cnn-vine") is None
     with pytest.raises(SystemExit, match="--no-speed"):
         compare.merged_runs(argparse.Namespace(**{**vars(args), "no_speed": False}))
