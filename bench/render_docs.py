@@ -1189,6 +1189,7 @@ TABLES = [
     Table("capacity_dev", "capacity_dev.json", budget_rows, DEV_CURVE_COLUMNS),
     Table("optimizer_dev", "optimizer_dev.json", budget_rows, DEV_CURVE_COLUMNS),
     Table("probes_dev", "probes_dev.json", budget_rows, DEV_CURVE_COLUMNS),
+    Table("dropout_es_dev", "dropout_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
     # parse_hashes.json: bench/parse_hashes.py before and after a refactoring
     Table("parse_hashes", "parse_hashes.json",
           lambda doc: [{"part": part, "what": key, "same": same} for part, found in doc["identical"].items()
