@@ -24,7 +24,10 @@ last --blas ops).
 Writes JSON (--out, with the command line, git commit, machine and load averages, and issue 37's targets)
 and markdown (--markdown). With `--steps early-stopping` (runs trained until the dev score stopped rising, as
 `make ewt-compare-es` trains them), each run's record also gives the step it stopped at and the step its
-model-best is from, read from its log (SETTING-PIPELINE-sSEED.log beside the run's folder).
+model-best is from, read from its log (SETTING-PIPELINE-sSEED.log beside the run's folder). With --merge (and
+--no-speed) the runs under --runs join the run records of an earlier result, kept as measured: --out's, or
+--merge-from's, of the pipelines --merge-pipes names (e.g. a variant of vine_cascade beside spaCy's parsers'
+runs of `make ewt-compare-es`, as `make ewt-compare-es-dropout` does).
 
     python bench/spacy_compare.py --runs bench/out/compare8k --steps 8000 \\
         --dev corpora/spacy/en_ewt-ud-dev.spacy --test corpora/spacy/en_ewt-ud-test.spacy \\
@@ -550,7 +553,7 @@ def merged_runs(args):
     if not args.no_speed:
         sys.exit("error: --merge measures accuracy only; add --no-speed")
     if not Path(source).exists():
-        sys.exit(f"error: --merge adds to {source}, which does not exist")
+        sys.exit(f"error: --merge reads the earlier runs from {source}, which does not exist")
     earlier = json.loads(Path(source).read_text())
     measured = [earlier.get("steps"), earlier.get("recall"), earlier.get("orders")]
     if measured != json.loads(json.dumps([args.steps, args.recall, args.orders])):    # tuples as the JSON has them
