@@ -216,12 +216,11 @@ def int_keys(by_seed):
     return {int(seed): value for seed, value in by_seed.items()}
 
 
-def mean_recall(by_seed):
-    """The mean non-projective recall over the seed records that have it, and those seeds."""
-    seeds = sorted((seed for seed, scores in by_seed.items() if "nonprojective_arcs" in scores), key=int)
-    if not seeds:
-        return None, []
-    return float(np.mean([by_seed[seed]["nonprojective_arcs"]["recall"] or 0.0 for seed in seeds])), seeds
+def mean_recall(arcs_by_seed):
+    """The mean non-projective recall of `NonProjectiveArcs.scores` by seed (no crossing arc predicted counts
+    as 0), and the seeds in order."""
+    seeds = sorted(arcs_by_seed, key=int)
+    return float(np.mean([arcs_by_seed[seed]["recall"] or 0.0 for seed in seeds])) if seeds else None, seeds
 
 
 def seed_scores(runs, name, seed, test):
@@ -437,7 +436,9 @@ def targets(rows):
             if key in row:
                 recall = row[key]["nonprojective_arcs"]["recall"]
                 out[f"{name}: {label} non-projective arc recall >= 30"] = [_round(recall), 30.0, (recall or 0) >= 30.0]
-            recall, seeds = mean_recall(row.get("seeds", {}).get(key, {}))
+            recall, seeds = mean_recall({seed: scores["nonprojective_arcs"]
+                                         for seed, scores in row.get("seeds", {}).get(key, {}).items()
+                                         if "nonprojective_arcs" in scores})
             if len(seeds) > 1:
                 out[f"{name}: {label} non-projective arc recall >= 30, mean of seeds "
                     f"{', '.join(map(str, seeds))}"] = [_round(recall), 30.0, recall >= 30.0]
@@ -454,7 +455,7 @@ def targets(rows):
         if "lifting_las_gain" in row.get("sparse_seeds", {}):
             seeds = row["sparse_seeds"]
             count = len(seeds["lifting_las_gain"])
-            recall = float(np.mean([arcs["recall"] or 0.0 for arcs in seeds["nonprojective_arcs"].values()]))
+            recall, _ = mean_recall(seeds["nonprojective_arcs"])
             gain = float(np.mean(list(seeds["lifting_las_gain"].values())))
             out[f"{name}: CascadeParser non-projective arc recall >= 30, mean of {count} seeds"] = [
                 _round(recall), 30.0, recall >= 30.0]
