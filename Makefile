@@ -186,23 +186,33 @@ ewt-compare-es: $(foreach run,$(COMPARE_ES_RUNS),$(COMPARE_ES)/$(run)/model-best
 	    --dev $(SPACY_DATA)/en_ewt-ud-dev.spacy --test $(SPACY_DATA)/en_ewt-ud-test.spacy --ood $(PUD_SPACY) \
 	    --out bench/results/spacy_compare_es.json --markdown bench/results/spacy_compare_es.md
 
-# ewt-compare-es-dropout: vine_cascade trained as ewt-compare-es trains it, with dropout 0.2 on its encoder output
-# (seeds ES_DROPOUT_SEEDS), beside the runs of spaCy's parsers in spacy_compare_es.json
+# vine_cascade trained as ewt-compare-es trains it, with another dropout on its encoder output than the config's
+# 0.2: bench/out/compare_es_dropout/RATE/cnn-vine-sSEED (the experiment "Dropout under early stopping").
+# ewt-compare-es-dropout0: dropout 0.0 (the config's setting before; seeds ES_DROPOUT0_SEEDS) beside the runs of
+# spaCy's parsers in spacy_compare_es.json. dropout-es-dev: the dev curves of seeds 3 and 4 at 0.0, 0.2 and 0.3.
 COMPARE_ES_DROPOUT := bench/out/compare_es_dropout
-ES_DROPOUT_SEEDS ?= 0 1 2 3 4
+ES_DROPOUT0_SEEDS ?= 0 1 2 3 4
 $(COMPARE_ES_DROPOUT)/%/model-best: | $(STAMP) $(EWT_SPACY)
-	@mkdir -p $(COMPARE_ES_DROPOUT)
+	@mkdir -p $(COMPARE_ES_DROPOUT)/$(patsubst %/,%,$(dir $*))
 	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/ewt.cfg --output $(COMPARE_ES_DROPOUT)/$* $(TRAIN_DATA) \
-	    --system.seed $(call run_seed,$*) --training.max_steps 20000 --training.patience 1600 \
-	    --training.eval_frequency 200 --components.vine_cascade.dropout 0.2 > $(COMPARE_ES_DROPOUT)/$*.log 2>&1
+	    --system.seed $(call run_seed,$(notdir $*)) --training.max_steps 20000 --training.patience 1600 \
+	    --training.eval_frequency 200 --components.vine_cascade.dropout $(patsubst %/,%,$(dir $*)) \
+	    > $(COMPARE_ES_DROPOUT)/$*.log 2>&1
 
-.PHONY: ewt-compare-es-dropout
-ewt-compare-es-dropout: $(foreach seed,$(ES_DROPOUT_SEEDS),$(COMPARE_ES_DROPOUT)/cnn-vine-s$(seed)/model-best) $(PUD_SPACY)
-	$(ONE_CORE) $(BIN)/python bench/spacy_compare.py --runs $(COMPARE_ES_DROPOUT) --steps early-stopping --no-speed \
-	    --merge --merge-from bench/results/spacy_compare_es.json --merge-pipes spacy,beam \
-	    --note "vine_cascade trained with dropout 0.2 on its encoder output (configs/ewt.cfg has 0.0)" \
+.PHONY: ewt-compare-es-dropout0 dropout-es-dev
+ewt-compare-es-dropout0: $(PUD_SPACY) \
+    $(foreach seed,$(ES_DROPOUT0_SEEDS),$(COMPARE_ES_DROPOUT)/0.0/cnn-vine-s$(seed)/model-best)
+	$(ONE_CORE) $(BIN)/python bench/spacy_compare.py --runs $(COMPARE_ES_DROPOUT)/0.0 --steps early-stopping \
+	    --no-speed --merge --merge-from bench/results/spacy_compare_es.json --merge-pipes spacy,beam \
+	    --note "vine_cascade trained with dropout 0.0 on its encoder output (configs/ewt.cfg has 0.2)" \
 	    --dev $(SPACY_DATA)/en_ewt-ud-dev.spacy --test $(SPACY_DATA)/en_ewt-ud-test.spacy --ood $(PUD_SPACY) \
-	    --out bench/results/spacy_compare_es_dropout.json --markdown bench/results/spacy_compare_es_dropout.md
+	    --out bench/results/spacy_compare_es_dropout0.json --markdown bench/results/spacy_compare_es_dropout0.md
+
+# the early-stopping run of vine_cascade with dropout $(1), seed $(2) (the config's 0.2: ewt-compare-es's run)
+dropout_run = $(if $(filter 0.2,$(1)),$(COMPARE_ES),$(COMPARE_ES_DROPOUT)/$(1))/cnn-vine-s$(2)
+dropout-es-dev: $(foreach seed,3 4,$(foreach rate,0.0 0.2 0.3,$(call dropout_run,$(rate),$(seed))/model-best))
+	$(BIN)/python bench/budget_curve.py --budgets 4000,8000,12000 --out bench/results/dropout_es_dev.json \
+	    $(foreach seed,3 4,$(foreach rate,0.0 0.2 0.3,--run "dropout $(rate), seed $(seed)=$(call dropout_run,$(rate),$(seed)).log"))
 
 budget-curve: $(COMPARE_16K)/cnn-spacy-s0/model-best
 	$(BIN)/python bench/budget_curve.py --run "spaCy's parser, seed 0=$(COMPARE_16K)/cnn-spacy-s0.log" \

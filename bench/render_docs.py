@@ -410,11 +410,36 @@ def stopping_rows(doc):
     return rows
 
 
-def readme_summary(doc):
-    """EWT test (mean over seeds) and English PUD, and the pipelines' words/s, setting cnn."""
+def paired_seeds(doc, baseline):
+    """vine_cascade's runs of `doc` beside the runs of the same seeds in the result file `baseline` (setting cnn):
+    EWT test and out-of-domain UAS / LAS and the step model-best is from, one row per seed both have, then
+    their means over those seeds."""
+    before = load(baseline)["runs"]
+    rows = []
+    for name, run in sorted(doc["runs"].items()):
+        setting, pipe, seed = name.rsplit("-", 2)
+        if setting != "cnn" or pipe != "vine" or name not in before:
+            continue
+        row = {"seed": seed[1:]}
+        for side, record in (("after", run), ("before", before[name])):
+            row.update({f"{side}_uas": 100 * record["dep_uas"], f"{side}_las": 100 * record["dep_las"],
+                        f"{side}_ood_uas": 100 * record["ood"]["dep_uas"],
+                        f"{side}_ood_las": 100 * record["ood"]["dep_las"],
+                        f"{side}_best_step": record["stopping"]["best_step"]})
+        rows.append(row)
+    if not rows:
+        raise SystemExit(f"no seed of vine_cascade is in both {doc.get('command')!r}'s result and {baseline}")
+    keys = [key for key in rows[0] if key != "seed"]
+    rows.append({"seed": f"mean of {len(rows)}", **{key: mean(row[key] for row in rows) for key in keys}})
+    return rows
+
+
+def readme_summary(doc, speed_source="spacy_compare.json"):
+    """EWT test (mean over seeds) and English PUD of `doc`, and the pipelines' words/s of `speed_source`'s
+    first seeds (scipy ops), setting cnn."""
     rows = []
     pipes = doc["settings"]["cnn"]
-    speed = doc["seed0"]["cnn"]["speed"]["scipy"]
+    speed = load(speed_source)["seed0"]["cnn"]["speed"]["scipy"]
     last = max((k for k in speed if k.startswith("vine_") and k[5:].isdigit()), key=lambda k: int(k[5:]))
     for pipe, label in PIPELINES.items():
         if pipe not in pipes:
@@ -963,7 +988,8 @@ TABLES = [
         Col("test sentences", "sentences", "int"), Col("hashed weights per level", lambda row, doc:
                                                        2 ** doc["settings"]["bits"], "int")]),
     # spacy_compare.json: bench/spacy_compare.py
-    Table("readme_spacy_compare", "spacy_compare.json", readme_summary, [
+    # accuracy trained until the dev score stops rising (spacy_compare_es.json), words/s of spacy_compare.json
+    Table("readme_spacy_compare", "spacy_compare_es.json", readme_summary, [
         Col("parser", "pipeline"), Col("seeds", "seeds", "int"), Col("UAS", "uas", "2f"), Col("LAS", "las", "2f"),
         Col("UAS, English PUD", "ood_uas", "2f"), Col("LAS, English PUD", "ood_las", "2f"),
         Col("words/s (pipeline)", "words", "int"), Col("vs spaCy", "ratio", "x")]),
@@ -978,15 +1004,15 @@ TABLES = [
         Col("shared encoder", "setting"), Col("parser", "pipeline"), Col("seed", "seed", "int"),
         Col("stopped at step", "last_step", "int"), Col("model-best from step", "best_step", "int")]),
     Table("spacy_compare_es_targets", "spacy_compare_es.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
-    # spacy_compare_es_dropout.json: make ewt-compare-es-dropout (vine_cascade with dropout 0.2, spaCy's runs merged)
-    Table("spacy_compare_es_dropout", "spacy_compare_es_dropout.json", compare_accuracy, COMPARE_ACCURACY_COLUMNS),
-    Table("spacy_compare_es_dropout_ood", "spacy_compare_es_dropout.json", lambda doc: compare_accuracy(doc, "ood"),
-          COMPARE_ACCURACY_COLUMNS),
-    Table("spacy_compare_es_dropout_stopping", "spacy_compare_es_dropout.json",
-          lambda doc: [row for row in stopping_rows(doc) if row["pipeline"] == "vine_cascade"], [
-              Col("parser", "pipeline"), Col("seed", "seed", "int"), Col("stopped at step", "last_step", "int"),
-              Col("model-best from step", "best_step", "int")]),
-    Table("spacy_compare_es_dropout_targets", "spacy_compare_es_dropout.json", lambda doc: items(doc["targets"]),
+    # spacy_compare_es_dropout0.json: make ewt-compare-es-dropout0 (vine_cascade with dropout 0.0, the setting
+    # configs/ewt.cfg had before; spaCy's runs merged)
+    Table("dropout_es_seeds", "spacy_compare_es.json", lambda doc: paired_seeds(doc, "spacy_compare_es_dropout0.json"),
+          [Col("seed", "seed")] + [Col(f"{label}, dropout {rate}", f"{side}_{key}", fmt)
+                                   for key, label, fmt in (("uas", "UAS", "2f"), ("las", "LAS", "2f"),
+                                                           ("ood_uas", "PUD UAS", "2f"), ("ood_las", "PUD LAS", "2f"),
+                                                           ("best_step", "model-best step", "int"))
+                                   for side, rate in (("before", "0.0"), ("after", "0.2"))]),
+    Table("spacy_compare_es_dropout0_targets", "spacy_compare_es_dropout0.json", lambda doc: items(doc["targets"]),
           TARGET_COLUMNS),
     Table("spacy_compare_targets", "spacy_compare.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
     Table("spacy_compare_speed", "spacy_compare.json", compare_speed, [

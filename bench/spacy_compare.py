@@ -27,7 +27,7 @@ and markdown (--markdown). With `--steps early-stopping` (runs trained until the
 model-best is from, read from its log (SETTING-PIPELINE-sSEED.log beside the run's folder). With --merge (and
 --no-speed) the runs under --runs join the run records of an earlier result, kept as measured: --out's, or
 --merge-from's, of the pipelines --merge-pipes names (e.g. a variant of vine_cascade beside spaCy's parsers'
-runs of `make ewt-compare-es`, as `make ewt-compare-es-dropout` does).
+runs of `make ewt-compare-es`, as `make ewt-compare-es-dropout0` does).
 
     python bench/spacy_compare.py --runs bench/out/compare8k --steps 8000 \\
         --dev corpora/spacy/en_ewt-ud-dev.spacy --test corpora/spacy/en_ewt-ud-test.spacy \\
@@ -302,7 +302,8 @@ def steps_argument(text):
 def stopping_steps(log, pipeline):
     """Where the early-stopped run of the saved `pipeline` (a model-best folder) and its `spacy train` log stopped:
     its patience and step limit (config.cfg), the last evaluated step, and the step whose dev scores model-best
-    holds: the row with its dev UAS and LAS (and tok2vec loss, where the log has one) as meta.json records them."""
+    holds: the row with its dev UAS and LAS (and tok2vec loss, where the log has one) as meta.json records them;
+    and those dev UAS and LAS (percent)."""
     from spacy.util import load_config
     training = load_config(Path(pipeline) / "config.cfg")["training"]
     rows = read_log(log, columns=("DEP_UAS", "DEP_LAS", "LOSS TOK2VEC"))
@@ -315,7 +316,7 @@ def stopping_steps(log, pipeline):
     if not best:
         raise SystemExit(f"error: no evaluation of {log} has the dev scores of {meta}")
     return {"patience": training["patience"], "max_steps": training["max_steps"], "last_step": rows[-1][0],
-            "best_step": best[-1]}
+            "best_step": best[-1], "dev_uas": wanted["DEP_UAS"], "dev_las": wanted["DEP_LAS"]}
 
 
 def budget_text(result):

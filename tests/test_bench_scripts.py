@@ -353,9 +353,10 @@ def test_spacy_compare_reads_where_an_early_stopped_run_stopped(tmp_path):
     # equal dev scores at steps 400 and 600: the tok2vec loss tells which one model-best holds
     srsly.write_json(meta, {"performance": {"dep_uas": 0.701, "dep_las": 0.6061, "tok2vec_loss": 3001.0}})
     limits = {"patience": 1600, "max_steps": 20000}
-    assert compare.stopping_steps(log, tmp_path) == {**limits, "last_step": 800, "best_step": 400}
+    dev = {"dev_uas": 70.1, "dev_las": 60.61}
+    assert compare.stopping_steps(log, tmp_path) == {**limits, "last_step": 800, "best_step": 400, **dev}
     srsly.write_json(meta, {"performance": {"dep_uas": 0.701, "dep_las": 0.6061}})
-    assert compare.stopping_steps(log, tmp_path) == {**limits, "last_step": 800, "best_step": 600}   # the later
+    assert compare.stopping_steps(log, tmp_path) == {**limits, "last_step": 800, "best_step": 600, **dev}  # the later
     srsly.write_json(meta, {"performance": {"dep_uas": 0.5, "dep_las": 0.4}})
     with pytest.raises(SystemExit, match="no evaluation"):
         compare.stopping_steps(log, tmp_path)
