@@ -3,8 +3,8 @@
 For each pipeline (--models NAME=PATH ...): the tokenizer, tok2vec and tagger run once over the gold tokens
 of --docs (one sentence per doc, as in bench/spacy_compare.py); then `vine_cascade.pipe` (batches of 256) is
 timed over those docs, --repeats rounds with the pipelines interleaved, each run from a collected heap; the
-median per pipeline, with the model settings that set its cost (part_width, label_children, arc and label
-widths). With --blas scipy (the default) thinc's ops are `vineparse.blas.ScipyBlasOps`, as in the
+median per pipeline, with the model settings that set its cost (part_width, label_children, arc, label and
+span widths). With --blas scipy (the default) thinc's ops are `vineparse.blas.ScipyBlasOps`, as in the
 equal-BLAS half of bench/spacy_compare.py. The thresholds are those the pipelines were saved with.
 
     python bench/component_speed.py --docs corpora/spacy/en_ewt-ud-dev.spacy \\
@@ -69,7 +69,7 @@ def main():
         pipelines[name] = {"path": str(path), "component": component, "docs": docs,
                            "words": sum(len(d) for d in docs),
                            "settings": {k: model_cfg.get(k) for k in ("arc_width", "part_width", "label_width",
-                                                                     "label_children")}}
+                                                                     "label_children", "span_width")}}
     times = {name: [] for name in pipelines}
     for repeat in range(args.repeats):
         for name, p in pipelines.items():

@@ -7,9 +7,10 @@ from thinc.api import NumpyOps, Ops
 
 from vineparse.pipeline.parts import PartTable, SentenceScores
 from vineparse.pipeline.scorers import (GRAND_SIBLING, GRANDPARENT, N_BUCKETS, PART_ROLES, SIBLING,
-                                        DISTANCE_CLASSES, arc_scorer, biaffine_predict, biaffine_row_terms,
-                                        dense_buckets, distance_buckets, label_scorer, outer_children,
-                                        outer_scorer, part_scorer, start_scorer, with_root_row)
+                                        DISTANCE_CLASSES, add_span_scores, arc_scorer, biaffine_predict,
+                                        biaffine_row_terms, dense_buckets, distance_buckets, label_scorer,
+                                        outer_children, outer_scorer, part_scorer, span_row_terms, span_scores,
+                                        start_scorer, with_root_row)
 
 W = 5
 
@@ -85,10 +86,11 @@ def weighting(seed):
     return weights_of
 
 
-def test_arc_scorer_backward_matches_finite_differences():
+@pytest.mark.parametrize("span_width", [0, 2])
+def test_arc_scorer_backward_matches_finite_differences(span_width):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(9, W))
-    model = float64_model(arc_scorer(3, nI=W), X)
+    model = float64_model(arc_scorer(3, nI=W, span_width=span_width), X)
     rows = [np.array([0, 1, 2, 3]), np.array([0, 4, 5]), np.array([6, 8, 7, 2])]
     positions = [None, None, np.array([0, 5, 1, 30])]       # a root shared; far positions
     check_gradients(model, lambda X: (X, rows, positions), X, weighting(1))
@@ -188,27 +190,60 @@ def test_fused_cpu_part_scores_equal_the_layer(seed, n, kind, width, by_arc):
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.integers(0, 10_000), st.lists(st.integers(0, 40), min_size=1, max_size=12))
-def test_batched_arc_scores_equal_the_layer(seed, lengths):
-    """Prediction's batched biaffine scores (one compiled call for all sentences) equal the layer's
-    forward pass sentence by sentence, for any mix of lengths (the empty sentence included), as float64
-    C-contiguous arrays."""
+@given(st.integers(0, 10_000), st.lists(st.integers(0, 40), min_size=1, max_size=12), st.sampled_from([0, 3]))
+def test_batched_arc_scores_equal_the_layer(seed, lengths, span_width):
+    """Prediction's batched biaffine scores (one compiled call for all sentences, then the span term where
+    the scorer has one) equal the layer's forward pass sentence by sentence, for any mix of lengths (the
+    empty sentence included), as float64 C-contiguous arrays."""
     rng = np.random.default_rng(seed)
     starts = np.cumsum([0] + [n + 1 for n in lengths])
     X = rng.normal(size=(starts[-1] + 2, W)).astype("f")
-    model = arc_scorer(4, nI=W)
+    model = arc_scorer(4, nI=W, span_width=span_width)
     model.layers[0].initialize(X=X)
     model.initialize()
-    for name in ("U", "u", "E", "F", "c"):
+    for name in model.param_names:
         model.set_param(name, rng.normal(size=model.get_param(name).shape).astype("f"))
     rows = [np.arange(start, start + n + 1) for start, n in zip(starts, lengths)]
     rows = [rows[i] for i in rng.permutation(len(rows))]          # rows of the batch in any order
     expected = model.predict((X, rows, None))
     HD = model.layers[0].predict(X)
-    found = biaffine_predict(biaffine_row_terms(model, HD), rows)
+    assert (span_row_terms(model, HD) is None) == (span_width == 0)
+    found = add_span_scores(span_row_terms(model, HD), rows, biaffine_predict(biaffine_row_terms(model, HD), rows))
     for want, got, r in zip(expected, found, rows):
         assert got.shape == (len(r), len(r)) and got.dtype == np.float64 and got.flags["C_CONTIGUOUS"]
         assert np.allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(1, 9), st.integers(1, 4))
+def test_span_scores_equal_the_mean_over_the_words_between(seed, n1, k):
+    """Every arc's span term against its definition, summed directly over the rows between head and
+    dependent; 0 on the diagonal and between adjacent rows."""
+    rng = np.random.default_rng(seed)
+    A, B, Z = (rng.normal(size=(n1, k)) for _ in range(3))
+    S, _ = span_scores(np, A, B, Z)
+    for h in range(n1):
+        for m in range(n1):
+            i, j = min(h, m), max(h, m)
+            between = Z[i + 1:j]
+            want = (A[h] + B[m]) @ between.mean(axis=0) if len(between) and h != m else 0.0
+            assert S[h, m] == pytest.approx(want, abs=1e-9)
+
+
+def test_span_scores_backward_matches_finite_differences():
+    rng = np.random.default_rng(11)
+    A, B, Z = (rng.normal(size=(6, 3)) for _ in range(3))
+    weights = rng.normal(size=(6, 6))
+    _, backprop = span_scores(np, A, B, Z)
+    grads = backprop(weights)
+    for index, value in enumerate((A, B, Z)):
+        numeric = np.zeros_like(value)
+        for at in np.ndindex(*value.shape):
+            for sign in (1, -1):
+                moved = [x.copy() for x in (A, B, Z)]
+                moved[index][at] += sign * 1e-6
+                numeric[at] += sign * (span_scores(np, *moved)[0] * weights).sum() / 2e-6
+        assert np.allclose(grads[index], numeric, atol=1e-5)
 
 
 def test_distance_buckets():

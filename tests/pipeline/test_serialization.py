@@ -2,7 +2,7 @@
 import spacy
 from spacy.tokens import Doc
 
-from .tiny import TINY_MODEL, parses
+from .tiny import TINY_MODEL, parses, train_tiny
 
 
 def test_bytes_round_trip_gives_identical_predictions(trained):
@@ -32,3 +32,17 @@ def test_pipe_batch_sizes_and_two_processes_agree(trained):
     one = parses(nlp(text) for text in texts)
     assert parses(nlp.pipe(texts, batch_size=5)) == one
     assert parses(nlp.pipe(texts, batch_size=7, n_process=2)) == one
+
+
+def test_a_span_term_trains_and_round_trips(ewt_sentences):
+    """A model with the arc scorer's span term (`span_width`) trains, and its bytes load into a component of
+    the same config with identical predictions; the span parameters are learned, not left at zero."""
+    model = {**TINY_MODEL, "@architectures": "vineparse.VineCascadeModel.v3", "span_width": 4}
+    nlp, examples = train_tiny(ewt_sentences[:80], steps=6, model=model)
+    arcs = nlp.get_pipe("vine_cascade").model.get_ref("arcs")
+    assert arcs.get_dim("span") == 4 and abs(arcs.get_param("G")).sum() > 0
+    docs = [eg.predicted for eg in examples[60:]]
+    expected = parses(nlp.pipe([d.copy() for d in docs]))
+    other = spacy.blank("en")
+    other.add_pipe("vine_cascade", config={"model": model}).from_bytes(nlp.get_pipe("vine_cascade").to_bytes())
+    assert parses(other.pipe([Doc(other.vocab, words=[t.text for t in d]) for d in docs])) == expected

@@ -39,7 +39,7 @@ def build_vine_cascade_model_v2(tok2vec: Model, arc_width: int = 128, part_width
 
 def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: int = 16,
                              label_width: int = 128, context_depth: int = 0, lstm_width: int = 0,
-                             label_children: bool = False, start_width: int = 64,
+                             label_children: bool = False, start_width: int = 64, span_width: int = 0,
                              nL: Optional[int] = None) -> Model[List, List[Floats2d]]:
     """The encoder (see the module docstring) and the scorers.
 
@@ -52,6 +52,8 @@ def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: i
         MLP and of the label classifier's hidden layer.
     label_children (bool): the label classifier also reads the dependent's outermost left and right child
         (gold trees in training, predicted ones when parsing; `scorers.label_scorer`).
+    span_width (int): width k of the arc scorer's span term, what lies between head and dependent (0 = none;
+        `scorers.span_scores`): O(n^2 k) more per sentence.
     The defaults here (part_width 16, label_children false) are those of the registered versions; the
     component's default config (`component.DEFAULT_MODEL_CONFIG`) and configs/ewt.cfg set part_width 64 and
     label_children true.
@@ -64,8 +66,9 @@ def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: i
         raise ValueError(f"context_depth must be an integer >= 0, got {context_depth!r}")
     if isinstance(lstm_width, bool) or not isinstance(lstm_width, int) or lstm_width < 0 or lstm_width % 2:
         raise ValueError(f"lstm_width must be an even integer >= 0, got {lstm_width!r}")
-    if isinstance(start_width, bool) or not isinstance(start_width, int) or start_width < 0:
-        raise ValueError(f"start_width must be an integer >= 0, got {start_width!r}")
+    for name, value in (("start_width", start_width), ("span_width", span_width)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
     layers = [tok2vec]
     width = tok2vec.get_dim("nO")
     if context_depth:
@@ -75,7 +78,7 @@ def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: i
         width += lstm_width
     layers += [with_root_row(width), Dropout(0.0)]
     encoder = chain(*layers)
-    scorers = {"arcs": arc_scorer(arc_width, nI=width), "outer": outer_scorer(nI=width),
+    scorers = {"arcs": arc_scorer(arc_width, nI=width, span_width=span_width), "outer": outer_scorer(nI=width),
                "labels": label_scorer(label_width, nL=nL, nI=width, children=label_children)}
     for kind, name in PART_REFS.items():
         scorers[name] = part_scorer(kind, part_width, nI=width)

@@ -14,7 +14,7 @@ from thinc.api import Model
 
 from .architectures import PART_REFS
 from .parts import BatchScores, PartTable, SentenceScores
-from .scorers import biaffine_row_terms
+from .scorers import biaffine_row_terms, span_row_terms
 
 
 def as_cpu(ops, array) -> np.ndarray:
@@ -88,6 +88,7 @@ class Batch:
         self.want_parts = parts
         self.HD = None
         self.arc_terms = None
+        self.span_terms = None
         self.outer = None
         self.tables: Optional[Dict[int, PartTable]] = None
         self.label_projection = None
@@ -123,6 +124,7 @@ class Batch:
         projections = project_all(layers, self.X)
         self.HD = projections[0]
         self.arc_terms = biaffine_row_terms(self.model.get_ref("arcs"), self.HD)
+        self.span_terms = span_row_terms(self.model.get_ref("arcs"), self.HD)
         self.outer = as_cpu(self.ops, projections[1]).astype(np.float64)
         if self.want_parts:
             self.tables = self.part_tables(dict(zip(PART_REFS, projections[2:2 + len(PART_REFS)])))
@@ -141,7 +143,8 @@ class Batch:
     @property
     def scores(self) -> BatchScores:
         """What the batch's sentences are scored from (after `predict`, or the training projections set)."""
-        return BatchScores(self.arc_terms, self.outer, self.tables, self.model.get_ref("arcs"), self.HD)
+        return BatchScores(self.arc_terms, self.outer, self.tables, self.model.get_ref("arcs"), self.HD,
+                           self.span_terms)
 
     def score(self, rows: List[np.ndarray], positions: Optional[List[Optional[np.ndarray]]] = None,
               cache: bool = False) -> List[SentenceScores]:

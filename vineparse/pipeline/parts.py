@@ -17,7 +17,8 @@ import numpy as np
 from .._kernels.part_mlp import part_mlp_scores
 from .._kernels.roots import prefers_root, root_counts
 from ..cascade.structures import ARC, GRAND_SIBLING, GRANDPARENT, OUTER, SIBLING, full_mask
-from .scorers import HEAD_COLUMN, SIBLING_COLUMN, biaffine_predict, biaffine_scores, dense_buckets
+from .scorers import (HEAD_COLUMN, SIBLING_COLUMN, add_span_scores, biaffine_predict, biaffine_scores,
+                      dense_buckets)
 
 PART_KINDS = (SIBLING, GRANDPARENT, GRAND_SIBLING)
 
@@ -209,15 +210,18 @@ class BatchScores:
     into `SentenceScores`.
 
     arc_terms (tuple): `biaffine_row_terms` of the batch; outer (array (R, 2)): float64;
-    tables (Dict[int, PartTable] or None); arc_scorer (Model): the "arcs" layer; HD: its projection (R, 2a).
+    tables (Dict[int, PartTable] or None); arc_scorer (Model): the "arcs" layer; HD: its projection (R, 2a + k);
+    span_terms: `span_row_terms` of the batch (None without a span term).
     """
 
-    def __init__(self, arc_terms, outer: np.ndarray, tables: Optional[Dict[int, "PartTable"]], arc_scorer, HD):
+    def __init__(self, arc_terms, outer: np.ndarray, tables: Optional[Dict[int, "PartTable"]], arc_scorer, HD,
+                 span_terms=None):
         self.arc_terms = arc_terms
         self.outer = outer
         self.tables = tables
         self.arc_scorer = arc_scorer
         self.HD = HD
+        self.span_terms = span_terms
 
     def sentences(self, rows: List[np.ndarray], positions: Optional[List[Optional[np.ndarray]]] = None,
                   cache: bool = False) -> List[SentenceScores]:
@@ -227,7 +231,7 @@ class BatchScores:
         if not rows:
             return []
         if positions is None or all(p is None for p in positions):
-            dense = biaffine_predict(self.arc_terms, rows)
+            dense = add_span_scores(self.span_terms, rows, biaffine_predict(self.arc_terms, rows))
         else:
             ops = self.arc_scorer.ops
             dense = [ops.to_numpy(S) for S in biaffine_scores(self.arc_scorer, self.HD, rows, positions)[0]]

@@ -10,7 +10,11 @@ the scores on the CPU. Positions: a sentence is a list of rows of X (its root ro
 * arcs (biaffine, Dozat & Manning 2017): [H | D] = relu(X W_a + b_a), s(h, m) = H[h] U D[m] + H[h] . u +
   H[h] . F[b] + D[m] . E[b] + c[b], b = bucket(h, m): a translation-invariant convolutional encoder cannot
   tell equal words at different distances apart without the distance terms. Per sentence the scores are a
-  dense (n + 1, n + 1) array; O(n^2 a) per sentence.
+  dense (n + 1, n + 1) array; O(n^2 a) per sentence. With a span width k > 0 the projection also gives
+  Z (rows, k) and each arc adds (H[h] G + D[m] G') . mean(Z[i + 1 .. j - 1]), i < j the arc's two places in
+  the sentence's row list: what lies between head and dependent (0 for adjacent words). With prefix sums
+  C of Z that is a difference of two entries of (H G) C^T and of (D G') C^T, divided by j - i - 1: O(n^2 k)
+  per sentence (`span_scores`).
 * outer arcs of the vine: a `Linear` (w -> 2) per row: s(m, left), s(m, right).
 * sentence starts: a logit per row from the row and the one before it (`start_scorer`), for docs without
   boundaries.
@@ -103,25 +107,37 @@ def _root_forward(model: Model, X: List[Floats2d], is_train: bool):
 ArcInput = Tuple[Floats2d, List[Ints1d], Optional[List[Ints1d]]]
 
 
-def arc_scorer(width: int, nI: Optional[int] = None) -> Model[ArcInput, List[Floats2d]]:
-    """Biaffine arc scores (see the module docstring). Input (X (R, w), rows, positions): per sentence its
-    rows of X and, optionally, the token positions of those rows (None = 0..n, a contiguous sentence);
-    output: per sentence the dense (n + 1, n + 1) scores [h, m]. `layers[0]` is the projection (call it once
-    per batch and `biaffine_scores` per group of sentences to score a batch in pieces; at prediction,
-    `biaffine_row_terms` once per batch and `biaffine_predict` per group of contiguous sentences)."""
-    projection = Relu(nO=2 * width, nI=nI)
-    return Model("vine_arc_scorer", _arc_forward, init=_arc_init, layers=[projection], dims={"width": width},
-                 params={"U": None, "u": None, "E": None, "F": None, "c": None})
+def arc_scorer(width: int, nI: Optional[int] = None, span_width: int = 0) -> Model[ArcInput, List[Floats2d]]:
+    """Biaffine arc scores (see the module docstring), with the span term when span_width > 0. Input (X (R,
+    w), rows, positions): per sentence its rows of X and, optionally, the token positions of those rows
+    (None = 0..n, a contiguous sentence); output: per sentence the dense (n + 1, n + 1) scores [h, m].
+    `layers[0]` is the projection, (R, 2 width + span_width) (call it once per batch and `biaffine_scores`
+    per group of sentences to score a batch in pieces; at prediction, `biaffine_row_terms` once per batch and
+    `biaffine_predict` per group of contiguous sentences, plus `span_row_terms` and `add_span_scores`)."""
+    projection = Relu(nO=2 * width + span_width, nI=nI)
+    params, dims = {"U": None, "u": None, "E": None, "F": None, "c": None}, {"width": width}
+    if span_width:             # a scorer without one keeps the parameters and file format it had before
+        params.update({"G": None, "G2": None})
+        dims["span"] = span_width
+    return Model("vine_arc_scorer", _arc_forward, init=_arc_init, layers=[projection], dims=dims, params=params)
+
+
+def span_width_of(model: Model) -> int:
+    """The span width k of an arc scorer (0: none)."""
+    return model.get_dim("span") if model.has_dim("span") else 0
 
 
 def _arc_init(model: Model, X=None, Y=None) -> None:
-    a = model.get_dim("width")
+    a, k = model.get_dim("width"), span_width_of(model)
     ops = model.ops
     model.set_param("U", ops.alloc2f(a, a))
     model.set_param("u", ops.alloc1f(a))
     model.set_param("E", ops.alloc2f(N_BUCKETS, a))
     model.set_param("F", ops.alloc2f(N_BUCKETS, a))
     model.set_param("c", ops.alloc1f(N_BUCKETS))
+    if k:
+        model.set_param("G", ops.alloc2f(a, k))
+        model.set_param("G2", ops.alloc2f(a, k))
 
 
 def _sentence_buckets(model: Model, rows: Ints1d, positions: Optional[Ints1d]):
@@ -133,26 +149,31 @@ def _sentence_buckets(model: Model, rows: Ints1d, positions: Optional[Ints1d]):
 def biaffine_scores(model: Model, HD: Floats2d, rows: Sequence[Ints1d], positions=None, is_train: bool = False):
     """The dense scores of each sentence from the projection HD (R, 2a) = `layers[0]` of X; RETURNS (scores,
     backprop) with backprop(d scores) -> d HD (R, 2a)."""
-    a = model.get_dim("width")
+    a, k = model.get_dim("width"), span_width_of(model)
     U, u, E, F, c = (model.get_param(name) for name in ("U", "u", "E", "F", "c"))
+    G, G2 = (model.get_param("G"), model.get_param("G2")) if k else (None, None)
     xp = model.ops.xp
     positions = [None] * len(rows) if positions is None else positions
     out, saved = [], []
     for index, pos in zip(rows, positions):
         index = model.ops.asarray(index, dtype="i")
-        H, D = HD[index, :a], HD[index, a:]
+        H, D = HD[index, :a], HD[index, a:2 * a]
         HU = H @ U
         b = _sentence_buckets(model, index, pos)
         HF = H @ F.T + c[None, :]               # (n + 1, N_BUCKETS), per head and bucket
         DE = D @ E.T
         columns = xp.arange(len(index))
         S = HU @ D.T + (H @ u)[:, None] + xp.take_along_axis(HF, b, axis=1) + DE[columns[None, :], b]
+        span = None
+        if k:
+            span_S, span = span_scores(xp, H @ G, D @ G2, HD[index, 2 * a:])
+            S += span_S
         out.append(S)
-        saved.append((index, H, D, HU, b))
+        saved.append((index, H, D, HU, b, span))
 
     def backprop(dS_list: List[Floats2d]) -> Floats2d:
         dHD = model.ops.alloc2f(*HD.shape, dtype=HD.dtype)
-        for (index, H, D, HU, b), dS in zip(saved, dS_list):
+        for (index, H, D, HU, b, span), dS in zip(saved, dS_list):
             dS = model.ops.asarray(dS, dtype=HD.dtype)
             size = len(index)
             d_row = dS.sum(axis=1)
@@ -170,10 +191,49 @@ def biaffine_scores(model: Model, HD: Floats2d, rows: Sequence[Ints1d], position
             model.inc_grad("E", by_dep.T @ D)
             dH += by_head @ F
             dD += by_dep @ E
-            model.ops.scatter_add(dHD, index, xp.hstack([dH, dD]))
+            if span is None:
+                model.ops.scatter_add(dHD, index, xp.hstack([dH, dD]))
+                continue
+            dA, dB, dZ = span(dS)
+            model.inc_grad("G", H.T @ dA)
+            model.inc_grad("G2", D.T @ dB)
+            dH += dA @ G.T
+            dD += dB @ G2.T
+            model.ops.scatter_add(dHD, index, xp.hstack([dH, dD, dZ]))
         return dHD
 
     return out, backprop
+
+
+def span_scores(xp, A, B, Z):
+    """The span term of one sentence's arcs (module docstring): S[h, m] = (A[h] + B[m]) . mean(Z[i + 1 .. j -
+    1]), i = min(h, m), j = max(h, m) (0 on the diagonal and for adjacent rows), from A = H G, B = D G' (n1,
+    k) and Z (n1, k), all rows of the sentence in order. RETURNS (S (n1, n1), backprop): backprop(dS) -> (dA,
+    dB, dZ). O(n1^2 k) time, O(n1^2) memory."""
+    n1 = len(Z)
+    order = xp.arange(n1)
+    i, j = xp.minimum(order[:, None], order[None, :]), xp.maximum(order[:, None], order[None, :])
+    weight = (j > i) / xp.maximum(1, j - i - 1).astype(Z.dtype)     # 1 / (words between); 0 on the diagonal
+    C = xp.concatenate((xp.zeros((1, Z.shape[1]), dtype=Z.dtype), xp.cumsum(Z, axis=0)))  # C[t] = Z[:t] summed
+    AC, BC = A @ C.T, B @ C.T                                                              # (n1, n1 + 1)
+    S = weight * (xp.take_along_axis(AC, j, axis=1) - xp.take_along_axis(AC, i + 1, axis=1)
+                  + (xp.take_along_axis(BC, j.T, axis=1) - xp.take_along_axis(BC, i.T + 1, axis=1)).T)
+
+    def backprop(dS):
+        dW = (dS * weight).ravel()
+        size = n1 * (n1 + 1)
+
+        def spread(row):         # d(X C^T) of dS: + at (row, j), - at (row, i + 1), row = h for A, m for B
+            start = (xp.broadcast_to(row, (n1, n1)) * (n1 + 1)).ravel()
+            return (xp.bincount(start + j.ravel(), weights=dW, minlength=size)
+                    - xp.bincount(start + (i + 1).ravel(), weights=dW, minlength=size)).reshape(n1, n1 + 1)
+
+        dAC, dBC = spread(order[:, None]).astype(Z.dtype), spread(order[None, :]).astype(Z.dtype)
+        dC = dAC.T @ A + dBC.T @ B
+        dZ = xp.cumsum(dC[::-1], axis=0)[::-1][1:]          # Z[r] is in every C[t] with t > r
+        return dAC @ C, dBC @ C, dZ
+
+    return S, backprop
 
 
 def biaffine_row_terms(model: Model, HD: Floats2d) -> Tuple[np.ndarray, ...]:
@@ -184,7 +244,7 @@ def biaffine_row_terms(model: Model, HD: Floats2d) -> Tuple[np.ndarray, ...]:
     U, u, E, F, c = (model.ops.to_numpy(model.get_param(name)) for name in ("U", "u", "E", "F", "c"))
     HD = model.ops.to_numpy(HD)
     head_terms = HD[:, :a] @ np.hstack([U, u[:, None], F.T]).astype(HD.dtype)
-    D = HD[:, a:]
+    D = HD[:, a:2 * a]
     return head_terms[:, :a], head_terms[:, a], head_terms[:, a + 1:] + c[None, :], D, D @ E.T.astype(HD.dtype)
 
 
@@ -194,6 +254,27 @@ def biaffine_predict(terms: Tuple[np.ndarray, ...], rows: Sequence[Ints1d]) -> L
     (`_kernels/biaffine.pyx`, an sgemm per sentence over its gathered rows). Time O(sum_i (n_i + 1)^2 a)."""
     HU, Hu, HF, D, DE = (np.asarray(term, dtype=np.float32) for term in terms)
     return biaffine_dense(HU, D, Hu, HF, DE, rows, DISTANCE_EDGES)
+
+
+def span_row_terms(model: Model, HD: Floats2d) -> Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The per-row terms of the span term for `add_span_scores`, on the CPU: (H G, D G', Z), each (R, k)
+    float32; None for an arc scorer without one (span width 0)."""
+    a, k = model.get_dim("width"), span_width_of(model)
+    if not k:
+        return None
+    G, G2 = (model.ops.to_numpy(model.get_param(name)) for name in ("G", "G2"))
+    HD = np.asarray(model.ops.to_numpy(HD), dtype=np.float32)
+    return HD[:, :a] @ G.astype(np.float32), HD[:, a:2 * a] @ G2.astype(np.float32), HD[:, 2 * a:]
+
+
+def add_span_scores(terms, rows: Sequence[Ints1d], dense: List[np.ndarray]) -> List[np.ndarray]:
+    """Add the span term of each sentence (its rows of the batch, in order) to its dense arc scores, from the
+    batch's `span_row_terms` (nothing when None). O(sum_i (n_i + 1)^2 k)."""
+    if terms is not None:
+        A, B, Z = terms
+        for r, S in zip(rows, dense):
+            S += span_scores(np, A[r], B[r], Z[r])[0]
+    return dense
 
 
 def _bucket_table(ops, flat_index, values, size: int):
