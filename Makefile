@@ -175,16 +175,23 @@ $(COMPARE_16K)/%/model-best: | $(STAMP) $(EWT_SPACY)
 # ewt-compare's). A run trained later is added to the results with `bench/spacy_compare.py --merge`.
 COMPARE_ES := bench/out/compare_es
 COMPARE_ES_RUNS ?= $(foreach pipe,vine spacy,$(foreach seed,0 1 2,cnn-$(pipe)-s$(seed))) cnn-beam-s0
+EARLY_STOPPING := --training.max_steps 20000 --training.patience 1600 --training.eval_frequency 200
 $(COMPARE_ES)/%/model-best: | $(STAMP) $(EWT_SPACY)
 	@mkdir -p $(COMPARE_ES)
 	$(ONE_CORE) $(BIN)/python -I -m spacy train $(call run_config,$*) --output $(COMPARE_ES)/$* $(TRAIN_DATA) \
-	    --system.seed $(call run_seed,$*) --training.max_steps 20000 --training.patience 1600 \
-	    --training.eval_frequency 200 > $(COMPARE_ES)/$*.log 2>&1
+	    --system.seed $(call run_seed,$*) $(EARLY_STOPPING) > $(COMPARE_ES)/$*.log 2>&1
 
 ewt-compare-es: $(foreach run,$(COMPARE_ES_RUNS),$(COMPARE_ES)/$(run)/model-best) $(PUD_SPACY)
 	$(ONE_CORE) $(BIN)/python bench/spacy_compare.py --runs $(COMPARE_ES) --steps early-stopping --no-speed \
 	    --dev $(SPACY_DATA)/en_ewt-ud-dev.spacy --test $(SPACY_DATA)/en_ewt-ud-test.spacy --ood $(PUD_SPACY) \
 	    --out bench/results/spacy_compare_es.json --markdown bench/results/spacy_compare_es.md
+
+# bench/spacy_compare.py on the vine_cascade runs under $(1), a variant of the config, beside the runs of spaCy's
+# parsers in spacy_compare_es.json; results bench/results/$(2).json and .md, the variant described by $(3)
+compare_es_variant = $(ONE_CORE) $(BIN)/python bench/spacy_compare.py --runs $(1) --steps early-stopping \
+    --no-speed --merge --merge-from bench/results/spacy_compare_es.json --merge-pipes spacy,beam --note "$(strip $(3))" \
+    --dev $(SPACY_DATA)/en_ewt-ud-dev.spacy --test $(SPACY_DATA)/en_ewt-ud-test.spacy --ood $(PUD_SPACY) \
+    --out bench/results/$(2).json --markdown bench/results/$(2).md
 
 # vine_cascade trained as ewt-compare-es trains it, with another dropout on its encoder output than the config's
 # 0.2: bench/out/compare_es_dropout/RATE/cnn-vine-sSEED (the experiment "Dropout under early stopping").
@@ -195,24 +202,47 @@ ES_DROPOUT0_SEEDS ?= 0 1 2 3 4
 $(COMPARE_ES_DROPOUT)/%/model-best: | $(STAMP) $(EWT_SPACY)
 	@mkdir -p $(COMPARE_ES_DROPOUT)/$(patsubst %/,%,$(dir $*))
 	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/ewt.cfg --output $(COMPARE_ES_DROPOUT)/$* $(TRAIN_DATA) \
-	    --system.seed $(call run_seed,$(notdir $*)) --training.max_steps 20000 --training.patience 1600 \
-	    --training.eval_frequency 200 --components.vine_cascade.dropout $(patsubst %/,%,$(dir $*)) \
-	    > $(COMPARE_ES_DROPOUT)/$*.log 2>&1
+	    --system.seed $(call run_seed,$(notdir $*)) $(EARLY_STOPPING) \
+	    --components.vine_cascade.dropout $(patsubst %/,%,$(dir $*)) > $(COMPARE_ES_DROPOUT)/$*.log 2>&1
 
 .PHONY: ewt-compare-es-dropout0 dropout-es-dev
 ewt-compare-es-dropout0: $(PUD_SPACY) \
     $(foreach seed,$(ES_DROPOUT0_SEEDS),$(COMPARE_ES_DROPOUT)/0.0/cnn-vine-s$(seed)/model-best)
-	$(ONE_CORE) $(BIN)/python bench/spacy_compare.py --runs $(COMPARE_ES_DROPOUT)/0.0 --steps early-stopping \
-	    --no-speed --merge --merge-from bench/results/spacy_compare_es.json --merge-pipes spacy,beam \
-	    --note "vine_cascade trained with dropout 0.0 on its encoder output (configs/ewt.cfg has 0.2)" \
-	    --dev $(SPACY_DATA)/en_ewt-ud-dev.spacy --test $(SPACY_DATA)/en_ewt-ud-test.spacy --ood $(PUD_SPACY) \
-	    --out bench/results/spacy_compare_es_dropout0.json --markdown bench/results/spacy_compare_es_dropout0.md
+	$(call compare_es_variant,$(COMPARE_ES_DROPOUT)/0.0,spacy_compare_es_dropout0,\
+	    vine_cascade trained with dropout 0.0 on its encoder output (configs/ewt.cfg has 0.2))
 
 # the early-stopping run of vine_cascade with dropout $(1), seed $(2) (the config's 0.2: ewt-compare-es's run)
 dropout_run = $(if $(filter 0.2,$(1)),$(COMPARE_ES),$(COMPARE_ES_DROPOUT)/$(1))/cnn-vine-s$(2)
 dropout-es-dev: $(foreach seed,3 4,$(foreach rate,0.0 0.2 0.3,$(call dropout_run,$(rate),$(seed))/model-best))
 	$(BIN)/python bench/budget_curve.py --budgets 4000,8000,12000 --out bench/results/dropout_es_dev.json \
 	    $(foreach seed,3 4,$(foreach rate,0.0 0.2 0.3,--run "dropout $(rate), seed $(seed)=$(call dropout_run,$(rate),$(seed)).log"))
+
+# ewt-compare-es-span: vine_cascade trained as ewt-compare-es trains it, with the arc scorer's span term
+# (span_width SPAN_WIDTH; seeds ES_SPAN_SEEDS), beside the runs of spaCy's parsers in spacy_compare_es.json;
+# span-es-dev: the dev curves of seeds 3 and 4 with and without it; span-speed: the component's µs per word
+COMPARE_ES_SPAN := bench/out/compare_es_span
+ES_SPAN_SEEDS ?= 0 1 2 3 4
+SPAN_WIDTH ?= 32
+$(COMPARE_ES_SPAN)/%/model-best: | $(STAMP) $(EWT_SPACY)
+	@mkdir -p $(COMPARE_ES_SPAN)
+	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/ewt.cfg --output $(COMPARE_ES_SPAN)/$* $(TRAIN_DATA) \
+	    --system.seed $(call run_seed,$*) $(EARLY_STOPPING) \
+	    --components.vine_cascade.model.span_width $(SPAN_WIDTH) > $(COMPARE_ES_SPAN)/$*.log 2>&1
+
+.PHONY: ewt-compare-es-span span-es-dev span-speed
+span-es-dev: $(foreach seed,3 4,$(COMPARE_ES)/cnn-vine-s$(seed)/model-best $(COMPARE_ES_SPAN)/cnn-vine-s$(seed)/model-best)
+	$(BIN)/python bench/budget_curve.py --budgets 2000,4000,8000,12000 --out bench/results/span_es_dev.json \
+	    $(foreach seed,3 4,--run "configs/ewt.cfg, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed).log" \
+	        --run "span term of width $(SPAN_WIDTH), seed $(seed)=$(COMPARE_ES_SPAN)/cnn-vine-s$(seed).log")
+
+span-speed: $(COMPARE_ES)/cnn-vine-s4/model-best $(COMPARE_ES_SPAN)/cnn-vine-s4/model-best
+	$(ONE_CORE) $(BIN)/python bench/component_speed.py --docs $(SPACY_DATA)/en_ewt-ud-test.spacy --repeats 7 \
+	    --models "configs/ewt.cfg, seed 4=$(COMPARE_ES)/cnn-vine-s4/model-best" \
+	    "span term of width $(SPAN_WIDTH), seed 4=$(COMPARE_ES_SPAN)/cnn-vine-s4/model-best" --out bench/results/span_speed.json
+
+ewt-compare-es-span: $(PUD_SPACY) $(foreach seed,$(ES_SPAN_SEEDS),$(COMPARE_ES_SPAN)/cnn-vine-s$(seed)/model-best)
+	$(call compare_es_variant,$(COMPARE_ES_SPAN),spacy_compare_es_span,\
+	    vine_cascade trained with the arc scorer's span term of width $(SPAN_WIDTH))
 
 budget-curve: $(COMPARE_16K)/cnn-spacy-s0/model-best
 	$(BIN)/python bench/budget_curve.py --run "spaCy's parser, seed 0=$(COMPARE_16K)/cnn-spacy-s0.log" \

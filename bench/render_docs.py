@@ -434,6 +434,14 @@ def paired_seeds(doc, baseline):
     return rows
 
 
+def seed_pair_columns(before: str, after: str) -> List[Col]:
+    """The columns of `paired_seeds`, each quantity for the baseline (`before`) and the variant (`after`)."""
+    quantities = (("uas", "UAS", "2f"), ("las", "LAS", "2f"), ("ood_uas", "PUD UAS", "2f"),
+                  ("ood_las", "PUD LAS", "2f"), ("best_step", "model-best step", "int"))
+    return [Col("seed", "seed")] + [Col(f"{label}, {name}", f"{side}_{key}", fmt) for key, label, fmt in quantities
+                                    for side, name in (("before", before), ("after", after))]
+
+
 def readme_summary(doc, speed_source="spacy_compare.json"):
     """EWT test (mean over seeds) and English PUD of `doc`, and the pipelines' words/s of `speed_source`'s
     first seeds (scipy ops), setting cnn."""
@@ -1007,12 +1015,13 @@ TABLES = [
     # spacy_compare_es_dropout0.json: make ewt-compare-es-dropout0 (vine_cascade with dropout 0.0, the setting
     # configs/ewt.cfg had before; spaCy's runs merged)
     Table("dropout_es_seeds", "spacy_compare_es.json", lambda doc: paired_seeds(doc, "spacy_compare_es_dropout0.json"),
-          [Col("seed", "seed")] + [Col(f"{label}, dropout {rate}", f"{side}_{key}", fmt)
-                                   for key, label, fmt in (("uas", "UAS", "2f"), ("las", "LAS", "2f"),
-                                                           ("ood_uas", "PUD UAS", "2f"), ("ood_las", "PUD LAS", "2f"),
-                                                           ("best_step", "model-best step", "int"))
-                                   for side, rate in (("before", "0.0"), ("after", "0.2"))]),
+          seed_pair_columns("dropout 0.0", "dropout 0.2")),
     Table("spacy_compare_es_dropout0_targets", "spacy_compare_es_dropout0.json", lambda doc: items(doc["targets"]),
+          TARGET_COLUMNS),
+    # spacy_compare_es_span.json: make ewt-compare-es-span (vine_cascade with the span term; spaCy's runs merged)
+    Table("span_es_seeds", "spacy_compare_es_span.json", lambda doc: paired_seeds(doc, "spacy_compare_es.json"),
+          seed_pair_columns("configs/ewt.cfg", "span term")),
+    Table("spacy_compare_es_span_targets", "spacy_compare_es_span.json", lambda doc: items(doc["targets"]),
           TARGET_COLUMNS),
     Table("spacy_compare_targets", "spacy_compare.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
     Table("spacy_compare_speed", "spacy_compare.json", compare_speed, [
@@ -1205,7 +1214,8 @@ TABLES = [
         Col("encoder, steps", "_key"), Col("vine − spaCy UAS", "dep_uas", "+2f"),
         Col("vine − spaCy LAS", "dep_las", "+2f"), Col("UAS > 30 words", "long_dep_uas", "+2f"),
         Col("seeds", "pairs", "int")]),
-    # budget_curve.json, context_dev.json, capacity_dev.json, optimizer_dev.json, probes_dev.json:
+    # budget_curve.json, context_dev.json, capacity_dev.json, optimizer_dev.json, probes_dev.json,
+    # dropout_es_dev.json, span_es_dev.json:
     # bench/budget_curve.py (dev scores read from the training logs)
     Table("budget_curve", "budget_curve.json", budget_rows, [
         Col("run", "run"), Col("budget (steps)", "budget", "int"), Col("best dev UAS up to it", "best_dev_uas", "2f"),
@@ -1216,6 +1226,7 @@ TABLES = [
     Table("optimizer_dev", "optimizer_dev.json", budget_rows, DEV_CURVE_COLUMNS),
     Table("probes_dev", "probes_dev.json", budget_rows, DEV_CURVE_COLUMNS),
     Table("dropout_es_dev", "dropout_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
+    Table("span_es_dev", "span_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
     # parse_hashes.json: bench/parse_hashes.py before and after a refactoring
     Table("parse_hashes", "parse_hashes.json",
           lambda doc: [{"part": part, "what": key, "same": same} for part, found in doc["identical"].items()
@@ -1241,6 +1252,9 @@ TABLES = [
     Table("component_speed", "component_speed.json", "pipelines", [
         Col("pipeline", "_key"), Col("part_width", "settings.part_width"),
         Col("label_children", "settings.label_children"), Col("component µs / word", "us_per_word", "1f")]),
+    Table("span_speed", "span_speed.json", "pipelines", [
+        Col("pipeline", "_key"), Col("span_width", "settings.span_width"),
+        Col("component µs / word", "us_per_word", "1f")]),
     Table("label_errors", "label_errors.json", label_error_rows, [
         Col("pipeline", "pipeline"), Col("arcs", "group"), Col("words", "words", "int"),
         Col("head error (%)", "head_error", "2f"), Col("label error where the head is right (%)",
