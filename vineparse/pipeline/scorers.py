@@ -147,8 +147,8 @@ def _sentence_buckets(model: Model, rows: Ints1d, positions: Optional[Ints1d]):
 
 
 def biaffine_scores(model: Model, HD: Floats2d, rows: Sequence[Ints1d], positions=None, is_train: bool = False):
-    """The dense scores of each sentence from the projection HD (R, 2a) = `layers[0]` of X; RETURNS (scores,
-    backprop) with backprop(d scores) -> d HD (R, 2a)."""
+    """The dense scores of each sentence from the projection HD (R, 2a + k) = `layers[0]` of X (k the span
+    width, 0 without a span term); RETURNS (scores, backprop) with backprop(d scores) -> d HD (R, 2a + k)."""
     a, k = model.get_dim("width"), span_width_of(model)
     U, u, E, F, c = (model.get_param(name) for name in ("U", "u", "E", "F", "c"))
     G, G2 = (model.get_param("G"), model.get_param("G2")) if k else (None, None)
