@@ -4,8 +4,11 @@ For each pipeline (--models NAME=PATH ...): the tokenizer, tok2vec and tagger ru
 of --docs (one sentence per doc, as in bench/spacy_compare.py); then `vine_cascade.pipe` (batches of 256) is
 timed over those docs, --repeats rounds with the pipelines interleaved, each run from a collected heap; the
 median per pipeline, with the model settings that set its cost (part_width, label_children, arc, label and
-span widths). With --blas scipy (the default) thinc's ops are `vineparse.blas.ScipyBlasOps`, as in the
-equal-BLAS half of bench/spacy_compare.py. The thresholds are those the pipelines were saved with.
+span widths, label_span). With --blas scipy (the default) thinc's ops are `vineparse.blas.ScipyBlasOps`, as in the
+equal-BLAS half of bench/spacy_compare.py. The thresholds are those the pipelines were saved with. With
+--whole, also the words per second of each whole pipeline (`nlp.pipe` over the docs' texts, as
+bench/spacy_compare.py times it; pipelines without vine_cascade, e.g. spaCy's parser's, are then allowed),
+interleaved, with each one's ratio to the first pipeline's and the µs per word of each of its components.
 
     python bench/component_speed.py --docs corpora/spacy/en_ewt-ud-dev.spacy \\
         --models p64=bench/out/exp/p64lc3-s0/model-best p32=bench/out/exp/p32lc3-s0/model-best \\
@@ -21,7 +24,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from spacy_compare import git_commit, gold_tokens, machine, use_blas  # noqa: E402
+from spacy_compare import component_times, git_commit, gold_tokens, machine, use_blas, words_per_second  # noqa: E402
 
 
 def named_path(text):
@@ -47,6 +50,9 @@ def main():
     parser.add_argument("--models", nargs="+", type=named_path, required=True, help="NAME=PATH of a pipeline")
     parser.add_argument("--blas", choices=["thinc", "scipy"], default="scipy")
     parser.add_argument("--repeats", type=int, default=9)
+    parser.add_argument("--whole", action="store_true",
+                        help="also time each whole pipeline (words/s, ratio to the first) and its components")
+    parser.add_argument("--note", default=None, help="how the pipelines were made, where their configs do not say it")
     parser.add_argument("--out", default="bench/results/component_speed.json")
     args = parser.parse_args()
     use_blas(args.blas)
@@ -59,20 +65,23 @@ def main():
         if not (path / "config.cfg").exists():
             sys.exit(f"error: {path} is not a saved spaCy pipeline (no config.cfg)")
         nlp = spacy.load(path)
-        if "vine_cascade" not in nlp.pipe_names:
-            sys.exit(f"error: {path} has no vine_cascade component")
+        if "vine_cascade" not in nlp.pipe_names and not args.whole:
+            sys.exit(f"error: {path} has no vine_cascade component (without --whole only its time is measured)")
         gold = list(DocBin().from_disk(args.docs).get_docs(nlp.vocab))
-        docs = prepared_docs(nlp, gold)
-        component = nlp.get_pipe("vine_cascade")
-        list(component.pipe(docs[:50]))                         # warm up
-        model_cfg = nlp.config["components"]["vine_cascade"]["model"]
-        pipelines[name] = {"path": str(path), "component": component, "docs": docs,
-                           "words": sum(len(d) for d in docs),
-                           "settings": {k: model_cfg.get(k) for k in ("arc_width", "part_width", "label_width",
-                                                                     "label_children", "span_width")}}
-    times = {name: [] for name in pipelines}
+        pipelines[name] = {"path": str(path), "nlp": nlp, "texts": [doc.text for doc in gold],
+                           "words": sum(len(d) for d in gold), "settings": {}}
+        if "vine_cascade" in nlp.pipe_names:
+            docs = prepared_docs(nlp, gold)
+            component = nlp.get_pipe("vine_cascade")
+            list(component.pipe(docs[:50]))                         # warm up
+            model_cfg = nlp.config["components"]["vine_cascade"]["model"]
+            pipelines[name].update(component=component, docs=docs, settings={
+                k: model_cfg.get(k) for k in ("arc_width", "part_width", "label_width", "label_children",
+                                              "span_width", "label_span")})
+    times = {name: [] for name, p in pipelines.items() if "component" in p}
     for repeat in range(args.repeats):
-        for name, p in pipelines.items():
+        for name in times:
+            p = pipelines[name]
             gc.collect()
             start = time.perf_counter()
             for _ in p["component"].pipe(p["docs"], batch_size=256):
@@ -81,14 +90,42 @@ def main():
         print(f"round {repeat + 1}/{args.repeats}: " + ", ".join(f"{n} {t[-1]:.1f}" for n, t in times.items())
               + " µs/word", file=sys.stderr, flush=True)
     result = {"command": " ".join([sys.executable] + sys.argv), "commit": git_commit(), "machine": machine(),
-              "load_average": os.getloadavg(), "blas": args.blas, "docs": args.docs,
-              "pipelines": {name: {"path": p["path"], "settings": p["settings"], "words": p["words"],
-                                   "us_per_word": statistics.median(times[name]), "runs": times[name]}
+              "load_average": os.getloadavg(), "blas": args.blas, "docs": args.docs, "note": args.note,
+              "pipelines": {name: {"path": p["path"], "settings": p["settings"], "words": p["words"]}
                             for name, p in pipelines.items()}}
+    for name, runs in times.items():
+        result["pipelines"][name].update(us_per_word=statistics.median(runs), runs=runs)
+    if args.whole:
+        whole_pipeline_speed(pipelines, result["pipelines"], args.repeats)
+    result["load_average_end"] = os.getloadavg()
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=2))
     for name, row in result["pipelines"].items():
-        print(f"{name}: {row['us_per_word']:.1f} µs/word {row['settings']}")
+        print(f"{name}: " + (f"{row['us_per_word']:.1f} µs/word {row['settings']}" if "us_per_word" in row else "")
+              + (f" pipeline {row['words_per_second']:,.0f} words/s ({row['ratio_to_first']:.2f}x the first)"
+                 if args.whole else ""))
+
+
+def whole_pipeline_speed(pipelines, records, repeats):
+    """Add to each pipeline's record the words/s of the whole pipeline over its texts (median of `repeats`
+    interleaved rounds, each from a collected heap), its ratio to the first pipeline's and per round, and the
+    µs per word of each of its components (`spacy_compare.component_times`)."""
+    runs = {name: [] for name in pipelines}
+    for p in pipelines.values():
+        list(p["nlp"].pipe(p["texts"][:50]))                  # warm up
+    for repeat in range(repeats):
+        for name, p in pipelines.items():
+            runs[name].append(words_per_second(p["nlp"], p["texts"], p["words"]))
+        print(f"pipelines, round {repeat + 1}/{repeats}: " + ", ".join(f"{n} {r[-1]:,.0f}" for n, r in runs.items())
+              + " words/s", file=sys.stderr, flush=True)
+    first = next(iter(runs))
+    texts, words = pipelines[first]["texts"], pipelines[first]["words"]       # the same docs for every pipeline
+    by_component = component_times({name: p["nlp"] for name, p in pipelines.items()}, texts, words, repeats)
+    for name in pipelines:
+        records[name].update(words_per_second=statistics.median(runs[name]), words_per_second_runs=runs[name],
+                             ratio_to_first=statistics.median(runs[name]) / statistics.median(runs[first]),
+                             per_round_ratios=[r / f for r, f in zip(runs[name], runs[first])],
+                             us_per_word_by_component=by_component[name])
 
 
 if __name__ == "__main__":

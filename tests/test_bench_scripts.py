@@ -396,6 +396,26 @@ def test_spacy_compare_merges_runs_into_an_earlier_result(tmp_path):
         compare.merged_runs(args)
 
 
+def test_component_speed_times_whole_pipelines_against_the_first():
+    import spacy
+    speed = load_bench("component_speed")
+    texts = ["A short text.", "Another one, a little longer than the first."] * 5
+    pipelines = {}
+    for name, components in (("base", []), ("more", ["sentencizer"])):
+        nlp = spacy.blank("en")
+        for component in components:
+            nlp.add_pipe(component)
+        pipelines[name] = {"nlp": nlp, "texts": texts, "words": sum(len(nlp.make_doc(t)) for t in texts)}
+    records = {name: {} for name in pipelines}
+    speed.whole_pipeline_speed(pipelines, records, repeats=3)
+    assert records["base"]["ratio_to_first"] == 1.0 and records["base"]["per_round_ratios"] == [1.0] * 3
+    for name, record in records.items():
+        assert record["words_per_second"] > 0 and len(record["words_per_second_runs"]) == 3
+        assert record["ratio_to_first"] == record["words_per_second"] / records["base"]["words_per_second"]
+    assert set(records["base"]["us_per_word_by_component"]) == {"tokenizer"}
+    assert set(records["more"]["us_per_word_by_component"]) == {"tokenizer", "sentencizer"}
+
+
 def test_cascade_gap_splits_the_gap_into_pruning_and_training():
     from vineparse.cascade import CascadeParser, Example, TrainingSettings, train
     from vineparse.corpus import corpus_path, read_conllu

@@ -70,7 +70,10 @@ def test_fresh_interpreter_adds_and_loads_without_importing_vineparse(trained, t
                                             "nL": 3, "start_width": 4}),
                                           ("vineparse.VineCascadeModel.v3",
                                            {**TINY_MODEL, "@architectures": "vineparse.VineCascadeModel.v3",
-                                            "nL": 3, "span_width": 4})])
+                                            "nL": 3, "span_width": 4}),
+                                          ("vineparse.VineCascadeModel.v3",
+                                           {**TINY_MODEL, "@architectures": "vineparse.VineCascadeModel.v3",
+                                            "nL": 3, "label_span": True})])
 def test_every_registered_architecture_initializes_and_backpropagates(name, config):
     assert name in registry.architectures
     model = registry.resolve(Config({"model": config}))["model"]

@@ -8,7 +8,7 @@ from thinc.api import NumpyOps, Ops
 from vineparse.pipeline.parts import PartTable, SentenceScores
 from vineparse.pipeline.scorers import (GRAND_SIBLING, GRANDPARENT, N_BUCKETS, PART_ROLES, SIBLING,
                                         DISTANCE_CLASSES, add_span_scores, arc_scorer, biaffine_predict,
-                                        biaffine_row_terms, dense_buckets, distance_buckets, label_scorer,
+                                        biaffine_row_terms, dense_buckets, distance_buckets, label_hidden, label_scorer,
                                         outer_children, outer_scorer, part_scorer, span_row_terms, span_scores,
                                         start_scorer, with_root_row)
 
@@ -110,14 +110,48 @@ def test_part_scorer_backward_matches_finite_differences(kind):
 
 
 @pytest.mark.parametrize("children", [False, True])
-def test_label_scorer_backward_matches_finite_differences(children):
+@pytest.mark.parametrize("span", [False, True])
+def test_label_scorer_backward_matches_finite_differences(children, span):
     rng = np.random.default_rng(3)
     X = rng.normal(size=(6, W))
-    model = float64_model(label_scorer(4, nL=3, nI=W, children=children), X)
-    heads, mods = np.array([0, 1, 1, 3, 0]), np.array([1, 2, 3, 4, 5])
+    model = float64_model(label_scorer(4, nL=3, nI=W, children=children, span=span), X)
+    heads, mods = np.array([0, 1, 1, 3, 0, 5]), np.array([1, 2, 4, 4, 5, 1])
     buckets = distance_buckets(heads, mods)
-    extra = (np.array([[-1, 3], [-1, -1], [2, 4], [-1, -1], [1, -1]]),) if children else ()
+    extra = (np.array([[-1, 3], [-1, -1], [2, 4], [-1, -1], [1, -1], [-1, 2]]),) if children else ()
     check_gradients(model, lambda X: (X, heads, mods, buckets) + extra, X, weighting(4))
+
+
+@settings(deadline=None, max_examples=40)
+@given(st.integers(0, 10_000), st.integers(2, 12), st.booleans())
+def test_label_span_term_is_the_mean_over_the_words_between(seed, n, children):
+    """The labeller's hidden layer with the span block against its definition: relu(head + dependent +
+    distance (+ children) + the mean of the span block over the rows strictly between head and dependent),
+    nothing between for the root's arcs; float32 on NumpyOps, as at prediction."""
+    rng = np.random.default_rng(seed)
+    l = 3
+    model = label_scorer(l, nL=2, nI=W, children=children, span=True)
+    X = rng.normal(size=(n + 1, W)).astype(np.float32)
+    model.layers[0].initialize(X=X)
+    model.layers[1].initialize()
+    model.initialize()
+    P = rng.normal(size=(n + 1, (5 if children else 3) * l)).astype(np.float32)
+    mods = rng.permutation(np.arange(1, n + 1))
+    heads = np.array([0 if rng.random() < 0.2 else rng.choice([r for r in range(1, n + 1) if r != m])
+                      for m in mods])
+    buckets = distance_buckets(heads, mods)
+    kids = rng.integers(-1, n + 1, size=(n, 2)) if children else None
+    hidden, _ = label_hidden(model, P, heads, mods, buckets, kids)
+    M = model.get_param("M")
+    none = model.get_param("none") if children else None
+    for i, (h, m, b) in enumerate(zip(heads, mods, buckets)):
+        want = P[h, :l] + P[m, l:2 * l] + M[b]
+        if children:
+            for side in (0, 1):
+                c = kids[i, side]
+                want = want + (none[side] if c < 0 else P[c, (2 + side) * l:(3 + side) * l])
+        if h != 0 and abs(h - m) > 1:
+            want = want + P[min(h, m) + 1:max(h, m), -l:].astype(np.float64).mean(axis=0)
+        assert np.allclose(hidden[i], np.maximum(want, 0), rtol=1e-5, atol=1e-5)
 
 
 def test_outer_children():

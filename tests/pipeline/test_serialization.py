@@ -34,13 +34,17 @@ def test_pipe_batch_sizes_and_two_processes_agree(trained):
     assert parses(nlp.pipe(texts, batch_size=7, n_process=2)) == one
 
 
-def test_a_span_term_trains_and_round_trips(ewt_sentences):
-    """A model with the arc scorer's span term (`span_width`) trains, and its bytes load into a component of
-    the same config with identical predictions; the span parameters are learned, not left at zero."""
-    model = {**TINY_MODEL, "@architectures": "vineparse.VineCascadeModel.v3", "span_width": 4}
+def test_span_terms_train_and_round_trip(ewt_sentences):
+    """A model with the arc scorer's span term (`span_width`) and the labeller's (`label_span`) trains, and its
+    bytes load into a component of the same config with identical predictions; the span parameters are
+    learned, not left at zero."""
+    model = {**TINY_MODEL, "@architectures": "vineparse.VineCascadeModel.v3", "span_width": 4, "label_span": True}
     nlp, examples = train_tiny(ewt_sentences[:80], steps=6, model=model)
-    arcs = nlp.get_pipe("vine_cascade").model.get_ref("arcs")
+    arcs, labels = (nlp.get_pipe("vine_cascade").model.get_ref(name) for name in ("arcs", "labels"))
     assert arcs.get_dim("span") == 4 and abs(arcs.get_param("G")).sum() > 0
+    width = labels.get_dim("width")
+    assert labels.attrs["span"] and labels.layers[0].get_dim("nO") == (4 if labels.attrs["children"] else 2) * \
+        width + width
     docs = [eg.predicted for eg in examples[60:]]
     expected = parses(nlp.pipe([d.copy() for d in docs]))
     other = spacy.blank("en")

@@ -40,7 +40,7 @@ def build_vine_cascade_model_v2(tok2vec: Model, arc_width: int = 128, part_width
 def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: int = 16,
                              label_width: int = 128, context_depth: int = 0, lstm_width: int = 0,
                              label_children: bool = False, start_width: int = 64, span_width: int = 0,
-                             nL: Optional[int] = None) -> Model[List, List[Floats2d]]:
+                             label_span: bool = False, nL: Optional[int] = None) -> Model[List, List[Floats2d]]:
     """The encoder (see the module docstring) and the scorers.
 
     tok2vec (Model[List[Doc], List[Floats2d]]): token vectors (width nI).
@@ -54,6 +54,8 @@ def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: i
         (gold trees in training, predicted ones when parsing; `scorers.label_scorer`).
     span_width (int): width k of the arc scorer's span term, what lies between head and dependent (0 = none;
         `scorers.span_scores`): O(n^2 k) more per sentence.
+    label_span (bool): the label classifier also reads the mean of a projection of the words between head
+        and dependent (`scorers.label_scorer`): O(label_width) more per word.
     The defaults here (part_width 16, label_children false) are those of the registered versions; the
     component's default config (`component.DEFAULT_MODEL_CONFIG`) and configs/ewt.cfg set part_width 64 and
     label_children true.
@@ -79,7 +81,7 @@ def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: i
     layers += [with_root_row(width), Dropout(0.0)]
     encoder = chain(*layers)
     scorers = {"arcs": arc_scorer(arc_width, nI=width, span_width=span_width), "outer": outer_scorer(nI=width),
-               "labels": label_scorer(label_width, nL=nL, nI=width, children=label_children)}
+               "labels": label_scorer(label_width, nL=nL, nI=width, children=label_children, span=label_span)}
     for kind, name in PART_REFS.items():
         scorers[name] = part_scorer(kind, part_width, nI=width)
     if start_width:

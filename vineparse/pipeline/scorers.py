@@ -39,6 +39,7 @@ from thinc.types import Floats1d, Floats2d, Ints1d
 from .._kernels.biaffine import biaffine_dense
 from ..cascade.structures import GRAND_SIBLING, GRANDPARENT, SIBLING
 from .._kernels.label_hidden import label_hidden_rows
+from .._kernels.span import add_span_dense
 
 # upper bounds (exclusive) of the distance classes |h - m| = 1, 2, 3, 4, 5, 6-7, 8-10, 11-15, 16-20, 21-30, 31+
 DISTANCE_EDGES = np.array([2, 3, 4, 5, 6, 8, 11, 16, 21, 31])
@@ -268,12 +269,12 @@ def span_row_terms(model: Model, HD: Floats2d) -> Optional[Tuple[np.ndarray, np.
 
 
 def add_span_scores(terms, rows: Sequence[Ints1d], dense: List[np.ndarray]) -> List[np.ndarray]:
-    """Add the span term of each sentence (its rows of the batch, in order) to its dense arc scores, from the
-    batch's `span_row_terms` (nothing when None). O(sum_i (n_i + 1)^2 k)."""
+    """Add the span term of each sentence (its rows of the batch, in order) to its dense arc scores (float64
+    (n + 1, n + 1), C-contiguous, as `biaffine_predict` returns them; in place), from the batch's
+    `span_row_terms` (nothing when None): one compiled call for all (`_kernels/span.pyx`).
+    O(sum_i (n_i + 1)^2 k)."""
     if terms is not None:
-        A, B, Z = terms
-        for r, S in zip(rows, dense):
-            S += span_scores(np, A[r], B[r], Z[r])[0]
+        add_span_dense(*terms, rows, dense)
     return dense
 
 
@@ -451,19 +452,24 @@ LabelInput = Tuple    # X (R, w), heads (A,), mods (A,), buckets (A,)[, children
 
 
 def label_scorer(width: int, nL: Optional[int] = None, nI: Optional[int] = None,
-                 children: bool = False) -> Model[LabelInput, Floats2d]:
+                 children: bool = False, span: bool = False) -> Model[LabelInput, Floats2d]:
     """Label logits of arcs: (X, head rows, dependent rows, distance buckets[, children]) -> (A, nL). With
     [Ph | Pd] = X W + b (rows, 2 width), the hidden layer relu(Ph[h] + Pd[m] + M[bucket]) reads the head and
     the dependent (each row carries its context from the encoder) and the arc's direction and distance;
     `layers[1]` (a `Linear`) maps it to the logits. With `children` the projection has two more blocks
     [Pl | Pr] and the hidden layer adds Pl[l] + Pr[r] for the dependent's outermost left and right children
     l, r (rows of X, -1 for none: a learned row "none" (2, width) stands in), which tell its clause's
-    relation: a leading "and" (conj), "if" (advcl), "that" (ccomp) or comma (parataxis)."""
-    projection = Linear(nO=(4 if children else 2) * width, nI=nI)
+    relation: a leading "and" (conj), "if" (advcl), "that" (ccomp) or comma (parataxis). With `span` the
+    projection has one more block Pb (after the others) and the hidden layer adds the mean of Pb over the
+    rows strictly between head and dependent, what lies between them (nothing for adjacent words and for
+    the root's arcs, bucket 0): a word's rows in X are its doc's tokens in order, so that is the range
+    min(h, m) + 1 .. max(h, m) - 1, a difference of two prefix sums of Pb; O(R width) more per batch."""
+    projection = Linear(nO=((4 if children else 2) + (1 if span else 0)) * width, nI=nI)
     output = Linear(nO=nL, nI=width)
     params = {"M": None, "none": None} if children else {"M": None}
+    attrs = {"children": children, "span": True} if span else {"children": children}
     return Model("vine_label_scorer", _label_forward, init=_label_init, layers=[projection, output],
-                 dims={"width": width, "nL": nL}, params=params, attrs={"children": children})
+                 dims={"width": width, "nL": nL}, params=params, attrs=attrs)
 
 
 def _label_init(model: Model, X=None, Y=None) -> None:
@@ -479,13 +485,15 @@ def _label_init(model: Model, X=None, Y=None) -> None:
 
 def label_hidden(model: Model, P: Floats2d, heads, mods, buckets, children=None, is_train: bool = False):
     """The hidden layer of the arcs from the projection P (R, 2 width, or 4 width with children (A, 2),
-    rows of the dependent's outermost left and right child or -1); RETURNS (hidden (A, width),
-    backprop(d hidden) -> dP)."""
+    rows of the dependent's outermost left and right child or -1; one width more with a span block);
+    RETURNS (hidden (A, width), backprop(d hidden) -> dP)."""
     ops, xp = model.ops, model.ops.xp
     l = model.get_dim("width")
     heads, mods, buckets = (ops.asarray(x, dtype="i") for x in (heads, mods, buckets))
     M = model.get_param("M").astype(P.dtype)
     use_children = model.attrs["children"]
+    between = _label_span(ops, P, heads, mods, buckets, (4 if use_children else 2) * l, l) \
+        if model.attrs.get("span") else None
     none = missing = safe = None
     if use_children:
         if children is None:
@@ -494,7 +502,7 @@ def label_hidden(model: Model, P: Floats2d, heads, mods, buckets, children=None,
         none = model.get_param("none").astype(P.dtype)
         missing = children < 0
         safe = xp.where(missing, 0, children)
-    if xp is np and P.dtype == np.float32:        # one compiled pass, the same sums in the same order
+    if xp is np and P.dtype == np.float32 and between is None:    # one compiled pass, the same sums in order
         h, m, b = (np.ascontiguousarray(a) for a in (heads, mods, buckets))
         kids = np.ascontiguousarray(children) if use_children else None
         hidden = label_hidden_rows(P, l, h, m, M, b, kids, none)
@@ -505,6 +513,8 @@ def label_hidden(model: Model, P: Floats2d, heads, mods, buckets, children=None,
             for side in (0, 1):
                 block = P[safe[:, side], (2 + side) * l:(3 + side) * l]
                 hidden += xp.where(missing[:, side, None], none[side][None, :], block)
+        if between is not None:
+            hidden += between[0]
         xp.maximum(hidden, 0, out=hidden)           # relu in place
 
     def backprop(d_hidden: Floats2d) -> Floats2d:
@@ -520,9 +530,37 @@ def label_hidden(model: Model, P: Floats2d, heads, mods, buckets, children=None,
                 target = xp.where(missing[:, side, None], 0.0, d_pre).astype(P.dtype)
                 dP[:, (2 + side) * l:(3 + side) * l] += _row_sum(ops, safe[:, side], target, P.shape[0])
             model.inc_grad("none", d_none)
+        if between is not None:
+            dP[:, -l:] += between[1](d_pre)
         return dP
 
     return hidden, backprop
+
+
+def _label_span(ops, P: Floats2d, heads, mods, buckets, offset: int, l: int):
+    """The labeller's span term (`label_scorer`): for each arc the mean of P[r, offset:offset + l] over the
+    rows r strictly between its head and dependent rows (none for bucket 0, the root's arcs, or adjacent
+    rows); RETURNS (mean (A, l), backprop(d mean) -> d block (R, l)). O(R l + A l); the prefix sums over the
+    batch's rows are float64, so that a long batch costs no precision."""
+    xp = ops.xp
+    block = P[:, offset:offset + l]
+    C = xp.zeros((len(P) + 1, l), dtype="float64")
+    C[1:] = xp.cumsum(block, axis=0, dtype="float64")          # C[t] = block[:t] summed
+    count = xp.maximum(heads, mods) - xp.minimum(heads, mods) - 1
+    count = xp.where(buckets == 0, 0, xp.maximum(count, 0))
+    lo = xp.where(count > 0, xp.minimum(heads, mods) + 1, 0)
+    hi = lo + count
+    scale = 1.0 / xp.maximum(count, 1)[:, None]
+    mean = ((C[hi] - C[lo]) * scale).astype(P.dtype)
+
+    def backprop(d_mean):
+        g = d_mean * scale
+        dC = xp.zeros((len(C), l), dtype="float64")
+        ops.scatter_add(dC, hi, g)
+        ops.scatter_add(dC, lo, -g)
+        return xp.cumsum(dC[::-1], axis=0)[::-1][1:].astype(P.dtype)      # block[r] is in every C[t], t > r
+
+    return mean, backprop
 
 
 def _label_forward(model: Model, inputs: LabelInput, is_train: bool):
