@@ -194,7 +194,8 @@ compare_es_variant = $(ONE_CORE) $(BIN)/python bench/spacy_compare.py --runs $(1
     --out bench/results/$(2).json --markdown bench/results/$(2).md
 
 # vine_cascade trained as ewt-compare-es trains it, with another dropout on its encoder output than the config's
-# 0.2: bench/out/compare_es_dropout/RATE/cnn-vine-sSEED (the experiment "Dropout under early stopping").
+# 0.2, and without the span term, as the experiment ran before it was adopted: bench/out/compare_es_dropout/RATE/
+# cnn-vine-sSEED (the experiment "Dropout under early stopping").
 # ewt-compare-es-dropout0: dropout 0.0 (the config's setting before; seeds ES_DROPOUT0_SEEDS) beside the runs of
 # spaCy's parsers in spacy_compare_es.json. dropout-es-dev: the dev curves of seeds 3 and 4 at 0.0, 0.2 and 0.3.
 COMPARE_ES_DROPOUT := bench/out/compare_es_dropout
@@ -203,7 +204,8 @@ $(COMPARE_ES_DROPOUT)/%/model-best: | $(STAMP) $(EWT_SPACY)
 	@mkdir -p $(COMPARE_ES_DROPOUT)/$(patsubst %/,%,$(dir $*))
 	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/ewt.cfg --output $(COMPARE_ES_DROPOUT)/$* $(TRAIN_DATA) \
 	    --system.seed $(call run_seed,$(notdir $*)) $(EARLY_STOPPING) \
-	    --components.vine_cascade.dropout $(patsubst %/,%,$(dir $*)) > $(COMPARE_ES_DROPOUT)/$*.log 2>&1
+	    --components.vine_cascade.dropout $(patsubst %/,%,$(dir $*)) --components.vine_cascade.model.span_width 0 \
+	    > $(COMPARE_ES_DROPOUT)/$*.log 2>&1
 
 .PHONY: ewt-compare-es-dropout0 dropout-es-dev
 ewt-compare-es-dropout0: $(PUD_SPACY) \
@@ -211,38 +213,75 @@ ewt-compare-es-dropout0: $(PUD_SPACY) \
 	$(call compare_es_variant,$(COMPARE_ES_DROPOUT)/0.0,spacy_compare_es_dropout0,\
 	    vine_cascade trained with dropout 0.0 on its encoder output (configs/ewt.cfg has 0.2))
 
-# the early-stopping run of vine_cascade with dropout $(1), seed $(2) (the config's 0.2: ewt-compare-es's run)
-dropout_run = $(if $(filter 0.2,$(1)),$(COMPARE_ES),$(COMPARE_ES_DROPOUT)/$(1))/cnn-vine-s$(2)
+# the early-stopping run of vine_cascade with dropout $(1), seed $(2) (the config's 0.2: ewt-compare-es-nospan's run)
+dropout_run = $(if $(filter 0.2,$(1)),$(COMPARE_ES_NOSPAN),$(COMPARE_ES_DROPOUT)/$(1))/cnn-vine-s$(2)
 dropout-es-dev: $(foreach seed,3 4,$(foreach rate,0.0 0.2 0.3,$(call dropout_run,$(rate),$(seed))/model-best))
 	$(BIN)/python bench/budget_curve.py --budgets 4000,8000,12000 --out bench/results/dropout_es_dev.json \
 	    $(foreach seed,3 4,$(foreach rate,0.0 0.2 0.3,--run "dropout $(rate), seed $(seed)=$(call dropout_run,$(rate),$(seed)).log"))
 
-# ewt-compare-es-span: vine_cascade trained as ewt-compare-es trains it, with the arc scorer's span term
-# (span_width SPAN_WIDTH; seeds ES_SPAN_SEEDS), beside the runs of spaCy's parsers in spacy_compare_es.json;
-# span-es-dev: the dev curves of seeds 3 and 4 with and without it; span-speed: the component's µs per word
-COMPARE_ES_SPAN := bench/out/compare_es_span
-ES_SPAN_SEEDS ?= 0 1 2 3 4
-SPAN_WIDTH ?= 32
-$(COMPARE_ES_SPAN)/%/model-best: | $(STAMP) $(EWT_SPACY)
-	@mkdir -p $(COMPARE_ES_SPAN)
-	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/ewt.cfg --output $(COMPARE_ES_SPAN)/$* $(TRAIN_DATA) \
+# ewt-compare-es-nospan: vine_cascade trained as ewt-compare-es trains it, without the arc scorer's span term
+# (span_width 0, the config's setting before; seeds ES_NOSPAN_SEEDS), beside the runs of spaCy's parsers in
+# spacy_compare_es.json; span-es-dev: the dev curves of seeds 3 and 4 with and without it; span-speed: the
+# component's µs per word and the pipelines' words/s against spaCy's parser's pipeline, with and without the
+# span term (short runs of seed 0), and the comparison's run of seed 0 last (the README's words/s: the first
+# and the last pipeline). label-span-es-dev: the dev curves up to 4,000 steps of seeds 0 and 1 without and with
+# the labeller's span term (label_span; those runs trained for 4,000 steps).
+COMPARE_ES_NOSPAN := bench/out/compare_es_nospan
+COMPARE_ES_LABEL_SPAN := bench/out/compare_es_label_span
+ES_NOSPAN_SEEDS ?= 0 1 2 3 4
+$(COMPARE_ES_NOSPAN)/%/model-best: | $(STAMP) $(EWT_SPACY)
+	@mkdir -p $(COMPARE_ES_NOSPAN)
+	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/ewt.cfg --output $(COMPARE_ES_NOSPAN)/$* $(TRAIN_DATA) \
 	    --system.seed $(call run_seed,$*) $(EARLY_STOPPING) \
-	    --components.vine_cascade.model.span_width $(SPAN_WIDTH) > $(COMPARE_ES_SPAN)/$*.log 2>&1
+	    --components.vine_cascade.model.span_width 0 > $(COMPARE_ES_NOSPAN)/$*.log 2>&1
 
-.PHONY: ewt-compare-es-span span-es-dev span-speed
-span-es-dev: $(foreach seed,3 4,$(COMPARE_ES)/cnn-vine-s$(seed)/model-best $(COMPARE_ES_SPAN)/cnn-vine-s$(seed)/model-best)
+$(COMPARE_ES_LABEL_SPAN)/%/model-best: | $(STAMP) $(EWT_SPACY)
+	@mkdir -p $(COMPARE_ES_LABEL_SPAN)
+	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/ewt.cfg --output $(COMPARE_ES_LABEL_SPAN)/$* $(TRAIN_DATA) \
+	    --system.seed $(call run_seed,$*) --training.max_steps 4000 --training.eval_frequency 200 \
+	    --components.vine_cascade.model.label_span true > $(COMPARE_ES_LABEL_SPAN)/$*.log 2>&1
+
+# span-speed's short runs, seed 0: configs/ewt.cfg with and without the span term and spaCy's parser for 2,000
+# steps, spaCy's parser for 600 too
+SPEED := bench/out/speed
+speed_run = @mkdir -p $(SPEED) && $(ONE_CORE) $(BIN)/python -I -m spacy train $(1) --output $(SPEED)/$(2) \
+    $(TRAIN_DATA) --system.seed 0 --training.max_steps $(3) --training.eval_frequency $(3) $(4) > $(SPEED)/$(2).log 2>&1
+$(SPEED)/cnn-spacy-600-s0/model-best: | $(STAMP) $(EWT_SPACY)
+	$(call speed_run,configs/ewt_spacy_parser.cfg,cnn-spacy-600-s0,600)
+$(SPEED)/cnn-spacy-s0/model-best: | $(STAMP) $(EWT_SPACY)
+	$(call speed_run,configs/ewt_spacy_parser.cfg,cnn-spacy-s0,2000)
+$(SPEED)/cnn-vine-s0/model-best: | $(STAMP) $(EWT_SPACY)
+	$(call speed_run,configs/ewt.cfg,cnn-vine-s0,2000)
+$(SPEED)/cnn-vine-nospan-s0/model-best: | $(STAMP) $(EWT_SPACY)
+	$(call speed_run,configs/ewt.cfg,cnn-vine-nospan-s0,2000,--components.vine_cascade.model.span_width 0)
+
+.PHONY: ewt-compare-es-nospan span-es-dev span-speed label-span-es-dev
+ewt-compare-es-nospan: $(PUD_SPACY) $(foreach seed,$(ES_NOSPAN_SEEDS),$(COMPARE_ES_NOSPAN)/cnn-vine-s$(seed)/model-best)
+	$(call compare_es_variant,$(COMPARE_ES_NOSPAN),spacy_compare_es_nospan,\
+	    vine_cascade trained without the arc scorer's span term (configs/ewt.cfg has span_width 32))
+
+span-es-dev: $(foreach seed,3 4,$(COMPARE_ES_NOSPAN)/cnn-vine-s$(seed)/model-best \
+    $(COMPARE_ES)/cnn-vine-s$(seed)/model-best)
 	$(BIN)/python bench/budget_curve.py --budgets 2000,4000,8000,12000 --out bench/results/span_es_dev.json \
-	    $(foreach seed,3 4,--run "configs/ewt.cfg, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed).log" \
-	        --run "span term of width $(SPAN_WIDTH), seed $(seed)=$(COMPARE_ES_SPAN)/cnn-vine-s$(seed).log")
+	    $(foreach seed,3 4,--run "without the span term, seed $(seed)=$(COMPARE_ES_NOSPAN)/cnn-vine-s$(seed).log" \
+	        --run "span term of width 32, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed).log")
 
-span-speed: $(COMPARE_ES)/cnn-vine-s4/model-best $(COMPARE_ES_SPAN)/cnn-vine-s4/model-best
-	$(ONE_CORE) $(BIN)/python bench/component_speed.py --docs $(SPACY_DATA)/en_ewt-ud-test.spacy --repeats 7 \
-	    --models "configs/ewt.cfg, seed 4=$(COMPARE_ES)/cnn-vine-s4/model-best" \
-	    "span term of width $(SPAN_WIDTH), seed 4=$(COMPARE_ES_SPAN)/cnn-vine-s4/model-best" --out bench/results/span_speed.json
+span-speed: $(foreach run,cnn-spacy-s0 cnn-spacy-600-s0 cnn-vine-nospan-s0 cnn-vine-s0,$(SPEED)/$(run)/model-best) \
+    $(COMPARE_ES)/cnn-vine-s0/model-best
+	$(ONE_CORE) $(BIN)/python bench/component_speed.py --docs $(SPACY_DATA)/en_ewt-ud-test.spacy --repeats 7 --whole \
+	    --models "spaCy's parser, 2,000 steps=$(SPEED)/cnn-spacy-s0/model-best" \
+	    "spaCy's parser, 600 steps=$(SPEED)/cnn-spacy-600-s0/model-best" \
+	    "vine_cascade without the span term, 2,000 steps=$(SPEED)/cnn-vine-nospan-s0/model-best" \
+	    "vine_cascade, 2,000 steps=$(SPEED)/cnn-vine-s0/model-best" \
+	    "vine_cascade, early stopping=$(COMPARE_ES)/cnn-vine-s0/model-best" \
+	    --note "seed 0 each; configs/ewt_spacy_parser.cfg and configs/ewt.cfg trained for the steps named, or until \
+	the dev score stopped rising (the comparison's run)" --out bench/results/span_speed.json
 
-ewt-compare-es-span: $(PUD_SPACY) $(foreach seed,$(ES_SPAN_SEEDS),$(COMPARE_ES_SPAN)/cnn-vine-s$(seed)/model-best)
-	$(call compare_es_variant,$(COMPARE_ES_SPAN),spacy_compare_es_span,\
-	    vine_cascade trained with the arc scorer's span term of width $(SPAN_WIDTH))
+label-span-es-dev: $(foreach seed,0 1,$(COMPARE_ES)/cnn-vine-s$(seed)/model-best \
+    $(COMPARE_ES_LABEL_SPAN)/cnn-vine-s$(seed)/model-best)
+	$(BIN)/python bench/budget_curve.py --budgets 2000,3000,4000 --out bench/results/label_span_es_dev.json \
+	    $(foreach seed,0 1,--run "span term of width 32, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed).log" \
+	        --run "and the labeller's, seed $(seed)=$(COMPARE_ES_LABEL_SPAN)/cnn-vine-s$(seed).log")
 
 budget-curve: $(COMPARE_16K)/cnn-spacy-s0/model-best
 	$(BIN)/python bench/budget_curve.py --run "spaCy's parser, seed 0=$(COMPARE_16K)/cnn-spacy-s0.log" \

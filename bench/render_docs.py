@@ -412,8 +412,8 @@ def stopping_rows(doc):
 
 def paired_seeds(doc, baseline):
     """vine_cascade's runs of `doc` beside the runs of the same seeds in the result file `baseline` (setting cnn):
-    EWT test and out-of-domain UAS / LAS and the step model-best is from, one row per seed both have, then
-    their means over those seeds."""
+    model-best's dev UAS (where recorded), EWT test and out-of-domain UAS / LAS and the step model-best is
+    from, one row per seed both have, then their means over those seeds."""
     before = load(baseline)["runs"]
     rows = []
     for name, run in sorted(doc["runs"].items()):
@@ -422,7 +422,8 @@ def paired_seeds(doc, baseline):
             continue
         row = {"seed": seed[1:]}
         for side, record in (("after", run), ("before", before[name])):
-            row.update({f"{side}_uas": 100 * record["dep_uas"], f"{side}_las": 100 * record["dep_las"],
+            row.update({f"{side}_dev_uas": record["stopping"].get("dev_uas"),
+                        f"{side}_uas": 100 * record["dep_uas"], f"{side}_las": 100 * record["dep_las"],
                         f"{side}_ood_uas": 100 * record["ood"]["dep_uas"],
                         f"{side}_ood_las": 100 * record["ood"]["dep_las"],
                         f"{side}_best_step": record["stopping"]["best_step"]})
@@ -430,35 +431,37 @@ def paired_seeds(doc, baseline):
     if not rows:
         raise SystemExit(f"no seed of vine_cascade is in both {doc.get('command')!r}'s result and {baseline}")
     keys = [key for key in rows[0] if key != "seed"]
-    rows.append({"seed": f"mean of {len(rows)}", **{key: mean(row[key] for row in rows) for key in keys}})
+    rows.append({"seed": f"mean of {len(rows)}", **{key: None if any(row[key] is None for row in rows)
+                                                     else mean(row[key] for row in rows) for key in keys}})
     return rows
 
 
 def seed_pair_columns(before: str, after: str) -> List[Col]:
     """The columns of `paired_seeds`, each quantity for the baseline (`before`) and the variant (`after`)."""
-    quantities = (("uas", "UAS", "2f"), ("las", "LAS", "2f"), ("ood_uas", "PUD UAS", "2f"),
-                  ("ood_las", "PUD LAS", "2f"), ("best_step", "model-best step", "int"))
+    quantities = (("dev_uas", "dev UAS", "2f"), ("uas", "UAS", "2f"), ("las", "LAS", "2f"),
+                  ("ood_uas", "PUD UAS", "2f"), ("ood_las", "PUD LAS", "2f"), ("best_step", "model-best step", "int"))
     return [Col("seed", "seed")] + [Col(f"{label}, {name}", f"{side}_{key}", fmt) for key, label, fmt in quantities
                                     for side, name in (("before", before), ("after", after))]
 
 
-def readme_summary(doc, speed_source="spacy_compare.json"):
-    """EWT test (mean over seeds) and English PUD of `doc`, and the pipelines' words/s of `speed_source`'s
-    first seeds (scipy ops), setting cnn."""
+def readme_summary(doc, speed_source="span_speed.json"):
+    """EWT test (mean over seeds) and English PUD of `doc`, setting cnn, and the pipelines' words/s of
+    `speed_source` (`component_speed.py --whole`: spaCy's parser's pipeline first, the comparison's
+    vine_cascade run last)."""
     rows = []
     pipes = doc["settings"]["cnn"]
-    speed = load(speed_source)["seed0"]["cnn"]["speed"]["scipy"]
-    last = max((k for k in speed if k.startswith("vine_") and k[5:].isdigit()), key=lambda k: int(k[5:]))
+    speeds = [p["words_per_second"] for p in load(speed_source)["pipelines"].values()]
+    spacy_speed, vine_speed = speeds[0], speeds[-1]
     for pipe, label in PIPELINES.items():
         if pipe not in pipes:
             continue
         acc = pipes[pipe]
-        words = {"spacy": speed["spacy"]["median"], "vine": speed[last]["median"]}.get(pipe)
+        words = {"spacy": spacy_speed, "vine": vine_speed}.get(pipe)
         rows.append({"pipeline": label, "seeds": len(acc["dep_uas"]["runs"]),
                      "uas": acc["dep_uas"]["mean"], "las": acc["dep_las"]["mean"],
                      "ood_uas": acc.get("ood", {}).get("dep_uas", {}).get("mean"),
                      "ood_las": acc.get("ood", {}).get("dep_las", {}).get("mean"),
-                     "words": words, "ratio": None if words is None else words / speed["spacy"]["median"]})
+                     "words": words, "ratio": None if words is None else words / spacy_speed})
     return rows
 
 
@@ -996,7 +999,7 @@ TABLES = [
         Col("test sentences", "sentences", "int"), Col("hashed weights per level", lambda row, doc:
                                                        2 ** doc["settings"]["bits"], "int")]),
     # spacy_compare.json: bench/spacy_compare.py
-    # accuracy trained until the dev score stops rising (spacy_compare_es.json), words/s of spacy_compare.json
+    # accuracy trained until the dev score stops rising (spacy_compare_es.json), words/s of span_speed.json
     Table("readme_spacy_compare", "spacy_compare_es.json", readme_summary, [
         Col("parser", "pipeline"), Col("seeds", "seeds", "int"), Col("UAS", "uas", "2f"), Col("LAS", "las", "2f"),
         Col("UAS, English PUD", "ood_uas", "2f"), Col("LAS, English PUD", "ood_las", "2f"),
@@ -1014,14 +1017,16 @@ TABLES = [
     Table("spacy_compare_es_targets", "spacy_compare_es.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
     # spacy_compare_es_dropout0.json: make ewt-compare-es-dropout0 (vine_cascade with dropout 0.0, the setting
     # configs/ewt.cfg had before; spaCy's runs merged)
-    Table("dropout_es_seeds", "spacy_compare_es.json", lambda doc: paired_seeds(doc, "spacy_compare_es_dropout0.json"),
+    Table("dropout_es_seeds", "spacy_compare_es_nospan.json",
+          lambda doc: paired_seeds(doc, "spacy_compare_es_dropout0.json"),
           seed_pair_columns("dropout 0.0", "dropout 0.2")),
     Table("spacy_compare_es_dropout0_targets", "spacy_compare_es_dropout0.json", lambda doc: items(doc["targets"]),
           TARGET_COLUMNS),
-    # spacy_compare_es_span.json: make ewt-compare-es-span (vine_cascade with the span term; spaCy's runs merged)
-    Table("span_es_seeds", "spacy_compare_es_span.json", lambda doc: paired_seeds(doc, "spacy_compare_es.json"),
-          seed_pair_columns("configs/ewt.cfg", "span term")),
-    Table("spacy_compare_es_span_targets", "spacy_compare_es_span.json", lambda doc: items(doc["targets"]),
+    # spacy_compare_es_nospan.json: make ewt-compare-es-nospan (vine_cascade without the span term; spaCy's runs
+    # merged)
+    Table("span_es_seeds", "spacy_compare_es.json", lambda doc: paired_seeds(doc, "spacy_compare_es_nospan.json"),
+          seed_pair_columns("without", "span term")),
+    Table("spacy_compare_es_nospan_targets", "spacy_compare_es_nospan.json", lambda doc: items(doc["targets"]),
           TARGET_COLUMNS),
     Table("spacy_compare_targets", "spacy_compare.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
     Table("spacy_compare_speed", "spacy_compare.json", compare_speed, [
@@ -1227,6 +1232,7 @@ TABLES = [
     Table("probes_dev", "probes_dev.json", budget_rows, DEV_CURVE_COLUMNS),
     Table("dropout_es_dev", "dropout_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
     Table("span_es_dev", "span_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
+    Table("label_span_es_dev", "label_span_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
     # parse_hashes.json: bench/parse_hashes.py before and after a refactoring
     Table("parse_hashes", "parse_hashes.json",
           lambda doc: [{"part": part, "what": key, "same": same} for part, found in doc["identical"].items()
@@ -1253,8 +1259,13 @@ TABLES = [
         Col("pipeline", "_key"), Col("part_width", "settings.part_width"),
         Col("label_children", "settings.label_children"), Col("component µs / word", "us_per_word", "1f")]),
     Table("span_speed", "span_speed.json", "pipelines", [
-        Col("pipeline", "_key"), Col("span_width", "settings.span_width"),
-        Col("component µs / word", "us_per_word", "1f")]),
+        Col("pipeline", "_key"), Col("span_width", "settings.span_width"), Col("label_span", "settings.label_span"),
+        Col("parser µs / word, alone", "us_per_word", "1f"),
+        Col("parser µs / word, in the pipeline",
+            lambda row, doc: get(row, "us_per_word_by_component.vine_cascade")
+            or get(row, "us_per_word_by_component.parser"), "1f"),
+        Col("pipeline words/s", "words_per_second", "int"),
+        Col("× spaCy's parser's pipeline", "ratio_to_first", "x")]),
     Table("label_errors", "label_errors.json", label_error_rows, [
         Col("pipeline", "pipeline"), Col("arcs", "group"), Col("words", "words", "int"),
         Col("head error (%)", "head_error", "2f"), Col("label error where the head is right (%)",
