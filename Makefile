@@ -244,7 +244,7 @@ $(COMPARE_ES_LABEL_SPAN)/%/model-best: | $(STAMP) $(EWT_SPACY)
 # span-speed's short runs, seed 0: configs/ewt.cfg with and without the span term and spaCy's parser for 2,000
 # steps, spaCy's parser for 600 too
 SPEED := bench/out/speed
-speed_run = @mkdir -p $(SPEED) && $(ONE_CORE) $(BIN)/python -I -m spacy train $(1) --output $(SPEED)/$(2) \
+speed_run = mkdir -p $(SPEED) && $(ONE_CORE) $(BIN)/python -I -m spacy train $(1) --output $(SPEED)/$(2) \
     $(TRAIN_DATA) --system.seed 0 --training.max_steps $(3) --training.eval_frequency $(3) $(4) > $(SPEED)/$(2).log 2>&1
 $(SPEED)/cnn-spacy-600-s0/model-best: | $(STAMP) $(EWT_SPACY)
 	$(call speed_run,configs/ewt_spacy_parser.cfg,cnn-spacy-600-s0,600)
