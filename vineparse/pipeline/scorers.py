@@ -492,8 +492,8 @@ def label_hidden(model: Model, P: Floats2d, heads, mods, buckets, children=None,
     heads, mods, buckets = (ops.asarray(x, dtype="i") for x in (heads, mods, buckets))
     M = model.get_param("M").astype(P.dtype)
     use_children = model.attrs["children"]
-    between = _label_span(ops, P, heads, mods, buckets, (4 if use_children else 2) * l, l) \
-        if model.attrs.get("span") else None
+    span_offset = (4 if use_children else 2) * l          # the span block follows the others
+    between = _label_span(ops, P, heads, mods, buckets, span_offset, l) if model.attrs.get("span") else None
     none = missing = safe = None
     if use_children:
         if children is None:
@@ -531,7 +531,7 @@ def label_hidden(model: Model, P: Floats2d, heads, mods, buckets, children=None,
                 dP[:, (2 + side) * l:(3 + side) * l] += _row_sum(ops, safe[:, side], target, P.shape[0])
             model.inc_grad("none", d_none)
         if between is not None:
-            dP[:, -l:] += between[1](d_pre)
+            dP[:, span_offset:span_offset + l] += between[1](d_pre)
         return dP
 
     return hidden, backprop
