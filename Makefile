@@ -219,6 +219,22 @@ dropout-es-dev: $(foreach seed,3 4,$(foreach rate,0.0 0.2 0.3,$(call dropout_run
 	$(BIN)/python bench/budget_curve.py --budgets 4000,8000,12000 --out bench/results/dropout_es_dev.json \
 	    $(foreach seed,3 4,$(foreach rate,0.0 0.2 0.3,--run "dropout $(rate), seed $(seed)=$(call dropout_run,$(rate),$(seed)).log"))
 
+# the same with the span term (configs/ewt.cfg as it is but for the dropout): bench/out/compare_es_dropout_span/
+# RATE/cnn-vine-sSEED; dropout-span-es-dev: the dev curves of seeds 0 and 3 at 0.3 beside the config's 0.2
+COMPARE_ES_DROPOUT_SPAN := bench/out/compare_es_dropout_span
+$(COMPARE_ES_DROPOUT_SPAN)/%/model-best: | $(STAMP) $(EWT_SPACY)
+	@mkdir -p $(COMPARE_ES_DROPOUT_SPAN)/$(patsubst %/,%,$(dir $*))
+	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/ewt.cfg --output $(COMPARE_ES_DROPOUT_SPAN)/$* $(TRAIN_DATA) \
+	    --system.seed $(call run_seed,$(notdir $*)) $(EARLY_STOPPING) \
+	    --components.vine_cascade.dropout $(patsubst %/,%,$(dir $*)) > $(COMPARE_ES_DROPOUT_SPAN)/$*.log 2>&1
+
+.PHONY: dropout-span-es-dev
+dropout-span-es-dev: $(foreach seed,0 3,$(COMPARE_ES)/cnn-vine-s$(seed)/model-best \
+    $(COMPARE_ES_DROPOUT_SPAN)/0.3/cnn-vine-s$(seed)/model-best)
+	$(BIN)/python bench/budget_curve.py --budgets 4000,8000,12000 --out bench/results/dropout_span_es_dev.json \
+	    $(foreach seed,0 3,--run "dropout 0.2, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed).log" \
+	        --run "dropout 0.3, seed $(seed)=$(COMPARE_ES_DROPOUT_SPAN)/0.3/cnn-vine-s$(seed).log")
+
 # ewt-compare-es-nospan: vine_cascade trained as ewt-compare-es trains it, without the arc scorer's span term
 # (span_width 0, the config's setting before; seeds ES_NOSPAN_SEEDS), beside the runs of spaCy's parsers in
 # spacy_compare_es.json; span-es-dev: the dev curves of seeds 3 and 4 with and without it; span-speed: the
@@ -282,6 +298,41 @@ label-span-es-dev: $(foreach seed,0 1,$(COMPARE_ES)/cnn-vine-s$(seed)/model-best
 	$(BIN)/python bench/budget_curve.py --budgets 2000,3000,4000 --out bench/results/label_span_es_dev.json \
 	    $(foreach seed,0 1,--run "span term of width 32, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed).log" \
 	        --run "and the labeller's, seed $(seed)=$(COMPARE_ES_LABEL_SPAN)/cnn-vine-s$(seed).log")
+
+# the narrow probe: configs/ewt.cfg trained as ewt-compare-es trains it, with label_width 64 and part_width 32
+# (a projection of 864 columns per word instead of 1,442): what the narrower scorers cost in accuracy once trained
+# until the dev score stops rising (narrow-es-dev: the dev curves of seed 3 beside the config's own run)
+COMPARE_ES_NARROW := bench/out/compare_es_narrow
+NARROW := --components.vine_cascade.model.label_width 64 --components.vine_cascade.model.part_width 32
+$(COMPARE_ES_NARROW)/%/model-best: | $(STAMP) $(EWT_SPACY)
+	@mkdir -p $(COMPARE_ES_NARROW)
+	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/ewt.cfg --output $(COMPARE_ES_NARROW)/$* $(TRAIN_DATA) \
+	    --system.seed $(call run_seed,$*) $(EARLY_STOPPING) $(NARROW) > $(COMPARE_ES_NARROW)/$*.log 2>&1
+
+# ewt-compare-es-narrow: the narrow runs (seeds ES_NARROW_SEEDS) beside the runs of spaCy's parsers in
+# spacy_compare_es.json; narrow-es-dev: their dev curves beside the config's runs of the same seeds;
+# narrow-speed: the component's µs per word and the pipelines' words/s, spaCy's parser's pipeline first
+ES_NARROW_SEEDS ?= 3
+.PHONY: ewt-compare-es-narrow narrow-es-dev narrow-speed
+ewt-compare-es-narrow: $(PUD_SPACY) $(foreach seed,$(ES_NARROW_SEEDS),$(COMPARE_ES_NARROW)/cnn-vine-s$(seed)/model-best)
+	$(call compare_es_variant,$(COMPARE_ES_NARROW),spacy_compare_es_narrow,\
+	    vine_cascade with label_width 64 and part_width 32 (configs/ewt.cfg has 128 and 64))
+
+narrow-es-dev: $(foreach seed,$(ES_NARROW_SEEDS),$(COMPARE_ES)/cnn-vine-s$(seed)/model-best \
+    $(COMPARE_ES_NARROW)/cnn-vine-s$(seed)/model-best)
+	$(BIN)/python bench/budget_curve.py --budgets 2000,4000,8000,12000 --out bench/results/narrow_es_dev.json \
+	    $(foreach seed,$(ES_NARROW_SEEDS),--run "configs/ewt.cfg, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed).log" \
+	        --run "label_width 64, part_width 32, seed $(seed)=$(COMPARE_ES_NARROW)/cnn-vine-s$(seed).log")
+
+narrow-speed: $(SPEED)/cnn-spacy-s0/model-best $(foreach seed,$(ES_NARROW_SEEDS),$(COMPARE_ES)/cnn-vine-s$(seed)/model-best \
+    $(COMPARE_ES_NARROW)/cnn-vine-s$(seed)/model-best)
+	$(ONE_CORE) $(BIN)/python bench/component_speed.py --docs $(SPACY_DATA)/en_ewt-ud-test.spacy --repeats 7 --whole \
+	    --models "spaCy's parser, 2,000 steps=$(SPEED)/cnn-spacy-s0/model-best" \
+	    $(foreach seed,$(ES_NARROW_SEEDS),"vine_cascade, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed)/model-best" \
+	        "vine_cascade, label_width 64, part_width 32, seed $(seed)=$(COMPARE_ES_NARROW)/cnn-vine-s$(seed)/model-best") \
+	    --note "vine_cascade trained until the dev score stopped rising (configs/ewt.cfg, and with label_width 64 and \
+	part_width 32); spaCy's parser for 2,000 steps, which costs what it costs at any step" \
+	    --out bench/results/narrow_speed.json
 
 budget-curve: $(COMPARE_16K)/cnn-spacy-s0/model-best
 	$(BIN)/python bench/budget_curve.py --run "spaCy's parser, seed 0=$(COMPARE_16K)/cnn-spacy-s0.log" \

@@ -155,8 +155,10 @@ def _compiled_lstm(model: Model, X: List[Floats2d]) -> Optional[List[Floats2d]]:
 
 def _with_lstm_forward(model: Model, X: List[Floats2d], is_train: bool):
     Y = None if is_train else _compiled_lstm(model, X)
-    if Y is not None:
-        return [np.hstack([x, y]) for x, y in zip(X, Y)], _no_backprop
+    if Y is not None:           # one copy for the batch, a view of it per doc
+        joined = np.hstack([np.concatenate(X), np.concatenate(Y)])
+        ends = np.cumsum([len(x) for x in X]).tolist()
+        return [joined[end - len(x):end] for end, x in zip(ends, X)], _no_backprop
     Y, backprop_lstm = model.layers[0](X, is_train)
     out = [model.ops.xp.hstack([x, y]) for x, y in zip(X, Y)]
 

@@ -113,7 +113,9 @@ class Batch:
 
     def predict(self, labels: bool = False) -> "Batch":
         """Project X for every scorer (no gradients), and with `labels` for the label scorer too
-        (`label_projection`), all in one product (`project_all`)."""
+        (`label_projection`, every row), all in one product (`project_all`). Without it, labelling projects
+        only the rows the labelled arcs read (`labels.label_projection_where_read`): `labels` pays where
+        one batch labels many sets of arcs."""
         if self.X is None:
             return self
         layers = [self.model.get_ref("arcs").layers[0], self.model.get_ref("outer")]

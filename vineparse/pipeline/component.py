@@ -322,7 +322,7 @@ class VineCascadeParser(TrainablePipe):
         if not any(len(doc) for doc in docs):
             return [(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)) for _ in docs]
         parts = max(self.predict_cascade_orders()) > 1
-        batch = Batch(self.model, self.model.predict(docs), parts=parts).predict(labels=True)
+        batch = Batch(self.model, self.model.predict(docs), parts=parts).predict()
         units = self.pieces(batch, docs)
         pieces = [piece for doc_units in units for *_, unit in doc_units for piece in unit]
         known = [found for *_, found in pieces] if vine_level(self.predict_cascade) is not None else None

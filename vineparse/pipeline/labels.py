@@ -12,7 +12,7 @@ from spacy.attrs import DEP, HEAD
 from spacy.tokens import Doc
 
 from ..trees import DELIMITER, deprojectivize, is_decorated
-from .batch import Batch, as_cpu, project, split_sizes
+from .batch import Batch, affine_product, as_cpu, project, split_sizes
 from .confidence import set_doc_confidence, top_probability
 from .scorers import distance_buckets, label_hidden, outer_children
 
@@ -71,9 +71,36 @@ def label_logits(batch: Batch, head_rows: np.ndarray, mod_rows: np.ndarray, buck
     buckets and (for a scorer that reads them) the dependents' outermost children rows (A, 2), in prediction
     mode, on the CPU."""
     scorer = batch.model.get_ref("labels")
-    projection = project(scorer.layers[0], batch.X) if batch.label_projection is None else batch.label_projection
+    projection = batch.label_projection
+    if projection is None:
+        projection = label_projection_where_read(batch, scorer, head_rows, mod_rows, children)
     hidden, _ = label_hidden(scorer, projection, head_rows, mod_rows, buckets, children)
     return as_cpu(batch.ops, project(scorer.layers[1], hidden))
+
+
+def label_projection_where_read(batch: Batch, scorer, head_rows: np.ndarray, mod_rows: np.ndarray,
+                         children: Optional[np.ndarray]):
+    """The label scorer's projection P (R, blocks x width) of the batch's X where `label_hidden` reads it
+    for these arcs: the head block on the heads' rows, the dependent block on the dependents', the children
+    blocks on the outermost children's; entries no arc reads are left unset. One product per block over the
+    rows it is read on: on EWT test the heads are 43% of the words and the outermost left and right children
+    30% and 22%, so about half the multiply-adds of projecting every row (the projection is most of the
+    labeller's time). A scorer with a span block (read on every row) and arrays off the CPU get the whole
+    projection."""
+    layer = scorer.layers[0]
+    if scorer.attrs.get("span") or batch.ops.xp is not np:
+        return project(layer, batch.X)
+    width = scorer.get_dim("width")
+    W, b = layer.get_param("W"), layer.get_param("b")
+    read = [head_rows, mod_rows] + ([children[:, 0], children[:, 1]] if children is not None else [])
+    P = np.empty((len(batch.X), W.shape[0]), dtype=np.float32)
+    for k, rows in enumerate(read):
+        used = np.zeros(len(batch.X), dtype=bool)
+        used[rows[rows >= 0]] = True
+        rows = np.flatnonzero(used)
+        block = slice(k * width, (k + 1) * width)
+        P[rows, block] = affine_product(np, np.take(batch.X, rows, axis=0), W[block], b[block])
+    return P
 
 
 def write_parses(vocab, labels: Sequence[str], docs: Iterable[Doc], predictions: Iterable[Tuple]) -> None:
