@@ -413,7 +413,7 @@ def stopping_rows(doc):
 def paired_seeds(doc, baseline):
     """vine_cascade's runs of `doc` beside the runs of the same seeds in the result file `baseline` (setting cnn):
     model-best's dev UAS (where recorded), EWT test and out-of-domain UAS / LAS and the step model-best is
-    from, one row per seed both have, then their means over those seeds."""
+    from, one row per seed both have, then (for two seeds or more) their means over those seeds."""
     before = load(baseline)["runs"]
     rows = []
     for name, run in sorted(doc["runs"].items()):
@@ -430,6 +430,8 @@ def paired_seeds(doc, baseline):
         rows.append(row)
     if not rows:
         raise SystemExit(f"no seed of vine_cascade is in both {doc.get('command')!r}'s result and {baseline}")
+    if len(rows) == 1:
+        return rows
     keys = [key for key in rows[0] if key != "seed"]
     rows.append({"seed": f"mean of {len(rows)}", **{key: None if any(row[key] is None for row in rows)
                                                      else mean(row[key] for row in rows) for key in keys}})
@@ -444,6 +446,18 @@ def seed_pair_columns(before: str, after: str, dev: bool = True) -> List[Col]:
         ("best_step", "model-best step", "int"))
     return [Col("seed", "seed")] + [Col(f"{label}, {name}", f"{side}_{key}", fmt) for key, label, fmt in quantities
                                     for side, name in (("before", before), ("after", after))]
+
+
+def whole_speed_columns(*settings: str) -> List[Col]:
+    """The columns of a `component_speed.py --whole` result: each pipeline, the model settings named, its parser
+    component's µs per word alone and in the pipeline, the pipeline's words/s and its ratio to the first's."""
+    return [Col("pipeline", "_key")] + [Col(name, f"settings.{name}") for name in settings] + [
+        Col("parser µs / word, alone", "us_per_word", "1f"),
+        Col("parser µs / word, in the pipeline",
+            lambda row, doc: get(row, "us_per_word_by_component.vine_cascade")
+            or get(row, "us_per_word_by_component.parser"), "1f"),
+        Col("pipeline words/s", "words_per_second", "int"),
+        Col("× spaCy's parser's pipeline", "ratio_to_first", "x")]
 
 
 def readme_summary(doc, speed_source="span_speed.json"):
@@ -1030,6 +1044,10 @@ TABLES = [
           seed_pair_columns("without", "span term")),
     Table("spacy_compare_es_nospan_targets", "spacy_compare_es_nospan.json", lambda doc: items(doc["targets"]),
           TARGET_COLUMNS),
+    # spacy_compare_es_narrow.json: make ewt-compare-es-narrow (vine_cascade with label_width 64 and part_width
+    # 32; spaCy's runs merged)
+    Table("narrow_es_seeds", "spacy_compare_es_narrow.json", lambda doc: paired_seeds(doc, "spacy_compare_es.json"),
+          seed_pair_columns("configs/ewt.cfg", "narrow")),
     Table("spacy_compare_targets", "spacy_compare.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
     Table("spacy_compare_speed", "spacy_compare.json", compare_speed, [
         Col("shared encoder", "setting"), Col("ops", "ops"), Col("spaCy parser (words/s)", "spacy", "int"),
@@ -1235,6 +1253,7 @@ TABLES = [
     Table("dropout_es_dev", "dropout_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
     Table("span_es_dev", "span_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
     Table("label_span_es_dev", "label_span_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
+    Table("narrow_es_dev", "narrow_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
     # parse_hashes.json: bench/parse_hashes.py before and after a refactoring
     Table("parse_hashes", "parse_hashes.json",
           lambda doc: [{"part": part, "what": key, "same": same} for part, found in doc["identical"].items()
@@ -1260,14 +1279,8 @@ TABLES = [
     Table("component_speed", "component_speed.json", "pipelines", [
         Col("pipeline", "_key"), Col("part_width", "settings.part_width"),
         Col("label_children", "settings.label_children"), Col("component µs / word", "us_per_word", "1f")]),
-    Table("span_speed", "span_speed.json", "pipelines", [
-        Col("pipeline", "_key"), Col("span_width", "settings.span_width"), Col("label_span", "settings.label_span"),
-        Col("parser µs / word, alone", "us_per_word", "1f"),
-        Col("parser µs / word, in the pipeline",
-            lambda row, doc: get(row, "us_per_word_by_component.vine_cascade")
-            or get(row, "us_per_word_by_component.parser"), "1f"),
-        Col("pipeline words/s", "words_per_second", "int"),
-        Col("× spaCy's parser's pipeline", "ratio_to_first", "x")]),
+    Table("span_speed", "span_speed.json", "pipelines", whole_speed_columns("span_width", "label_span")),
+    Table("narrow_speed", "narrow_speed.json", "pipelines", whole_speed_columns("label_width", "part_width")),
     Table("label_errors", "label_errors.json", label_error_rows, [
         Col("pipeline", "pipeline"), Col("arcs", "group"), Col("words", "words", "int"),
         Col("head error (%)", "head_error", "2f"), Col("label error where the head is right (%)",
