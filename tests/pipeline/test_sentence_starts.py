@@ -82,6 +82,48 @@ def test_docs_are_cut_where_the_start_probability_exceeds_the_threshold(doc_trai
     assert cuts > 0
 
 
+def test_start_probabilities_are_the_scorers_whether_or_not_the_batch_projected_them(doc_trained):
+    """`Batch.predict(starts=True)` projects the start scorer in the batch's one product; without it the
+    probabilities are projected when asked for. Both are the scorer's own forward pass."""
+    from scipy.special import expit
+    nlp, examples = doc_trained
+    parser = nlp.get_pipe("vine_cascade")
+    docs = [unbounded(nlp, eg) for eg in examples[:6]]
+    joint = Batch(parser.model, parser.model.predict(docs)).predict(starts=True)
+    later = Batch(parser.model, parser.model.predict(docs)).predict()
+    assert joint.start_projection is not None and later.start_projection is None
+    own = expit(parser.model.get_ref("starts").predict(joint.X).astype(np.float64))
+    np.testing.assert_allclose(joint.start_probabilities(), own, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(later.start_probabilities(), own, rtol=1e-5, atol=1e-6)
+    labelled = Batch(parser.model, parser.model.predict(docs)).predict(labels=True, starts=True)
+    np.testing.assert_allclose(labelled.start_probabilities(), own, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("threshold", [0.2, 0.5, 0.9])
+def test_the_starts_of_a_batch_are_each_docs_own(doc_trained, threshold):
+    """Docs of one batch, with and without boundaries (a doc of one token has them): each doc without
+    boundaries gets its first token and its other tokens whose start probability (rows of the batch)
+    exceeds the threshold."""
+    from vineparse.pipeline.component import has_boundaries
+    nlp, examples = doc_trained
+    parser = nlp.get_pipe("vine_cascade")
+    docs = [unbounded(nlp, eg) for eg in examples[:5]]
+    docs.insert(2, examples[5].reference.copy())
+    docs.insert(4, Doc(nlp.vocab, words=["Yes"]))
+    batch = Batch(parser.model, parser.model.predict(docs)).predict(starts=True)
+    probs = batch.start_probabilities()
+    found = parser.sentence_starts(batch, docs, threshold)
+    assert [f is None for f in found] == [has_boundaries(doc) for doc in docs]
+    assert [i for i, f in enumerate(found) if f is None] == [2, 4]
+    for i, doc in enumerate(docs):
+        if found[i] is None:
+            continue
+        first = int(batch.doc_rows[i]) + 1
+        expected = [0] + [j for j in range(1, len(doc)) if probs[first + j] > threshold]
+        assert found[i].tolist() == expected and found[i].dtype == np.int64
+    assert any(len(f) > 1 for f in found if f is not None) or threshold == 0.9
+
+
 def test_start_loss_is_the_logistic_loss_of_the_gold_starts(doc_trained):
     nlp, examples = doc_trained
     parser = nlp.get_pipe("vine_cascade")

@@ -14,7 +14,7 @@ from thinc.api import Model
 
 from .architectures import PART_REFS
 from .parts import BatchScores, PartTable, SentenceScores
-from .scorers import biaffine_row_terms, span_row_terms
+from .scorers import biaffine_row_terms, span_row_terms, start_logits
 
 
 def as_cpu(ops, array) -> np.ndarray:
@@ -92,6 +92,7 @@ class Batch:
         self.outer = None
         self.tables: Optional[Dict[int, PartTable]] = None
         self.label_projection = None
+        self.start_projection = None
         self.starts = None
 
     def rows_of(self, doc: int, start: int, end: int) -> np.ndarray:
@@ -111,19 +112,24 @@ class Batch:
                                        for p in ("v", "none", "Q")))
         return tables
 
-    def predict(self, labels: bool = False) -> "Batch":
-        """Project X for every scorer (no gradients), and with `labels` for the label scorer too
-        (`label_projection`, every row), all in one product (`project_all`). Without it, labelling projects
-        only the rows the labelled arcs read (`labels.label_projection_where_read`): `labels` pays where
-        one batch labels many sets of arcs."""
+    def predict(self, labels: bool = False, starts: bool = False) -> "Batch":
+        """Project X for every scorer (no gradients), all in one product (`project_all`); with `labels` for
+        the label scorer too (`label_projection`, every row), with `starts` for the sentence-start scorer
+        (where the model has one; for `start_probabilities`). Without `labels`, labelling projects only the
+        rows the labelled arcs read (`labels.label_projection_where_read`): `labels` pays where one batch
+        labels many sets of arcs."""
         if self.X is None:
             return self
         layers = [self.model.get_ref("arcs").layers[0], self.model.get_ref("outer")]
         if self.want_parts:
             layers += [self.model.get_ref(name).layers[0] for name in PART_REFS.values()]
+        if starts and self.model.has_ref("starts"):
+            layers.append(self.model.get_ref("starts").layers[0])
         if labels:
             layers.append(self.model.get_ref("labels").layers[0])
         projections = project_all(layers, self.X)
+        if starts and self.model.has_ref("starts"):
+            self.start_projection = projections[-2 if labels else -1]
         self.HD = projections[0]
         self.arc_terms = biaffine_row_terms(self.model.get_ref("arcs"), self.HD)
         self.span_terms = span_row_terms(self.model.get_ref("arcs"), self.HD)
@@ -139,7 +145,9 @@ class Batch:
         one pass over X, no gradients, kept for later calls. Only for a model with that scorer
         (`start_width` > 0)."""
         if self.starts is None:
-            self.starts = expit(as_cpu(self.ops, self.model.get_ref("starts").predict(self.X)).astype(np.float64))
+            scorer = self.model.get_ref("starts")
+            P = project(scorer.layers[0], self.X) if self.start_projection is None else self.start_projection
+            self.starts = expit(as_cpu(self.ops, start_logits(scorer, P)[0]).astype(np.float64))
         return self.starts
 
     @property

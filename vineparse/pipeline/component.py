@@ -322,7 +322,8 @@ class VineCascadeParser(TrainablePipe):
         if not any(len(doc) for doc in docs):
             return [(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)) for _ in docs]
         parts = max(self.predict_cascade_orders()) > 1
-        batch = Batch(self.model, self.model.predict(docs), parts=parts).predict()
+        open_doc = any(len(doc) and not has_boundaries(doc) for doc in docs)      # read by `sentence_starts`
+        batch = Batch(self.model, self.model.predict(docs), parts=parts).predict(starts=open_doc)
         units = self.pieces(batch, docs)
         pieces = [piece for doc_units in units for *_, unit in doc_units for piece in unit]
         known = [found for *_, found in pieces] if vine_level(self.predict_cascade) is not None else None
@@ -423,12 +424,12 @@ class VineCascadeParser(TrainablePipe):
         if not open_docs or not self.model.has_ref("starts"):
             return [None] * len(docs)
         threshold = self.settings.start_threshold if threshold is None else threshold
-        probs = batch.start_probabilities()
+        above = np.flatnonzero(batch.start_probabilities() > threshold)      # rows of the whole batch
         out = [None] * len(docs)
         for i in open_docs:
-            first = int(batch.doc_rows[i]) + 1
-            inside = probs[first + 1:first + len(docs[i])]
-            out[i] = np.concatenate([[0], np.flatnonzero(inside > threshold) + 1]).astype(np.int64)
+            first = int(batch.doc_rows[i]) + 1          # the doc's first token, a start whatever its value
+            inside = above[np.searchsorted(above, first + 1):np.searchsorted(above, first + len(docs[i]))]
+            out[i] = np.concatenate([[0], inside - first]).astype(np.int64)
         return out
 
     def pieces(self, batch: Batch, docs: Sequence[Doc], split_margin: Optional[float] = None,

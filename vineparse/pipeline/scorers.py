@@ -338,11 +338,18 @@ def start_hidden(P: Floats2d, xp):
     return xp.maximum(H, 0, out=H)
 
 
-def _start_forward(model: Model, X: Floats2d, is_train: bool):
-    P, backprop_projection = model.layers[0](X, is_train)
+def start_logits(model: Model, P: Floats2d):
+    """The start scorer's logits (R,) from its projection P = `layers[0]`(X) (R, 2 width), and its hidden
+    layer (R, width)."""
     v, c = model.get_param("v"), model.get_param("c")
     H = start_hidden(P, model.ops.xp)
-    logits = H @ v + c[0]
+    return H @ v + c[0], H
+
+
+def _start_forward(model: Model, X: Floats2d, is_train: bool):
+    P, backprop_projection = model.layers[0](X, is_train)
+    v = model.get_param("v")
+    logits, H = start_logits(model, P)
 
     def backprop(d_logits: Floats1d) -> Floats2d:
         model.inc_grad("v", H.T @ d_logits)
