@@ -199,13 +199,16 @@ compare_es_variant = $(ONE_CORE) $(BIN)/python bench/spacy_compare.py --runs $(1
 # ewt-compare-es-dropout0: dropout 0.0 (the config's setting before; seeds ES_DROPOUT0_SEEDS) beside the runs of
 # spaCy's parsers in spacy_compare_es.json. dropout-es-dev: the dev curves of seeds 3 and 4 at 0.0, 0.2 and 0.3.
 COMPARE_ES_DROPOUT := bench/out/compare_es_dropout
+COMPARE_ES_NOSPAN := bench/out/compare_es_nospan
 ES_DROPOUT0_SEEDS ?= 0 1 2 3 4
+# the recipe of a variant of configs/ewt.cfg trained as ewt-compare-es trains it, under $(1), with the overrides
+# $(2): the stem is cnn-vine-sSEED, or RATE/cnn-vine-sSEED for the dropout runs ($(dropout_rate) is RATE)
+es_variant = mkdir -p $(dir $(1)/$*) && $(ONE_CORE) $(BIN)/python -I -m spacy train configs/ewt.cfg \
+    --output $(1)/$* $(TRAIN_DATA) --system.seed $(call run_seed,$(notdir $*)) $(EARLY_STOPPING) $(2) > $(1)/$*.log 2>&1
+dropout_rate = $(patsubst %/,%,$(dir $*))
 $(COMPARE_ES_DROPOUT)/%/model-best: | $(STAMP) $(EWT_SPACY)
-	@mkdir -p $(COMPARE_ES_DROPOUT)/$(patsubst %/,%,$(dir $*))
-	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/ewt.cfg --output $(COMPARE_ES_DROPOUT)/$* $(TRAIN_DATA) \
-	    --system.seed $(call run_seed,$(notdir $*)) $(EARLY_STOPPING) \
-	    --components.vine_cascade.dropout $(patsubst %/,%,$(dir $*)) --components.vine_cascade.model.span_width 0 \
-	    > $(COMPARE_ES_DROPOUT)/$*.log 2>&1
+	$(call es_variant,$(COMPARE_ES_DROPOUT),--components.vine_cascade.dropout $(dropout_rate) \
+	    --components.vine_cascade.model.span_width 0)
 
 .PHONY: ewt-compare-es-dropout0 dropout-es-dev
 ewt-compare-es-dropout0: $(PUD_SPACY) \
@@ -223,10 +226,7 @@ dropout-es-dev: $(foreach seed,3 4,$(foreach rate,0.0 0.2 0.3,$(call dropout_run
 # RATE/cnn-vine-sSEED; dropout-span-es-dev: the dev curves of seeds 0 and 3 at 0.3 beside the config's 0.2
 COMPARE_ES_DROPOUT_SPAN := bench/out/compare_es_dropout_span
 $(COMPARE_ES_DROPOUT_SPAN)/%/model-best: | $(STAMP) $(EWT_SPACY)
-	@mkdir -p $(COMPARE_ES_DROPOUT_SPAN)/$(patsubst %/,%,$(dir $*))
-	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/ewt.cfg --output $(COMPARE_ES_DROPOUT_SPAN)/$* $(TRAIN_DATA) \
-	    --system.seed $(call run_seed,$(notdir $*)) $(EARLY_STOPPING) \
-	    --components.vine_cascade.dropout $(patsubst %/,%,$(dir $*)) > $(COMPARE_ES_DROPOUT_SPAN)/$*.log 2>&1
+	$(call es_variant,$(COMPARE_ES_DROPOUT_SPAN),--components.vine_cascade.dropout $(dropout_rate))
 
 .PHONY: dropout-span-es-dev
 dropout-span-es-dev: $(foreach seed,0 3,$(COMPARE_ES)/cnn-vine-s$(seed)/model-best \
@@ -242,14 +242,10 @@ dropout-span-es-dev: $(foreach seed,0 3,$(COMPARE_ES)/cnn-vine-s$(seed)/model-be
 # span term (short runs of seed 0), and the comparison's run of seed 0 last (the README's words/s: the first
 # and the last pipeline). label-span-es-dev: the dev curves up to 4,000 steps of seeds 0 and 1 without and with
 # the labeller's span term (label_span; those runs trained for 4,000 steps).
-COMPARE_ES_NOSPAN := bench/out/compare_es_nospan
 COMPARE_ES_LABEL_SPAN := bench/out/compare_es_label_span
 ES_NOSPAN_SEEDS ?= 0 1 2 3 4
 $(COMPARE_ES_NOSPAN)/%/model-best: | $(STAMP) $(EWT_SPACY)
-	@mkdir -p $(COMPARE_ES_NOSPAN)
-	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/ewt.cfg --output $(COMPARE_ES_NOSPAN)/$* $(TRAIN_DATA) \
-	    --system.seed $(call run_seed,$*) $(EARLY_STOPPING) \
-	    --components.vine_cascade.model.span_width 0 > $(COMPARE_ES_NOSPAN)/$*.log 2>&1
+	$(call es_variant,$(COMPARE_ES_NOSPAN),--components.vine_cascade.model.span_width 0)
 
 $(COMPARE_ES_LABEL_SPAN)/%/model-best: | $(STAMP) $(EWT_SPACY)
 	@mkdir -p $(COMPARE_ES_LABEL_SPAN)
@@ -305,9 +301,7 @@ label-span-es-dev: $(foreach seed,0 1,$(COMPARE_ES)/cnn-vine-s$(seed)/model-best
 COMPARE_ES_NARROW := bench/out/compare_es_narrow
 NARROW := --components.vine_cascade.model.label_width 64 --components.vine_cascade.model.part_width 32
 $(COMPARE_ES_NARROW)/%/model-best: | $(STAMP) $(EWT_SPACY)
-	@mkdir -p $(COMPARE_ES_NARROW)
-	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/ewt.cfg --output $(COMPARE_ES_NARROW)/$* $(TRAIN_DATA) \
-	    --system.seed $(call run_seed,$*) $(EARLY_STOPPING) $(NARROW) > $(COMPARE_ES_NARROW)/$*.log 2>&1
+	$(call es_variant,$(COMPARE_ES_NARROW),$(NARROW))
 
 # ewt-compare-es-narrow: the narrow runs (seeds ES_NARROW_SEEDS) beside the runs of spaCy's parsers in
 # spacy_compare_es.json; narrow-es-dev: their dev curves beside the config's runs of the same seeds;
