@@ -231,7 +231,7 @@ $(COMPARE_ES_DROPOUT_SPAN)/%/model-best: | $(STAMP) $(EWT_SPACY)
 .PHONY: dropout-span-es-dev
 dropout-span-es-dev: $(foreach seed,0 3,$(COMPARE_ES)/cnn-vine-s$(seed)/model-best \
     $(COMPARE_ES_DROPOUT_SPAN)/0.3/cnn-vine-s$(seed)/model-best)
-	$(BIN)/python bench/budget_curve.py --budgets 4000,8000,12000 --out bench/results/dropout_span_es_dev.json \
+	$(BIN)/python bench/budget_curve.py --budgets 2000,4000,6000,8000,12000 --out bench/results/dropout_span_es_dev.json \
 	    $(foreach seed,0 3,--run "dropout 0.2, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed).log" \
 	        --run "dropout 0.3, seed $(seed)=$(COMPARE_ES_DROPOUT_SPAN)/0.3/cnn-vine-s$(seed).log")
 

@@ -1254,6 +1254,7 @@ TABLES = [
     Table("span_es_dev", "span_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
     Table("label_span_es_dev", "label_span_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
     Table("narrow_es_dev", "narrow_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
+    Table("dropout_span_es_dev", "dropout_span_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
     # parse_hashes.json: bench/parse_hashes.py before and after a refactoring
     Table("parse_hashes", "parse_hashes.json",
           lambda doc: [{"part": part, "what": key, "same": same} for part, found in doc["identical"].items()
