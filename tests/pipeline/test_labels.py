@@ -1,3 +1,5 @@
+"""The labeller at prediction (`pipeline/labels.py`): its projection computed only where the arcs read it equals
+the whole projection there, and so the logits and the labels are those of the whole projection."""
 import numpy as np
 import pytest
 
