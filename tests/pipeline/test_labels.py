@@ -8,6 +8,12 @@ from vineparse.pipeline.labels import label_logits, label_projection_where_read,
 from vineparse.pipeline.scorers import distance_buckets
 
 
+def parser_and_docs(trained, count):
+    """The tiny trained pipeline's vine_cascade and the predicted docs of its first `count` examples."""
+    nlp, examples = trained
+    return nlp.get_pipe("vine_cascade"), [eg.predicted for eg in examples[:count]]
+
+
 def random_arcs(batch, docs, rng):
     """Head and dependent rows, buckets and outermost children (-1 for some) of random arcs of the batch:
     every token of every doc a dependent, its head any row of its doc (the root row included)."""
@@ -27,9 +33,7 @@ def random_arcs(batch, docs, rng):
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_label_projection_where_read_equals_the_whole_projection_where_read(trained, seed):
-    nlp, examples = trained
-    parser = nlp.get_pipe("vine_cascade")
-    docs = [eg.predicted for eg in examples[:12]]
+    parser, docs = parser_and_docs(trained, 12)
     rng = np.random.default_rng(seed)
     batch = Batch(parser.model, parser.model.predict(docs)).predict()
     heads, mods, _, children = random_arcs(batch, docs, rng)
@@ -47,9 +51,7 @@ def test_label_projection_where_read_equals_the_whole_projection_where_read(trai
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_label_logits_are_those_of_the_whole_projection(trained, seed):
-    nlp, examples = trained
-    parser = nlp.get_pipe("vine_cascade")
-    docs = [eg.predicted for eg in examples[:20]]
+    parser, docs = parser_and_docs(trained, 20)
     rng = np.random.default_rng(seed)
     where_read = Batch(parser.model, parser.model.predict(docs)).predict()
     whole = Batch(parser.model, parser.model.predict(docs)).predict(labels=True)
@@ -63,9 +65,7 @@ def test_label_logits_are_those_of_the_whole_projection(trained, seed):
 
 
 def test_a_label_scorer_with_a_span_block_gets_the_whole_projection(trained):
-    nlp, examples = trained
-    parser = nlp.get_pipe("vine_cascade")
-    docs = [eg.predicted for eg in examples[:5]]
+    parser, docs = parser_and_docs(trained, 5)
     batch = Batch(parser.model, parser.model.predict(docs)).predict()
     heads, mods, _, children = random_arcs(batch, docs, np.random.default_rng(0))
     scorer = parser.model.get_ref("labels")

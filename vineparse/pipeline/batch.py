@@ -123,13 +123,14 @@ class Batch:
         layers = [self.model.get_ref("arcs").layers[0], self.model.get_ref("outer")]
         if self.want_parts:
             layers += [self.model.get_ref(name).layers[0] for name in PART_REFS.values()]
-        if starts and self.model.has_ref("starts"):
+        start_at = len(layers) if starts and self.model.has_ref("starts") else None
+        if start_at is not None:
             layers.append(self.model.get_ref("starts").layers[0])
         if labels:
             layers.append(self.model.get_ref("labels").layers[0])
         projections = project_all(layers, self.X)
-        if starts and self.model.has_ref("starts"):
-            self.start_projection = projections[-2 if labels else -1]
+        if start_at is not None:
+            self.start_projection = projections[start_at]
         self.HD = projections[0]
         self.arc_terms = biaffine_row_terms(self.model.get_ref("arcs"), self.HD)
         self.span_terms = span_row_terms(self.model.get_ref("arcs"), self.HD)
