@@ -54,3 +54,31 @@ def test_errors_name_the_shape():
         bilstm_forward(X, lstm.get_param("LSTM"), np.zeros((2, 1, 1, 4), dtype=np.float32), 4)
     with pytest.raises(ValueError, match=r"\(n, 3\)"):
         bilstm_forward(X + [np.zeros((2, 4), dtype=np.float32)], lstm.get_param("LSTM"), lstm.get_param("HC0"), 4)
+
+
+@settings(deadline=None, max_examples=20)
+@given(st.lists(st.integers(0, 12), min_size=1, max_size=8), st.integers(0, 10_000))
+def test_writes_into_a_column_block_of_a_wider_array(lengths, seed):
+    """With `out` (here the right-hand columns of a wider array), the outputs land in its rows in order,
+    equal to those of the returned arrays without it, and nothing else of the wider array is touched."""
+    h, nI = 3, 5
+    _, lstm = thinc_bilstm(h, nI, seed)
+    rng = np.random.default_rng(seed)
+    X = [rng.normal(size=(n, nI)).astype(np.float32) for n in lengths]
+    expected = bilstm_forward(X, lstm.get_param("LSTM"), lstm.get_param("HC0"), h)
+    wide = np.full((sum(lengths), 4 + 2 * h), 7.0, dtype=np.float32)
+    found = bilstm_forward(X, lstm.get_param("LSTM"), lstm.get_param("HC0"), h, out=wide[:, 4:])
+    assert [y.shape for y in found] == [(n, 2 * h) for n in lengths]
+    for y, e in zip(found, expected):
+        np.testing.assert_array_equal(y, e)
+    np.testing.assert_array_equal(wide[:, 4:], np.concatenate(expected) if expected else wide[:, 4:])
+    assert (wide[:, :4] == 7.0).all()
+
+
+def test_out_of_the_wrong_shape_or_dtype_is_refused():
+    _, lstm = thinc_bilstm(4, 3, 0)
+    X = [np.zeros((2, 3), dtype=np.float32), np.zeros((3, 3), dtype=np.float32)]
+    for out in (np.zeros((4, 8), dtype=np.float32), np.zeros((5, 8)), np.zeros((8, 5), dtype=np.float32).T,
+                np.zeros((5, 16), dtype=np.float32)[:, ::2]):
+        with pytest.raises(ValueError, match=r"out must be a float32 \(5, 8\) array"):
+            bilstm_forward(X, lstm.get_param("LSTM"), lstm.get_param("HC0"), 4, out=out)

@@ -2,7 +2,8 @@ import numpy as np
 import pytest
 from thinc.api import Linear, Maxout, Relu
 
-from vineparse.pipeline.batch import project, project_all
+from vineparse.pipeline.batch import project, project_all, stacked
+from vineparse.pipeline.scorers import with_root_row
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -21,3 +22,27 @@ def test_project_all_gives_each_layers_own_prediction(seed):
         np.testing.assert_allclose(project(layer, X), layer.predict(X), rtol=1e-5, atol=1e-5)
     assert (fused[0] == 0).any() and (fused[0] >= 0).all()      # the relu layer's slice is rectified
     assert (fused[1] < 0).any()                                  # the linear one's is not
+
+
+def test_stacked_reuses_consecutive_views_and_copies_anything_else():
+    base = np.random.default_rng(0).normal(size=(9, 4)).astype("f")
+    joined = stacked(np, [base[0:2], base[2:7], base[7:9]])
+    assert np.shares_memory(joined, base) and np.array_equal(joined, base)
+    others = [base[2:7], base[0:2], base[7:9]]
+    found = stacked(np, others)
+    assert not np.shares_memory(found, base) and np.array_equal(found, np.vstack(others))
+
+
+def test_the_root_row_layer_gives_consecutive_views_that_the_batch_does_not_copy():
+    layer = with_root_row(3)
+    layer.initialize()
+    X = [np.ones((2, 3), dtype="f"), np.zeros((0, 3), dtype="f"), np.full((4, 3), 2.0, dtype="f")]
+    Y = layer.predict(X)
+    root = layer.get_param("root")
+    assert [y.shape for y in Y] == [(3, 3), (1, 3), (5, 3)]
+    for y, x in zip(Y, X):
+        np.testing.assert_array_equal(y[0], root)
+        np.testing.assert_array_equal(y[1:], x)
+    joined = stacked(np, Y)
+    assert joined.shape == (9, 3) and all(np.shares_memory(joined, y) for y in Y)
+    assert layer.predict([]) == []

@@ -23,7 +23,7 @@ from spacy.ml.models.tok2vec import MaxoutWindowEncoder
 
 from .._kernels.bilstm import bilstm_forward
 from .scorers import (GRAND_SIBLING, GRANDPARENT, SIBLING, arc_scorer, label_scorer, outer_scorer, part_scorer,
-                      start_scorer, with_root_row)
+                      split_sizes, start_scorer, with_root_row)
 
 SCORERS = ("arcs", "outer", "sibling", "grandparent", "grand_sibling", "labels")
 PART_REFS = {SIBLING: "sibling", GRANDPARENT: "grandparent", GRAND_SIBLING: "grand_sibling"}
@@ -142,23 +142,25 @@ def _with_lstm_init(model: Model, X=None, Y=None) -> None:
 
 
 def _compiled_lstm(model: Model, X: List[Floats2d]) -> Optional[List[Floats2d]]:
-    """The BiLSTM's output by `_kernels.bilstm`, or None where it does not apply (another LSTM shape, arrays
-    not on the CPU, no tokens)."""
+    """[X | BiLSTM(X)] per doc by `_kernels.bilstm`, as views of one (N, w + lstm nO) array written once; or
+    None where the kernel does not apply (another LSTM shape, arrays not on the CPU, no tokens)."""
     lstm = model.layers[0].layers[0]
     if (lstm.get_dim("depth") != 1 or lstm.get_dim("dirs") != 2 or model.ops.xp is not np or not X
             or not all(isinstance(x, np.ndarray) and x.dtype == np.float32 for x in X)):
         return None
-    params = np.ascontiguousarray(lstm.get_param("LSTM"), dtype=np.float32)
-    return bilstm_forward(list(X), params, np.ascontiguousarray(lstm.get_param("HC0"), dtype=np.float32),
-                          lstm.get_dim("nO") // 2)
+    width = X[0].shape[1]
+    joined = np.empty((sum(len(x) for x in X), width + lstm.get_dim("nO")), dtype=np.float32)
+    np.concatenate(X, out=joined[:, :width])
+    bilstm_forward(list(X), np.ascontiguousarray(lstm.get_param("LSTM"), dtype=np.float32),
+                   np.ascontiguousarray(lstm.get_param("HC0"), dtype=np.float32), lstm.get_dim("nO") // 2,
+                   out=joined[:, width:])
+    return split_sizes(joined, [len(x) for x in X])
 
 
 def _with_lstm_forward(model: Model, X: List[Floats2d], is_train: bool):
-    Y = None if is_train else _compiled_lstm(model, X)
-    if Y is not None:           # one copy for the batch, a view of it per doc
-        joined = np.hstack([np.concatenate(X), np.concatenate(Y)])
-        ends = np.cumsum([len(x) for x in X]).tolist()
-        return [joined[end - len(x):end] for end, x in zip(ends, X)], _no_backprop
+    out = None if is_train else _compiled_lstm(model, X)
+    if out is not None:
+        return out, _no_backprop
     Y, backprop_lstm = model.layers[0](X, is_train)
     out = [model.ops.xp.hstack([x, y]) for x, y in zip(X, Y)]
 

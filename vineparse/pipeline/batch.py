@@ -12,6 +12,7 @@ from scipy.linalg.blas import sgemm
 from scipy.special import expit
 from thinc.api import Model
 
+from .._kernels.row_blocks import consecutive_rows
 from .architectures import PART_REFS
 from .parts import BatchScores, PartTable, SentenceScores
 from .scorers import biaffine_row_terms, span_row_terms, start_logits
@@ -65,10 +66,12 @@ def affine_product(xp, X, W, b):
     return Y
 
 
-def split_sizes(array: np.ndarray, sizes: Sequence[int]) -> List[np.ndarray]:
-    """`array` cut into consecutive views of `sizes` rows (as `np.split` at their cumulative sums, faster)."""
-    ends = np.cumsum(sizes).tolist()
-    return [array[end - size:end] for end, size in zip(ends, sizes)]
+def stacked(xp, vectors: Sequence):
+    """The rows of `vectors` (2-d arrays of one width and dtype) in one (R, w) array: the array they are
+    consecutive row blocks of, in order, where there is one (numpy views of one C-contiguous array, as
+    `scorers.with_root_row` gives them; no copy, `_kernels/row_blocks.pyx`), else `xp.vstack(vectors)`."""
+    joined = consecutive_rows(list(vectors)) if xp is np else None
+    return xp.vstack(vectors) if joined is None else joined
 
 
 class Batch:
@@ -84,7 +87,7 @@ class Batch:
         self.ops = model.ops
         sizes = [len(v) for v in vectors]
         self.doc_rows = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64) if sizes else np.zeros(0)
-        self.X = self.ops.xp.vstack(vectors) if vectors else None
+        self.X = stacked(self.ops.xp, vectors) if vectors else None
         self.want_parts = parts
         self.HD = None
         self.arc_terms = None

@@ -29,12 +29,13 @@ from thinc.api import Model, set_dropout_rate
 from .. import kernels
 from .._kernels.head_columns import head_columns
 from . import calibration, serialization
-from .batch import Batch, split_sizes
+from .batch import Batch
 from .confidence import (DISTRIBUTION_FLOOR, TemperatureTracker, doc_confidence, logistic_map,
                          register_extensions)
 from .labels import collect_labels, predict_labels, write_parses
 from .levels import check_orders, neural_cascade, parse_pieces, vine_level
 from .parts import may_split
+from .scorers import split_sizes
 from .settings import CascadeSettings
 from .splitting import MAX_SEGMENT, ROOT_WINDOW, join_roots, unit_pieces
 from .thresholds import RecallTracker

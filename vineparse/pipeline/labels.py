@@ -12,9 +12,9 @@ from spacy.attrs import DEP, HEAD
 from spacy.tokens import Doc
 
 from ..trees import DELIMITER, deprojectivize, is_decorated
-from .batch import Batch, affine_product, as_cpu, project, split_sizes
+from .batch import Batch, affine_product, as_cpu, project
 from .confidence import set_doc_confidence, top_probability
-from .scorers import distance_buckets, label_hidden, outer_children
+from .scorers import distance_buckets, label_hidden, outer_children, split_sizes
 
 
 def gold_parse(example, decorate: bool = True) -> Tuple[list, list]:

@@ -77,8 +77,16 @@ def dense_buckets(n: int) -> np.ndarray:
 # -- the root row
 
 
+def split_sizes(array: np.ndarray, sizes: Sequence[int]) -> List[np.ndarray]:
+    """`array` cut into consecutive views of `sizes` rows (as `np.split` at their cumulative sums, faster)."""
+    ends = np.cumsum(sizes).tolist()
+    return [array[end - size:end] for end, size in zip(ends, sizes)]
+
+
 def with_root_row(nO: Optional[int] = None) -> Model[List[Floats2d], List[Floats2d]]:
-    """Each doc's token vectors (n, w) -> (n + 1, w) with a learned root row (param "root") first."""
+    """Each doc's token vectors (n, w) -> (n + 1, w) with a learned root row (param "root") first. The
+    outputs are consecutive row blocks of one (sum (n + 1), w) array, in order, so that the batch's stacked X
+    is that array (`batch.stacked`, no copy)."""
     return Model("vine_root_row", _root_forward, init=_root_init, dims={"nO": nO}, params={"root": None})
 
 
@@ -91,8 +99,16 @@ def _root_init(model: Model, X=None, Y=None) -> None:
 
 def _root_forward(model: Model, X: List[Floats2d], is_train: bool):
     root = model.get_param("root")
-    xp = model.ops.xp
-    Y = [xp.concatenate((root[None, :].astype(x.dtype), x)) for x in X]
+    Y = []
+    if X:
+        joined = model.ops.xp.empty((sum(len(x) + 1 for x in X), root.shape[0]), dtype=X[0].dtype)
+        start = 0
+        for x in X:
+            block = joined[start:start + len(x) + 1]
+            block[0] = root
+            block[1:] = x
+            Y.append(block)
+            start += len(block)
 
     def backprop(dY: List[Floats2d]) -> List[Floats2d]:
         if dY:
