@@ -303,6 +303,56 @@ NARROW := --components.vine_cascade.model.label_width 64 --components.vine_casca
 $(COMPARE_ES_NARROW)/%/model-best: | $(STAMP) $(EWT_SPACY)
 	$(call es_variant,$(COMPARE_ES_NARROW),$(NARROW))
 
+# where the component's time goes in the pipeline from text, stage by stage: the comparison's seed-0 run
+.PHONY: component-profile
+component-profile: $(COMPARE_ES)/cnn-vine-s0/model-best
+	$(ONE_CORE) $(BIN)/python bench/component_profile.py --docs $(SPACY_DATA)/en_ewt-ud-test.spacy --model $< \
+	    --out bench/results/component_profile.json
+
+# the two decoders (map, mbr) on dev, with the models of the early-stopping comparison (bench/results/decoders_es_dev.json)
+ES_DECODER_SEEDS ?= 0 1 2 3
+.PHONY: decoders-es-dev
+decoders-es-dev: $(foreach seed,$(ES_DECODER_SEEDS),$(COMPARE_ES)/cnn-vine-s$(seed)/model-best)
+	$(ONE_CORE) $(BIN)/python bench/decoders.py --docs $(SPACY_DATA)/en_ewt-ud-dev.spacy --models $^ \
+	    --out bench/results/decoders_es_dev.json
+
+# each half of the narrow probe alone (part_width 32; label_width 64), to tell which of the two costs accuracy
+COMPARE_ES_PARTS32 := bench/out/compare_es_parts32
+COMPARE_ES_LABELS64 := bench/out/compare_es_labels64
+$(COMPARE_ES_PARTS32)/%/model-best: | $(STAMP) $(EWT_SPACY)
+	$(call es_variant,$(COMPARE_ES_PARTS32),--components.vine_cascade.model.part_width 32)
+$(COMPARE_ES_LABELS64)/%/model-best: | $(STAMP) $(EWT_SPACY)
+	$(call es_variant,$(COMPARE_ES_LABELS64),--components.vine_cascade.model.label_width 64)
+
+# ewt-compare-es-widths: those runs (seeds ES_WIDTHS_SEEDS) beside the runs of spaCy's parsers in
+# spacy_compare_es.json; widths-es-dev: their dev curves beside the config's runs of the same seeds;
+# widths-speed: the component's µs per word and the pipelines' words/s, spaCy's parser's pipeline first
+ES_WIDTHS_SEEDS ?= 3
+widths_runs = $(foreach seed,$(ES_WIDTHS_SEEDS),$(COMPARE_ES)/cnn-vine-s$(seed)/model-best \
+    $(COMPARE_ES_PARTS32)/cnn-vine-s$(seed)/model-best $(COMPARE_ES_LABELS64)/cnn-vine-s$(seed)/model-best)
+.PHONY: ewt-compare-es-widths widths-es-dev widths-speed
+ewt-compare-es-widths: $(PUD_SPACY) $(widths_runs)
+	$(call compare_es_variant,$(COMPARE_ES_PARTS32),spacy_compare_es_parts32,\
+	    vine_cascade with part_width 32 (configs/ewt.cfg has 64))
+	$(call compare_es_variant,$(COMPARE_ES_LABELS64),spacy_compare_es_labels64,\
+	    vine_cascade with label_width 64 (configs/ewt.cfg has 128))
+
+widths-es-dev: $(widths_runs)
+	$(BIN)/python bench/budget_curve.py --budgets 2000,4000,8000,12000 --out bench/results/widths_es_dev.json \
+	    $(foreach seed,$(ES_WIDTHS_SEEDS),--run "configs/ewt.cfg, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed).log" \
+	        --run "part_width 32, seed $(seed)=$(COMPARE_ES_PARTS32)/cnn-vine-s$(seed).log" \
+	        --run "label_width 64, seed $(seed)=$(COMPARE_ES_LABELS64)/cnn-vine-s$(seed).log")
+
+widths-speed: $(SPEED)/cnn-spacy-s0/model-best $(widths_runs)
+	$(ONE_CORE) $(BIN)/python bench/component_speed.py --docs $(SPACY_DATA)/en_ewt-ud-test.spacy --repeats 7 --whole \
+	    --models "spaCy's parser, 2,000 steps=$(SPEED)/cnn-spacy-s0/model-best" \
+	    $(foreach seed,$(ES_WIDTHS_SEEDS),"vine_cascade, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed)/model-best" \
+	        "vine_cascade, part_width 32, seed $(seed)=$(COMPARE_ES_PARTS32)/cnn-vine-s$(seed)/model-best" \
+	        "vine_cascade, label_width 64, seed $(seed)=$(COMPARE_ES_LABELS64)/cnn-vine-s$(seed)/model-best") \
+	    --note "vine_cascade trained until the dev score stopped rising (configs/ewt.cfg, and with part_width 32 or \
+	label_width 64); spaCy's parser for 2,000 steps, which costs what it costs at any step" \
+	    --out bench/results/widths_speed.json
+
 # ewt-compare-es-narrow: the narrow runs (seeds ES_NARROW_SEEDS) beside the runs of spaCy's parsers in
 # spacy_compare_es.json; narrow-es-dev: their dev curves beside the config's runs of the same seeds;
 # narrow-speed: the component's µs per word and the pipelines' words/s, spaCy's parser's pipeline first

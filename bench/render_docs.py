@@ -1228,6 +1228,8 @@ TABLES = [
           paired_columns("learn_held_out = false", "learn_held_out = true")),
     Table("decoders_dev", "decoders_dev.json", paired_runs("map", "mbr", "mbr_minus_map", "mean_mbr_minus_map"),
           paired_columns('"map"', '"mbr"')),
+    Table("decoders_es_dev", "decoders_es_dev.json", paired_runs("map", "mbr", "mbr_minus_map", "mean_mbr_minus_map"),
+          paired_columns('"map"', '"mbr"')),
     Table("splitting_dev", "splitting_dev.json", "mean", [
         Col("pipeline, docs without sentence boundaries", lambda row, doc: {
             "vine_margin_0": "vine_cascade, split margin 0", "vine_calibrated": "vine_cascade, margin calibrated on dev",
