@@ -324,6 +324,22 @@ $(COMPARE_ES_PARTS32)/%/model-best: | $(STAMP) $(EWT_SPACY)
 $(COMPARE_ES_LABELS64)/%/model-best: | $(STAMP) $(EWT_SPACY)
 	$(call es_variant,$(COMPARE_ES_LABELS64),--components.vine_cascade.model.label_width 64)
 
+# the other way: part scorers twice as wide (part_width 128), seeds ES_PARTS128_SEEDS, against the config's runs
+COMPARE_ES_PARTS128 := bench/out/compare_es_parts128
+ES_PARTS128_SEEDS ?= 0 3
+$(COMPARE_ES_PARTS128)/%/model-best: | $(STAMP) $(EWT_SPACY)
+	$(call es_variant,$(COMPARE_ES_PARTS128),--components.vine_cascade.model.part_width 128)
+parts128_runs = $(foreach seed,$(ES_PARTS128_SEEDS),$(COMPARE_ES)/cnn-vine-s$(seed)/model-best \
+    $(COMPARE_ES_PARTS128)/cnn-vine-s$(seed)/model-best)
+.PHONY: ewt-compare-es-parts128 parts128-es-dev
+ewt-compare-es-parts128: $(PUD_SPACY) $(parts128_runs)
+	$(call compare_es_variant,$(COMPARE_ES_PARTS128),spacy_compare_es_parts128,\
+	    vine_cascade with part_width 128 (configs/ewt.cfg has 64))
+parts128-es-dev: $(parts128_runs)
+	$(BIN)/python bench/budget_curve.py --budgets 2000,4000,8000,12000 --out bench/results/parts128_es_dev.json \
+	    $(foreach seed,$(ES_PARTS128_SEEDS),--run "configs/ewt.cfg, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed).log" \
+	        --run "part_width 128, seed $(seed)=$(COMPARE_ES_PARTS128)/cnn-vine-s$(seed).log")
+
 # ewt-compare-es-widths: those runs (seeds ES_WIDTHS_SEEDS) beside the runs of spaCy's parsers in
 # spacy_compare_es.json; widths-es-dev: their dev curves beside the config's runs of the same seeds;
 # widths-speed: the component's µs per word and the pipelines' words/s, spaCy's parser's pipeline first

@@ -438,6 +438,34 @@ def paired_seeds(doc, baseline):
     return rows
 
 
+# the configuration and its narrower variants, each file's runs of the seeds WIDTH_SEEDS
+WIDTH_VARIANTS = {"spacy_compare_es.json": "configs/ewt.cfg (label_width 128, part_width 64)",
+                  "spacy_compare_es_narrow.json": "label_width 64, part_width 32",
+                  "spacy_compare_es_parts32.json": "part_width 32",
+                  "spacy_compare_es_labels64.json": "label_width 64"}
+WIDTH_SEEDS = (3,)
+
+PROFILE_STAGES = {"encoder": "encoder: tok2vec listener, BiLSTM, root rows", "bilstm": "the compiled BiLSTM",
+                  "projection": "projections of the batch's rows, biaffine row terms",
+                  "product": "the one matrix product", "sentences": "each sentence's arc scores, sentence starts",
+                  "cascade": "the cascade's dynamic programs", "labels": "the labeller",
+                  "assemble": "trees into heads", "write": "writing the docs", "other": "the rest"}
+
+
+def profile_rows(doc):
+    """bench/component_profile.py's stages (a part of another marked ↳, the product with its rate), then the
+    total."""
+    rows = []
+    for stage in doc["stages"]:
+        label = PROFILE_STAGES[stage["stage"]]
+        if stage["stage"] == "product":
+            label += f" ({doc['product_gflops']:.0f} GFLOP/s)"
+        rows.append({"label": ("↳ " if stage["parent"] else "") + label, "us_per_word": stage["us_per_word"],
+                     "share": stage["share"]})
+    rows.append({"label": "the component", "us_per_word": doc["total_us_per_word"], "share": 1.0})
+    return rows
+
+
 def seed_pair_columns(before: str, after: str, dev: bool = True) -> List[Col]:
     """The columns of `paired_seeds`, each quantity for the baseline (`before`) and the variant (`after`); with
     `dev`, model-best's dev UAS first (runs measured before their stopping records kept it have none)."""
@@ -1046,8 +1074,17 @@ TABLES = [
           TARGET_COLUMNS),
     # spacy_compare_es_narrow.json: make ewt-compare-es-narrow (vine_cascade with label_width 64 and part_width
     # 32; spaCy's runs merged)
-    Table("narrow_es_seeds", "spacy_compare_es_narrow.json", lambda doc: paired_seeds(doc, "spacy_compare_es.json"),
-          seed_pair_columns("configs/ewt.cfg", "narrow")),
+    # the narrow probe and each of its halves beside the configuration's run of the same seed (make
+    # ewt-compare-es-narrow, make ewt-compare-es-widths)
+    Table("widths_es_seeds", list(WIDTH_VARIANTS), "runs", [
+        Col("run", lambda row, doc: WIDTH_VARIANTS[row["_file"]]),
+        Col("seed", lambda row, doc: row["_key"].rsplit("-s", 1)[1]),
+        Col("dev UAS", "stopping.dev_uas", "2f"),
+        Col("UAS", lambda row, doc: 100 * row["dep_uas"], "2f"), Col("LAS", lambda row, doc: 100 * row["dep_las"], "2f"),
+        Col("PUD UAS", lambda row, doc: 100 * row["ood"]["dep_uas"], "2f"),
+        Col("PUD LAS", lambda row, doc: 100 * row["ood"]["dep_las"], "2f"),
+        Col("model-best step", "stopping.best_step", "int")],
+        where=lambda row: row["_key"] in {f"cnn-vine-s{seed}" for seed in WIDTH_SEEDS}),
     Table("spacy_compare_targets", "spacy_compare.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
     Table("spacy_compare_speed", "spacy_compare.json", compare_speed, [
         Col("shared encoder", "setting"), Col("ops", "ops"), Col("spaCy parser (words/s)", "spacy", "int"),
@@ -1256,6 +1293,7 @@ TABLES = [
     Table("span_es_dev", "span_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
     Table("label_span_es_dev", "label_span_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
     Table("narrow_es_dev", "narrow_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
+    Table("widths_es_dev", "widths_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
     Table("dropout_span_es_dev", "dropout_span_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
     # parse_hashes.json: bench/parse_hashes.py before and after a refactoring
     Table("parse_hashes", "parse_hashes.json",
@@ -1284,6 +1322,9 @@ TABLES = [
         Col("label_children", "settings.label_children"), Col("component µs / word", "us_per_word", "1f")]),
     Table("span_speed", "span_speed.json", "pipelines", whole_speed_columns("span_width", "label_span")),
     Table("narrow_speed", "narrow_speed.json", "pipelines", whole_speed_columns("label_width", "part_width")),
+    Table("widths_speed", "widths_speed.json", "pipelines", whole_speed_columns("label_width", "part_width")),
+    Table("component_profile", "component_profile.json", profile_rows, [
+        Col("stage", "label"), Col("µs / word", "us_per_word", "2f"), Col("share of the component", "share", "pct")]),
     Table("label_errors", "label_errors.json", label_error_rows, [
         Col("pipeline", "pipeline"), Col("arcs", "group"), Col("words", "words", "int"),
         Col("head error (%)", "head_error", "2f"), Col("label error where the head is right (%)",
