@@ -1072,10 +1072,8 @@ TABLES = [
           seed_pair_columns("without", "span term")),
     Table("spacy_compare_es_nospan_targets", "spacy_compare_es_nospan.json", lambda doc: items(doc["targets"]),
           TARGET_COLUMNS),
-    # spacy_compare_es_narrow.json: make ewt-compare-es-narrow (vine_cascade with label_width 64 and part_width
-    # 32; spaCy's runs merged)
-    # the narrow probe and each of its halves beside the configuration's run of the same seed (make
-    # ewt-compare-es-narrow, make ewt-compare-es-widths)
+    # the narrow probe (label_width 64 and part_width 32) and each of its halves beside the configuration's run of
+    # the same seed (make ewt-compare-es-narrow, make ewt-compare-es-widths; spaCy's runs merged)
     Table("widths_es_seeds", list(WIDTH_VARIANTS), "runs", [
         Col("run", lambda row, doc: WIDTH_VARIANTS[row["_file"]]),
         Col("seed", lambda row, doc: row["_key"].rsplit("-s", 1)[1]),

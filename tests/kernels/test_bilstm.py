@@ -71,7 +71,7 @@ def test_writes_into_a_column_block_of_a_wider_array(lengths, seed):
     assert [y.shape for y in found] == [(n, 2 * h) for n in lengths]
     for y, e in zip(found, expected):
         np.testing.assert_array_equal(y, e)
-    np.testing.assert_array_equal(wide[:, 4:], np.concatenate(expected) if expected else wide[:, 4:])
+    np.testing.assert_array_equal(wide[:, 4:], np.concatenate(expected))
     assert (wide[:, :4] == 7.0).all()
 
 
