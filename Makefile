@@ -303,18 +303,30 @@ NARROW := --components.vine_cascade.model.label_width 64 --components.vine_casca
 $(COMPARE_ES_NARROW)/%/model-best: | $(STAMP) $(EWT_SPACY)
 	$(call es_variant,$(COMPARE_ES_NARROW),$(NARROW))
 
-# where the component's time goes in the pipeline from text, stage by stage: the comparison's seed-0 run
-.PHONY: component-profile
-component-profile: $(COMPARE_ES)/cnn-vine-s0/model-best
-	$(ONE_CORE) $(BIN)/python bench/component_profile.py --docs $(SPACY_DATA)/en_ewt-ud-test.spacy --model $< \
-	    --out bench/results/component_profile.json
+# ewt-compare-es-narrow: the narrow runs (seeds ES_NARROW_SEEDS) beside the runs of spaCy's parsers in
+# spacy_compare_es.json; narrow-es-dev: their dev curves beside the config's runs of the same seeds;
+# narrow-speed: the component's µs per word and the pipelines' words/s, spaCy's parser's pipeline first
+ES_NARROW_SEEDS ?= 3
+.PHONY: ewt-compare-es-narrow narrow-es-dev narrow-speed
+ewt-compare-es-narrow: $(PUD_SPACY) $(foreach seed,$(ES_NARROW_SEEDS),$(COMPARE_ES_NARROW)/cnn-vine-s$(seed)/model-best)
+	$(call compare_es_variant,$(COMPARE_ES_NARROW),spacy_compare_es_narrow,\
+	    vine_cascade with label_width 64 and part_width 32 (configs/ewt.cfg has 128 and 64))
 
-# the two decoders (map, mbr) on dev, with the models of the early-stopping comparison (bench/results/decoders_es_dev.json)
-ES_DECODER_SEEDS ?= 0 1 2 3
-.PHONY: decoders-es-dev
-decoders-es-dev: $(foreach seed,$(ES_DECODER_SEEDS),$(COMPARE_ES)/cnn-vine-s$(seed)/model-best)
-	$(ONE_CORE) $(BIN)/python bench/decoders.py --docs $(SPACY_DATA)/en_ewt-ud-dev.spacy --models $^ \
-	    --out bench/results/decoders_es_dev.json
+narrow-es-dev: $(foreach seed,$(ES_NARROW_SEEDS),$(COMPARE_ES)/cnn-vine-s$(seed)/model-best \
+    $(COMPARE_ES_NARROW)/cnn-vine-s$(seed)/model-best)
+	$(BIN)/python bench/budget_curve.py --budgets 2000,4000,8000,12000 --out bench/results/narrow_es_dev.json \
+	    $(foreach seed,$(ES_NARROW_SEEDS),--run "configs/ewt.cfg, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed).log" \
+	        --run "label_width 64, part_width 32, seed $(seed)=$(COMPARE_ES_NARROW)/cnn-vine-s$(seed).log")
+
+narrow-speed: $(SPEED)/cnn-spacy-s0/model-best $(foreach seed,$(ES_NARROW_SEEDS),$(COMPARE_ES)/cnn-vine-s$(seed)/model-best \
+    $(COMPARE_ES_NARROW)/cnn-vine-s$(seed)/model-best)
+	$(ONE_CORE) $(BIN)/python bench/component_speed.py --docs $(SPACY_DATA)/en_ewt-ud-test.spacy --repeats 7 --whole \
+	    --models "spaCy's parser, 2,000 steps=$(SPEED)/cnn-spacy-s0/model-best" \
+	    $(foreach seed,$(ES_NARROW_SEEDS),"vine_cascade, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed)/model-best" \
+	        "vine_cascade, label_width 64, part_width 32, seed $(seed)=$(COMPARE_ES_NARROW)/cnn-vine-s$(seed)/model-best") \
+	    --note "vine_cascade trained until the dev score stopped rising (configs/ewt.cfg, and with label_width 64 and \
+	part_width 32); spaCy's parser for 2,000 steps, which costs what it costs at any step" \
+	    --out bench/results/narrow_speed.json
 
 # each half of the narrow probe alone (part_width 32; label_width 64), to tell which of the two costs accuracy
 COMPARE_ES_PARTS32 := bench/out/compare_es_parts32
@@ -323,22 +335,6 @@ $(COMPARE_ES_PARTS32)/%/model-best: | $(STAMP) $(EWT_SPACY)
 	$(call es_variant,$(COMPARE_ES_PARTS32),--components.vine_cascade.model.part_width 32)
 $(COMPARE_ES_LABELS64)/%/model-best: | $(STAMP) $(EWT_SPACY)
 	$(call es_variant,$(COMPARE_ES_LABELS64),--components.vine_cascade.model.label_width 64)
-
-# the other way: part scorers twice as wide (part_width 128), seeds ES_PARTS128_SEEDS, against the config's runs
-COMPARE_ES_PARTS128 := bench/out/compare_es_parts128
-ES_PARTS128_SEEDS ?= 0 3
-$(COMPARE_ES_PARTS128)/%/model-best: | $(STAMP) $(EWT_SPACY)
-	$(call es_variant,$(COMPARE_ES_PARTS128),--components.vine_cascade.model.part_width 128)
-parts128_runs = $(foreach seed,$(ES_PARTS128_SEEDS),$(COMPARE_ES)/cnn-vine-s$(seed)/model-best \
-    $(COMPARE_ES_PARTS128)/cnn-vine-s$(seed)/model-best)
-.PHONY: ewt-compare-es-parts128 parts128-es-dev
-ewt-compare-es-parts128: $(PUD_SPACY) $(parts128_runs)
-	$(call compare_es_variant,$(COMPARE_ES_PARTS128),spacy_compare_es_parts128,\
-	    vine_cascade with part_width 128 (configs/ewt.cfg has 64))
-parts128-es-dev: $(parts128_runs)
-	$(BIN)/python bench/budget_curve.py --budgets 2000,4000,8000,12000 --out bench/results/parts128_es_dev.json \
-	    $(foreach seed,$(ES_PARTS128_SEEDS),--run "configs/ewt.cfg, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed).log" \
-	        --run "part_width 128, seed $(seed)=$(COMPARE_ES_PARTS128)/cnn-vine-s$(seed).log")
 
 # ewt-compare-es-widths: those runs (seeds ES_WIDTHS_SEEDS) beside the runs of spaCy's parsers in
 # spacy_compare_es.json; widths-es-dev: their dev curves beside the config's runs of the same seeds;
@@ -369,30 +365,35 @@ widths-speed: $(SPEED)/cnn-spacy-s0/model-best $(widths_runs)
 	label_width 64); spaCy's parser for 2,000 steps, which costs what it costs at any step" \
 	    --out bench/results/widths_speed.json
 
-# ewt-compare-es-narrow: the narrow runs (seeds ES_NARROW_SEEDS) beside the runs of spaCy's parsers in
-# spacy_compare_es.json; narrow-es-dev: their dev curves beside the config's runs of the same seeds;
-# narrow-speed: the component's µs per word and the pipelines' words/s, spaCy's parser's pipeline first
-ES_NARROW_SEEDS ?= 3
-.PHONY: ewt-compare-es-narrow narrow-es-dev narrow-speed
-ewt-compare-es-narrow: $(PUD_SPACY) $(foreach seed,$(ES_NARROW_SEEDS),$(COMPARE_ES_NARROW)/cnn-vine-s$(seed)/model-best)
-	$(call compare_es_variant,$(COMPARE_ES_NARROW),spacy_compare_es_narrow,\
-	    vine_cascade with label_width 64 and part_width 32 (configs/ewt.cfg has 128 and 64))
+# the other way: part scorers twice as wide (part_width 128), seeds ES_PARTS128_SEEDS, against the config's runs
+COMPARE_ES_PARTS128 := bench/out/compare_es_parts128
+ES_PARTS128_SEEDS ?= 0 3
+$(COMPARE_ES_PARTS128)/%/model-best: | $(STAMP) $(EWT_SPACY)
+	$(call es_variant,$(COMPARE_ES_PARTS128),--components.vine_cascade.model.part_width 128)
+parts128_runs = $(foreach seed,$(ES_PARTS128_SEEDS),$(COMPARE_ES)/cnn-vine-s$(seed)/model-best \
+    $(COMPARE_ES_PARTS128)/cnn-vine-s$(seed)/model-best)
+.PHONY: ewt-compare-es-parts128 parts128-es-dev
+ewt-compare-es-parts128: $(PUD_SPACY) $(parts128_runs)
+	$(call compare_es_variant,$(COMPARE_ES_PARTS128),spacy_compare_es_parts128,\
+	    vine_cascade with part_width 128 (configs/ewt.cfg has 64))
+parts128-es-dev: $(parts128_runs)
+	$(BIN)/python bench/budget_curve.py --budgets 2000,4000,8000,12000 --out bench/results/parts128_es_dev.json \
+	    $(foreach seed,$(ES_PARTS128_SEEDS),--run "configs/ewt.cfg, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed).log" \
+	        --run "part_width 128, seed $(seed)=$(COMPARE_ES_PARTS128)/cnn-vine-s$(seed).log")
 
-narrow-es-dev: $(foreach seed,$(ES_NARROW_SEEDS),$(COMPARE_ES)/cnn-vine-s$(seed)/model-best \
-    $(COMPARE_ES_NARROW)/cnn-vine-s$(seed)/model-best)
-	$(BIN)/python bench/budget_curve.py --budgets 2000,4000,8000,12000 --out bench/results/narrow_es_dev.json \
-	    $(foreach seed,$(ES_NARROW_SEEDS),--run "configs/ewt.cfg, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed).log" \
-	        --run "label_width 64, part_width 32, seed $(seed)=$(COMPARE_ES_NARROW)/cnn-vine-s$(seed).log")
+# where the component's time goes in the pipeline from text, stage by stage: the comparison's seed-0 run
+.PHONY: component-profile
+component-profile: $(COMPARE_ES)/cnn-vine-s0/model-best
+	$(ONE_CORE) $(BIN)/python bench/component_profile.py --docs $(SPACY_DATA)/en_ewt-ud-test.spacy --model $< \
+	    --out bench/results/component_profile.json
 
-narrow-speed: $(SPEED)/cnn-spacy-s0/model-best $(foreach seed,$(ES_NARROW_SEEDS),$(COMPARE_ES)/cnn-vine-s$(seed)/model-best \
-    $(COMPARE_ES_NARROW)/cnn-vine-s$(seed)/model-best)
-	$(ONE_CORE) $(BIN)/python bench/component_speed.py --docs $(SPACY_DATA)/en_ewt-ud-test.spacy --repeats 7 --whole \
-	    --models "spaCy's parser, 2,000 steps=$(SPEED)/cnn-spacy-s0/model-best" \
-	    $(foreach seed,$(ES_NARROW_SEEDS),"vine_cascade, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed)/model-best" \
-	        "vine_cascade, label_width 64, part_width 32, seed $(seed)=$(COMPARE_ES_NARROW)/cnn-vine-s$(seed)/model-best") \
-	    --note "vine_cascade trained until the dev score stopped rising (configs/ewt.cfg, and with label_width 64 and \
-	part_width 32); spaCy's parser for 2,000 steps, which costs what it costs at any step" \
-	    --out bench/results/narrow_speed.json
+# the two decoders (map, mbr) on dev, with the models of the early-stopping comparison
+# (bench/results/decoders_es_dev.json)
+ES_DECODER_SEEDS ?= 0 1 2 3
+.PHONY: decoders-es-dev
+decoders-es-dev: $(foreach seed,$(ES_DECODER_SEEDS),$(COMPARE_ES)/cnn-vine-s$(seed)/model-best)
+	$(ONE_CORE) $(BIN)/python bench/decoders.py --docs $(SPACY_DATA)/en_ewt-ud-dev.spacy --models $^ \
+	    --out bench/results/decoders_es_dev.json
 
 budget-curve: $(COMPARE_16K)/cnn-spacy-s0/model-best
 	$(BIN)/python bench/budget_curve.py --run "spaCy's parser, seed 0=$(COMPARE_16K)/cnn-spacy-s0.log" \
