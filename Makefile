@@ -395,6 +395,14 @@ decoders-es-dev: $(foreach seed,$(ES_DECODER_SEEDS),$(COMPARE_ES)/cnn-vine-s$(se
 	$(ONE_CORE) $(BIN)/python bench/decoders.py --docs $(SPACY_DATA)/en_ewt-ud-dev.spacy --models $^ \
 	    --out bench/results/decoders_es_dev.json
 
+# every trained level (vine -> 1 -> 2 -> 3) against the config's first -> third order, on dev, with the models of
+# the early-stopping comparison (bench/results/orders_es_dev.json)
+ES_ORDERS_SEEDS ?= 0 1 2 3
+.PHONY: orders-es-dev
+orders-es-dev: $(foreach seed,$(ES_ORDERS_SEEDS),$(COMPARE_ES)/cnn-vine-s$(seed)/model-best)
+	$(ONE_CORE) $(BIN)/python bench/orders_dev.py --docs $(SPACY_DATA)/en_ewt-ud-dev.spacy --base-orders 0,1,2,3 \
+	    --recall 0.995,0.97,0.95 --orders 1,3 --cut-recall 0.95 --models $^ --out bench/results/orders_es_dev.json
+
 budget-curve: $(COMPARE_16K)/cnn-spacy-s0/model-best
 	$(BIN)/python bench/budget_curve.py --run "spaCy's parser, seed 0=$(COMPARE_16K)/cnn-spacy-s0.log" \
 	    --out bench/results/budget_curve.json

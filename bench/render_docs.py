@@ -1263,6 +1263,8 @@ TABLES = [
           paired_columns("learn_held_out = false", "learn_held_out = true")),
     Table("decoders_dev", "decoders_dev.json", paired_runs("map", "mbr", "mbr_minus_map", "mean_mbr_minus_map"),
           paired_columns('"map"', '"mbr"')),
+    Table("orders_es_dev", "orders_es_dev.json", paired_runs("base", "cut", "cut_minus_base", "mean_cut_minus_base"),
+          paired_columns("vine → 1 → 2 → 3", "1 → 3")),
     Table("decoders_es_dev", "decoders_es_dev.json", paired_runs("map", "mbr", "mbr_minus_map", "mean_mbr_minus_map"),
           paired_columns('"map"', '"mbr"')),
     Table("splitting_dev", "splitting_dev.json", "mean", [
