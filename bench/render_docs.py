@@ -1083,6 +1083,9 @@ TABLES = [
         Col("PUD LAS", lambda row, doc: 100 * row["ood"]["dep_las"], "2f"),
         Col("model-best step", "stopping.best_step", "int")],
         where=lambda row: row["_key"] in {f"cnn-vine-s{seed}" for seed in WIDTH_SEEDS}),
+    # spacy_compare_es_parts128.json: make ewt-compare-es-parts128 (part_width 128; spaCy's runs merged)
+    Table("parts128_es_seeds", "spacy_compare_es_parts128.json", lambda doc: paired_seeds(doc, "spacy_compare_es.json"),
+          seed_pair_columns("configs/ewt.cfg", "part_width 128")),
     Table("spacy_compare_targets", "spacy_compare.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
     Table("spacy_compare_speed", "spacy_compare.json", compare_speed, [
         Col("shared encoder", "setting"), Col("ops", "ops"), Col("spaCy parser (words/s)", "spacy", "int"),
@@ -1294,6 +1297,7 @@ TABLES = [
     Table("label_span_es_dev", "label_span_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
     Table("narrow_es_dev", "narrow_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
     Table("widths_es_dev", "widths_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
+    Table("parts128_es_dev", "parts128_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
     Table("dropout_span_es_dev", "dropout_span_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
     # parse_hashes.json: bench/parse_hashes.py before and after a refactoring
     Table("parse_hashes", "parse_hashes.json",
