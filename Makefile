@@ -355,14 +355,16 @@ widths-es-dev: $(widths_runs)
 	        --run "part_width 32, seed $(seed)=$(COMPARE_ES_PARTS32)/cnn-vine-s$(seed).log" \
 	        --run "label_width 64, seed $(seed)=$(COMPARE_ES_LABELS64)/cnn-vine-s$(seed).log")
 
-widths-speed: $(SPEED)/cnn-spacy-s0/model-best $(widths_runs)
+widths-speed: $(SPEED)/cnn-spacy-s0/model-best $(widths_runs) \
+    $(foreach seed,$(ES_WIDTHS_SEEDS),$(COMPARE_ES_NARROW)/cnn-vine-s$(seed)/model-best)
 	$(ONE_CORE) $(BIN)/python bench/component_speed.py --docs $(SPACY_DATA)/en_ewt-ud-test.spacy --repeats 7 --whole \
 	    --models "spaCy's parser, 2,000 steps=$(SPEED)/cnn-spacy-s0/model-best" \
 	    $(foreach seed,$(ES_WIDTHS_SEEDS),"vine_cascade, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed)/model-best" \
 	        "vine_cascade, part_width 32, seed $(seed)=$(COMPARE_ES_PARTS32)/cnn-vine-s$(seed)/model-best" \
-	        "vine_cascade, label_width 64, seed $(seed)=$(COMPARE_ES_LABELS64)/cnn-vine-s$(seed)/model-best") \
-	    --note "vine_cascade trained until the dev score stopped rising (configs/ewt.cfg, and with part_width 32 or \
-	label_width 64); spaCy's parser for 2,000 steps, which costs what it costs at any step" \
+	        "vine_cascade, label_width 64, seed $(seed)=$(COMPARE_ES_LABELS64)/cnn-vine-s$(seed)/model-best" \
+	        "vine_cascade, label_width 64, part_width 32, seed $(seed)=$(COMPARE_ES_NARROW)/cnn-vine-s$(seed)/model-best") \
+	    --note "vine_cascade trained until the dev score stopped rising (configs/ewt.cfg, and with part_width 32, \
+	label_width 64 or both); spaCy's parser for 2,000 steps, which costs what it costs at any step" \
 	    --out bench/results/widths_speed.json
 
 # the other way: part scorers twice as wide (part_width 128), seeds ES_PARTS128_SEEDS, against the config's runs
