@@ -71,8 +71,7 @@ def bilstm_forward(list X, const float[::1] params, const float[:, :, :, ::1] HC
         raise ValueError(f"out must be a float32 ({n_total}, {2 * h}) array with contiguous rows")
     ends = np.cumsum(lengths)
     outputs = [out[end - n:end] for end, n in zip(ends, lengths)]
-    if not n_seq or not n_total:
-        out[...] = 0
+    if not n_total:
         return outputs
     order = np.argsort(-lengths, kind="stable")
     cdef int d, steps = int(lengths[order[0]])
@@ -83,7 +82,7 @@ def bilstm_forward(list X, const float[::1] params, const float[:, :, :, ::1] HC
     rank_of[order] = np.arange(n_seq)
     starts = np.cumsum(lengths) - lengths
     seq = np.repeat(np.arange(n_seq), lengths)
-    step = np.arange(int(lengths.sum())) - np.repeat(starts, lengths)
+    step = np.arange(n_total) - np.repeat(starts, lengths)
     packed_row = offsets[step] + rank_of[seq]
     packed = np.empty((n_total, nI), dtype=np.float32)
     packed[packed_row] = np.concatenate(X)

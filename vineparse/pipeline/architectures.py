@@ -148,13 +148,13 @@ def _compiled_lstm(model: Model, X: List[Floats2d]) -> Optional[List[Floats2d]]:
     if (lstm.get_dim("depth") != 1 or lstm.get_dim("dirs") != 2 or model.ops.xp is not np or not X
             or not all(isinstance(x, np.ndarray) and x.dtype == np.float32 for x in X)):
         return None
-    width = X[0].shape[1]
-    joined = np.empty((sum(len(x) for x in X), width + lstm.get_dim("nO")), dtype=np.float32)
+    width, sizes = X[0].shape[1], [len(x) for x in X]
+    joined = np.empty((sum(sizes), width + lstm.get_dim("nO")), dtype=np.float32)
     np.concatenate(X, out=joined[:, :width])
     bilstm_forward(list(X), np.ascontiguousarray(lstm.get_param("LSTM"), dtype=np.float32),
                    np.ascontiguousarray(lstm.get_param("HC0"), dtype=np.float32), lstm.get_dim("nO") // 2,
                    out=joined[:, width:])
-    return split_sizes(joined, [len(x) for x in X])
+    return split_sizes(joined, sizes)
 
 
 def _with_lstm_forward(model: Model, X: List[Floats2d], is_train: bool):

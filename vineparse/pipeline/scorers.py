@@ -99,16 +99,11 @@ def _root_init(model: Model, X=None, Y=None) -> None:
 
 def _root_forward(model: Model, X: List[Floats2d], is_train: bool):
     root = model.get_param("root")
-    Y = []
-    if X:
-        joined = model.ops.xp.empty((sum(len(x) + 1 for x in X), root.shape[0]), dtype=X[0].dtype)
-        start = 0
-        for x in X:
-            block = joined[start:start + len(x) + 1]
-            block[0] = root
-            block[1:] = x
-            Y.append(block)
-            start += len(block)
+    sizes = [len(x) + 1 for x in X]
+    Y = split_sizes(model.ops.xp.empty((sum(sizes), root.shape[0]), dtype=X[0].dtype), sizes) if X else []
+    for y, x in zip(Y, X):
+        y[0] = root
+        y[1:] = x
 
     def backprop(dY: List[Floats2d]) -> List[Floats2d]:
         if dY:
