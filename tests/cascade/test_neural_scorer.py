@@ -28,7 +28,7 @@ def random_batch(rng, lengths, p=5):
     tables = []
     for kind in range(3):
         tables.append((rng.normal(size=(rows_total, ROLES[kind] * p)).astype(np.float32),
-                       rng.normal(size=p).astype(np.float32), rng.normal(size=p).astype(np.float32),
+                       np.arange(ROLES[kind], dtype=np.int64) * p, rng.normal(size=p).astype(np.float32), rng.normal(size=p).astype(np.float32),
                        rng.normal(size=(1 + 2 * (len(EDGES) + 1), p)).astype(np.float32),
                        SIBLING_COLUMN[kind], HEAD_COLUMN[kind]))
     arcs, outer, rows, start = [], [], [], 3
@@ -49,10 +49,10 @@ def test_part_scores_are_the_part_mlp(seed, n):
     mask = rng.random((n + 1, n + 1)) < 0.6
     np.testing.assert_array_equal(scorer.arc_scores(0, 2, mask), np.where(mask, arcs[0], -np.inf))
     for kind in range(3):
-        P, v, none, Q, sibling, head = tables[kind]
+        P, starts, v, none, Q, sibling, head = tables[kind]
         parts = rng.integers(0, n + 1, size=(9, ROLES[kind])).astype(np.int64)
         parts[:3, SIBLING_COLUMN[kind] if SIBLING_COLUMN[kind] > 0 else 1] = parts[:3, 0]
-        expected = part_mlp_scores(np.ascontiguousarray(P[rows[0]]), parts, np.arange(ROLES[kind]) * len(v), v,
+        expected = part_mlp_scores(np.ascontiguousarray(P[rows[0]]), parts, starts, v,
                                    sibling, none if sibling > 0 else np.zeros(0, np.float32), Q, buckets(n), head)
         np.testing.assert_allclose(scorer.part_scores(0, 3, 2 + kind, parts), expected, rtol=1e-5, atol=1e-5)
 
@@ -129,15 +129,37 @@ def test_runtime_on_neural_scores_equals_a_kernel_level_cascade(seed):
         scorer, n_threads=2)))
 
 
+def test_one_projection_shared_by_the_kinds_reads_each_kinds_role_columns():
+    """The three kinds reading one projection of four role blocks (g, h, s, m) at their roles' columns score
+    and parse exactly as tables of their own holding copies of those columns."""
+    rng = np.random.default_rng(11)
+    lengths, p = [4, 8, 12], 5
+    arcs, outer, rows, tables = random_batch(rng, lengths, p)
+    shared = rng.normal(size=(tables[0][0].shape[0], 4 * p)).astype(np.float32)
+    roles = {0: "hsm", 1: "ghm", 2: "ghsm"}
+    starts = {kind: np.array(["ghsm".index(r) * p for r in roles[kind]], dtype=np.int64) for kind in range(3)}
+    reading = [(shared, starts[kind]) + t[2:] for kind, t in enumerate(tables)]
+    copies = [(np.hstack([shared[:, c:c + p] for c in starts[kind]]), np.arange(ROLES[kind]) * p) + t[2:]
+              for kind, t in enumerate(tables)]
+    runtime = CascadeRuntime([0, 1, 2, 3], [0.3, 0.2, 0.1], [0, 4, 3], 3)
+    a, b = (NeuralScorer(arcs, outer, rows, t, EDGES) for t in (reading, copies))
+    for kind in range(3):
+        parts = rng.integers(0, lengths[2] + 1, size=(15, ROLES[kind])).astype(np.int64)
+        np.testing.assert_array_equal(a.part_scores(2, 3, 2 + kind, parts), b.part_scores(2, 3, 2 + kind, parts))
+    for x, y in zip(runtime.run(a), runtime.run(b)):
+        np.testing.assert_array_equal(x, y)
+
+
 def test_bad_tables_are_refused():
     rng = np.random.default_rng(0)
     arcs, outer, rows, tables = random_batch(rng, [4])
     with pytest.raises(ValueError, match="arc matrices"):
         NeuralScorer(arcs, outer, [], tables, EDGES)
-    bad = list(tables)
-    bad[0] = (tables[0][0][:, :7],) + tables[0][1:]
-    with pytest.raises(ValueError, match="do not fit a part MLP"):
-        NeuralScorer(arcs, outer, rows, bad, EDGES)
+    for broken in ((tables[0][0][:, :7],) + tables[0][1:],                     # roles beyond P's columns
+                   (tables[0][0], tables[0][1][:2]) + tables[0][2:],             # two roles
+                   (tables[0][0], tables[0][1] - 1) + tables[0][2:]):            # a column before P's first
+        with pytest.raises(ValueError, match="do not fit a part MLP"):
+            NeuralScorer(arcs, outer, rows, [broken] + list(tables[1:]), EDGES)
     with pytest.raises(ValueError, match="rows outside"):
         NeuralScorer(arcs, outer, [rows[0] + 1000], tables, EDGES)
 

@@ -24,6 +24,21 @@ def test_project_all_gives_each_layers_own_prediction(seed):
     assert (fused[1] < 0).any()                                  # the linear one's is not
 
 
+def test_a_layer_listed_twice_is_projected_once():
+    """A projection several scorers share (the part kinds' `shared_part_roles`) is one block of the product:
+    every listing of it gets the same view, and the product is no wider than the distinct layers."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(9, 7)).astype("f")
+    shared, other = Linear(nO=8, nI=7), Linear(nO=3, nI=7)
+    for layer in (shared, other):
+        layer.initialize()
+        layer.set_param("W", rng.normal(size=layer.get_param("W").shape).astype("f"))
+    out = project_all([shared, other, shared, shared], X)
+    assert out[0] is out[2] is out[3] and out[0].base.shape == (9, 11)
+    np.testing.assert_allclose(out[2], shared.predict(X), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(out[1], other.predict(X), rtol=1e-5, atol=1e-5)
+
+
 def test_stacked_reuses_consecutive_views_and_copies_anything_else():
     base = np.random.default_rng(0).normal(size=(9, 4)).astype("f")
     joined = stacked(np, [base[0:2], base[2:7], base[7:9]])

@@ -11,7 +11,7 @@ from vineparse.pipeline import VineCascadeParser, calibration
 from vineparse.pipeline.component import FORMAT_VERSION
 from vineparse.pipeline.scorers import distance_buckets
 
-from .tiny import TINY_MODEL, check_split_calibration, train_tiny
+from .tiny import TINY_MODEL, check_split_calibration, parses, train_tiny
 
 
 def test_initialize_takes_the_labels_from_the_examples(trained, ewt_sentences):
@@ -50,6 +50,50 @@ def test_get_loss_gives_gradients_of_the_encoder_output_and_the_scorers(trained)
         scorer = parser.model.get_ref(name)
         assert any(node.has_grad(p) and np.abs(node.get_grad(p)).sum() > 0
                    for node in scorer.walk() for p in node.param_names), name
+
+
+def test_a_projection_the_part_kinds_share_learns_what_their_own_would(ewt_sentences):
+    """With `shared_part_roles` the three part kinds read one projection: given the same weights, the loss,
+    the encoder's gradient and the parses are those of three projections of their own holding the kinds'
+    role columns, and the shared projection's gradient is the sum of theirs, column for column."""
+    SHARED = {**TINY_MODEL, "@architectures": "vineparse.VineCascadeModel.v3", "shared_part_roles": True}
+    OWN = {**SHARED, "shared_part_roles": False}
+    (nlp, examples), (other, _) = (train_tiny(ewt_sentences[:20], steps=0, model=m) for m in (SHARED, OWN))
+    shared, own = (n.get_pipe("vine_cascade") for n in (nlp, other))
+    width = TINY_MODEL["part_width"]
+    projection = shared.model.get_ref("sibling").layers[0]
+    assert all(shared.model.get_ref(name).layers[0] is projection for name in ("grandparent", "grand_sibling"))
+    assert projection.get_dim("nO") == 4 * width
+    for name in ("tok2vec", "encoder", "arcs", "outer", "labels", "starts"):
+        own.model.get_ref(name).from_bytes(shared.model.get_ref(name).to_bytes())
+    columns, rng = {}, np.random.default_rng(0)
+    for name in ("sibling", "grandparent", "grand_sibling"):
+        a, b = shared.model.get_ref(name), own.model.get_ref(name)
+        a.set_param("v", rng.normal(size=width).astype("f"))          # initialized to 0: no gradient yet
+        columns[name] = np.concatenate([np.arange(start, start + width) for start in a.attrs["starts"]])
+        for param in ("v", "none", "Q"):
+            b.set_param(param, a.get_param(param).copy())
+        for param in ("W", "b"):
+            b.layers[0].set_param(param, projection.get_param(param)[columns[name]].copy())
+    docs = [eg.predicted for eg in examples[:6]]
+    results = []
+    for parser in (shared, own):
+        vectors = parser.model.predict(docs)
+        for node in parser.model.walk():
+            for name in node.param_names:
+                if node.has_grad(name):
+                    node.set_grad(name, np.zeros_like(node.get_param(name)))
+        results.append(parser.get_loss(examples[:6], vectors))
+    (loss, d_shared), (loss_own, d_own) = results
+    assert loss == pytest.approx(loss_own, rel=1e-5) and loss > 0
+    for a, b in zip(d_shared, d_own):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+    summed = np.zeros_like(projection.get_grad("W"))
+    for name, cols in columns.items():
+        summed[cols] += own.model.get_ref(name).layers[0].get_grad("W")
+    assert np.abs(summed).sum() > 0
+    np.testing.assert_allclose(projection.get_grad("W"), summed, rtol=1e-4, atol=1e-6)
+    assert parses(shared.pipe([d.copy() for d in docs])) == parses(own.pipe([d.copy() for d in docs]))
 
 
 def test_the_label_loss_reads_gold_children_and_averages_two_passes(trained):

@@ -9,8 +9,9 @@ from vineparse.pipeline.parts import PartTable, SentenceScores
 from vineparse.pipeline.scorers import (GRAND_SIBLING, GRANDPARENT, N_BUCKETS, PART_ROLES, SIBLING,
                                         DISTANCE_CLASSES, add_span_scores, arc_scorer, biaffine_predict,
                                         biaffine_row_terms, dense_buckets, distance_buckets, label_hidden, label_scorer,
-                                        outer_children, outer_scorer, part_scorer, span_row_terms, span_scores,
-                                        start_scorer, with_root_row)
+                                        outer_children, outer_scorer, part_scorer, role_starts,
+                                        shared_part_projection, span_row_terms, span_scores, start_scorer,
+                                        with_root_row)
 
 W = 5
 
@@ -96,11 +97,13 @@ def test_arc_scorer_backward_matches_finite_differences(span_width):
     check_gradients(model, lambda X: (X, rows, positions), X, weighting(1))
 
 
+@pytest.mark.parametrize("shared", [False, True])
 @pytest.mark.parametrize("kind", [SIBLING, GRANDPARENT, GRAND_SIBLING])
-def test_part_scorer_backward_matches_finite_differences(kind):
+def test_part_scorer_backward_matches_finite_differences(kind, shared):
     rng = np.random.default_rng(kind)
     X = rng.normal(size=(6, W))
-    model = float64_model(part_scorer(kind, 3, nI=W), X)
+    projection = shared_part_projection(3, nI=W) if shared else None
+    model = float64_model(part_scorer(kind, 3, nI=W, projection=projection), X)
     rows = rng.integers(0, 6, size=(7, PART_ROLES[kind]))
     if kind != GRANDPARENT:
         column = 1 if kind == SIBLING else 2
@@ -193,15 +196,16 @@ def test_start_scorer_reads_a_row_and_the_one_before():
 
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 10_000), st.integers(1, 9), st.sampled_from([SIBLING, GRANDPARENT, GRAND_SIBLING]),
-       st.sampled_from([3, 4, 6, 8, 16, 19]), st.booleans())
-def test_fused_cpu_part_scores_equal_the_layer(seed, n, kind, width, by_arc):
+       st.sampled_from([3, 4, 6, 8, 16, 19]), st.booleans(), st.booleans())
+def test_fused_cpu_part_scores_equal_the_layer(seed, n, kind, width, by_arc, shared):
     """What the cascade searches with (`SentenceScores.part_scores`, the fused kernel over `PartTable`)
     equals the thinc layer's forward pass, which training differentiates, on float32 parameters; for
-    widths that do and do not fill its blocks (of eight floats with AVX2, else four), and for parts in runs of one arc (the kernel sums
-    an arc's terms once per run) as well as in any order."""
+    widths that do and do not fill its blocks (of eight floats with AVX2, else four), for parts in runs of
+    one arc (the kernel sums an arc's terms once per run) as well as in any order, and for a projection of
+    the kind's own as well as one the kinds share."""
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n + 3, W)).astype("f")
-    model = part_scorer(kind, width, nI=W)
+    model = part_scorer(kind, width, nI=W, projection=shared_part_projection(width, nI=W) if shared else None)
     model.layers[0].initialize(X=X)
     model.initialize()
     for name in ("v", "none", "Q"):
@@ -217,10 +221,38 @@ def test_fused_cpu_part_scores_equal_the_layer(seed, n, kind, width, by_arc):
         parts[1::2, [head, -1]] = parts[0::2, [head, -1]][:len(parts[1::2])]     # pairs sharing their arc
     buckets = dense_buckets(n)[parts[:, head], parts[:, -1]]
     expected = model.predict((X, rows[parts], buckets))
-    table = PartTable(model.layers[0].predict(X), model.get_param("v"), model.get_param("none"),
-                      model.get_param("Q"))
+    table = PartTable(model.layers[0].predict(X), np.array(model.attrs["starts"]), model.get_param("v"),
+                      model.get_param("none"), model.get_param("Q"))
     sent = SentenceScores(np.zeros((n + 1, n + 1)), np.zeros((n + 1, 2)), {kind: table}, rows, cache=False)
     assert np.allclose(sent.part_scores(kind, parts), expected, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("kind", [SIBLING, GRANDPARENT, GRAND_SIBLING])
+def test_a_shared_projection_reads_the_kinds_roles(kind):
+    """A part scorer on the shared projection (roles g, h, s, m) scores as one whose own projection holds
+    the weights of the kind's roles (sibling h, s, m; grandparent g, h, m; grand-sibling g, h, s, m), and
+    its gradient reaches only those roles' columns."""
+    rng = np.random.default_rng(kind)
+    width, X = 4, rng.normal(size=(7, W))
+    shared = float64_model(part_scorer(kind, width, nI=W, projection=shared_part_projection(width, nI=W)), X)
+    own = float64_model(part_scorer(kind, width, nI=W), X)
+    names = {SIBLING: "hsm", GRANDPARENT: "ghm", GRAND_SIBLING: "ghsm"}[kind]
+    columns = np.concatenate([np.arange(width) + "ghsm".index(r) * width for r in names])
+    assert role_starts(kind, width) == ["ghsm".index(r) * width for r in names] == shared.attrs["starts"]
+    for name in ("W", "b"):
+        own.layers[0].set_param(name, shared.layers[0].get_param(name)[columns].copy())
+    for name in ("v", "none", "Q"):
+        own.set_param(name, shared.get_param(name).copy())
+    rows = rng.integers(0, 7, size=(9, PART_ROLES[kind]))
+    buckets = rng.integers(0, N_BUCKETS, size=9)
+    scores, backprop = shared((X, rows, buckets), is_train=True)
+    np.testing.assert_allclose(scores, own.predict((X, rows, buckets)), rtol=1e-12)
+    backprop(np.ones_like(scores))
+    d_W = shared.layers[0].get_grad("W")
+    unread = np.setdiff1d(np.arange(4 * width), columns)
+    assert np.abs(d_W[columns]).sum() > 0 and not d_W[unread].any()
+    with pytest.raises(ValueError, match="4 x 4 columns"):
+        part_scorer(kind, width, nI=W, projection=shared_part_projection(width + 1, nI=W))
 
 
 @settings(max_examples=30, deadline=None)

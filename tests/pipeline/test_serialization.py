@@ -1,4 +1,5 @@
 """Round trips through bytes and disk give identical predictions; nlp.pipe batching and processes agree."""
+import numpy as np
 import spacy
 from spacy.tokens import Doc
 
@@ -49,4 +50,21 @@ def test_span_terms_train_and_round_trip(ewt_sentences):
     expected = parses(nlp.pipe([d.copy() for d in docs]))
     other = spacy.blank("en")
     other.add_pipe("vine_cascade", config={"model": model}).from_bytes(nlp.get_pipe("vine_cascade").to_bytes())
+    assert parses(other.pipe([Doc(other.vocab, words=[t.text for t in d]) for d in docs])) == expected
+
+
+def test_a_shared_part_projection_trains_and_round_trips(ewt_sentences):
+    """A model whose part kinds share one projection (`shared_part_roles`) trains, saves that projection once
+    and loads into a component of the same config as one layer again, with identical predictions."""
+    model = {**TINY_MODEL, "@architectures": "vineparse.VineCascadeModel.v3", "shared_part_roles": True}
+    nlp, examples = train_tiny(ewt_sentences[:80], steps=6, model=model)
+    parser = nlp.get_pipe("vine_cascade")
+    assert abs(parser.model.get_ref("grand_sibling").get_param("v")).sum() > 0
+    docs = [eg.predicted for eg in examples[60:]]
+    expected = parses(nlp.pipe([d.copy() for d in docs]))
+    other = spacy.blank("en")
+    loaded = other.add_pipe("vine_cascade", config={"model": model}).from_bytes(parser.to_bytes())
+    layers = [loaded.model.get_ref(name).layers[0] for name in ("sibling", "grandparent", "grand_sibling")]
+    assert layers[0] is layers[1] is layers[2] and layers[0].get_dim("nO") == 4 * TINY_MODEL["part_width"]
+    np.testing.assert_array_equal(layers[0].get_param("W"), parser.model.get_ref("sibling").layers[0].get_param("W"))
     assert parses(other.pipe([Doc(other.vocab, words=[t.text for t in d]) for d in docs])) == expected

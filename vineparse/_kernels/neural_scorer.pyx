@@ -30,11 +30,12 @@ cdef class NeuralScorer(Scorer):
 
     arcs, outer, rows (Sequence[np.ndarray]): per sentence its dense arc scores (n + 1, n + 1), outer-arc
         scores (n + 1, 2) and batch rows (n + 1,) int64.
-    tables (Sequence or None): per part kind (sibling, grandparent, grand-sibling) a tuple (P, v, none, Q,
-        sibling_column, head_column) as the component's scorers give them: P (R, roles x p) projections
+    tables (Sequence or None): per part kind (sibling, grandparent, grand-sibling) a tuple (P, starts, v,
+        none, Q, sibling_column, head_column) as the component's scorers give them: P (R, c) projections
         of the batch's rows (read in place where its rows are contiguous, as in a column block of the
-        batch's one projection), v (p,), none (p,), Q (buckets, p) distance rows, all float32; None for a
-        first-order model.
+        batch's one projection; the kinds may share one), starts (roles,) int64 the first column of each
+        role in P, v (p,), none (p,), Q (buckets, p) distance rows, all float32; None for a first-order
+        model.
     distance_edges (Sequence[int]): upper bounds (exclusive) of the distance classes of |h - m|; the bucket of
         h -> m is 0 for the root, 1 + class for a head left of m, 1 + classes + class for one right of m.
     vine (Sequence or None): per sentence None or its unmasked vine max-marginals computed before, as
@@ -93,14 +94,17 @@ cdef class NeuralScorer(Scorer):
         if self.has_parts:
             if len(tables) != KINDS:
                 raise ValueError(f"tables needs {KINDS} entries (sibling, grandparent, grand-sibling)")
-            for kind, (P_, v_, none_, Q_, sibling_column, head_column) in enumerate(tables):
+            for kind, (P_, starts_, v_, none_, Q_, sibling_column, head_column) in enumerate(tables):
                 P = rows_in_place(P_)
                 v, none, Q = (np.ascontiguousarray(x, dtype=np.float32) for x in (v_, none_, Q_))
+                starts = np.asarray(starts_, dtype=np.int64).ravel()
                 self._keep += [P, v, none, Q]
-                roles = P.shape[1] // v.shape[0] if v.shape[0] else 0
-                if roles < 3 or roles > MAX_ROLES or roles * v.shape[0] != P.shape[1] or Q.shape[1] != v.shape[0]:
-                    raise ValueError(f"part kind {kind}: P {np.shape(P_)}, v {np.shape(v_)} and Q {np.shape(Q_)} "
-                                     f"do not fit a part MLP of 3..{MAX_ROLES} roles")
+                roles = len(starts)
+                if (roles < 3 or roles > MAX_ROLES or v.shape[0] < 1 or Q.shape[1] != v.shape[0]
+                        or starts.min() < 0 or starts.max() + v.shape[0] > P.shape[1]):
+                    raise ValueError(f"part kind {kind}: P {np.shape(P_)}, role starts {starts.tolist()}, "
+                                     f"v {np.shape(v_)} and Q {np.shape(Q_)} do not fit a part MLP of "
+                                     f"3..{MAX_ROLES} roles")
                 if not (sibling_column == -1 or 1 <= sibling_column < roles) or not 0 <= head_column < roles:
                     raise ValueError(f"part kind {kind}: sibling column {sibling_column} or head column "
                                      f"{head_column} outside the {roles} roles")
@@ -111,7 +115,7 @@ cdef class NeuralScorer(Scorer):
                 self.mlp[kind].k = roles
                 self.mlp[kind].p = v.shape[0]
                 for j in range(roles):
-                    self.mlp[kind].starts[j] = j * v.shape[0]
+                    self.mlp[kind].starts[j] = starts[j]
                 self.mlp[kind].v = &v[0]
                 self.mlp[kind].none = &none[0] if sibling_column > 0 else NULL
                 self.mlp[kind].sibling_column = sibling_column

@@ -23,7 +23,7 @@ from spacy.ml.models.tok2vec import MaxoutWindowEncoder
 
 from .._kernels.bilstm import bilstm_forward
 from .scorers import (GRAND_SIBLING, GRANDPARENT, SIBLING, arc_scorer, label_scorer, outer_scorer, part_scorer,
-                      split_sizes, start_scorer, with_root_row)
+                      shared_part_projection, split_sizes, start_scorer, with_root_row)
 
 SCORERS = ("arcs", "outer", "sibling", "grandparent", "grand_sibling", "labels")
 PART_REFS = {SIBLING: "sibling", GRANDPARENT: "grandparent", GRAND_SIBLING: "grand_sibling"}
@@ -40,7 +40,8 @@ def build_vine_cascade_model_v2(tok2vec: Model, arc_width: int = 128, part_width
 def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: int = 16,
                              label_width: int = 128, context_depth: int = 0, lstm_width: int = 0,
                              label_children: bool = False, start_width: int = 64, span_width: int = 0,
-                             label_span: bool = False, nL: Optional[int] = None) -> Model[List, List[Floats2d]]:
+                             label_span: bool = False, shared_part_roles: bool = False,
+                             nL: Optional[int] = None) -> Model[List, List[Floats2d]]:
     """The encoder (see the module docstring) and the scorers.
 
     tok2vec (Model[List[Doc], List[Floats2d]]): token vectors (width nI).
@@ -56,6 +57,10 @@ def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: i
         `scorers.span_scores`): O(n^2 k) more per sentence.
     label_span (bool): the label classifier also reads the mean of a projection of the words between head
         and dependent (`scorers.label_scorer`): O(label_width) more per word.
+    shared_part_roles (bool): the three part MLPs read one projection of each word in each role (grandparent,
+        head, sibling, modifier: 4 x part_width columns) instead of one projection each (10 x part_width
+        columns in all); each keeps its own output, "no sibling" row and distance rows
+        (`scorers.shared_part_projection`).
     The defaults here (part_width 16, label_children false) are those of the registered versions; the
     component's default config (`component.DEFAULT_MODEL_CONFIG`) and configs/ewt.cfg set part_width 64 and
     label_children true.
@@ -82,8 +87,9 @@ def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: i
     encoder = chain(*layers)
     scorers = {"arcs": arc_scorer(arc_width, nI=width, span_width=span_width), "outer": outer_scorer(nI=width),
                "labels": label_scorer(label_width, nL=nL, nI=width, children=label_children, span=label_span)}
+    shared = shared_part_projection(part_width, nI=width) if shared_part_roles else None
     for kind, name in PART_REFS.items():
-        scorers[name] = part_scorer(kind, part_width, nI=width)
+        scorers[name] = part_scorer(kind, part_width, nI=width, projection=shared)
     if start_width:
         scorers["starts"] = start_scorer(start_width, nI=width)
     names = [name for name in SCORERS + ("starts",) if name in scorers]

@@ -36,8 +36,8 @@ def _is_affine(layer: Model) -> bool:
 def project_all(layers: Sequence[Model], X) -> list:
     """`[project(layer, X) for layer in layers]`, the `Linear` and `Relu` layers among them as one matmul
     with their weights stacked (a wide product runs faster than several narrow ones, and writes one output);
-    their outputs are column slices of it."""
-    affine = [layer for layer in layers if _is_affine(layer)]
+    their outputs are column slices of it. A layer listed twice (a projection scorers share) is computed once."""
+    affine = list({id(layer): layer for layer in layers if _is_affine(layer)}.values())
     out = {}
     if affine:
         xp = affine[0].ops.xp
@@ -111,6 +111,7 @@ class Batch:
             scorer = self.model.get_ref(name)
             # the column block of the batch's projection as it is: the runtime reads its rows in place
             tables[kind] = PartTable(as_cpu(self.ops, projections[kind]).astype(np.float32, copy=False),
+                                     np.asarray(scorer.attrs["starts"], dtype=np.int64),
                                      *(np.ascontiguousarray(as_cpu(self.ops, scorer.get_param(p)), dtype=np.float32)
                                        for p in ("v", "none", "Q")))
         return tables

@@ -56,8 +56,8 @@ def runtime_scorer(sentences: Sequence, known_vine: Optional[Sequence] = None) -
     tables = sentences[0].tables if sentences else None
     part_tables = None
     if tables is not None:
-        part_tables = [(tables[kind].P, tables[kind].v, tables[kind].none, tables[kind].Q, SIBLING_COLUMN[kind],
-                        HEAD_COLUMN[kind]) for kind in (SIBLING, GRANDPARENT, GRAND_SIBLING)]
+        part_tables = [(tables[kind].P, tables[kind].starts, tables[kind].v, tables[kind].none, tables[kind].Q,
+                        SIBLING_COLUMN[kind], HEAD_COLUMN[kind]) for kind in (SIBLING, GRANDPARENT, GRAND_SIBLING)]
     return NeuralScorer([sent.dense_arcs() for sent in sentences], [sent.outer for sent in sentences],
                         [sent.rows for sent in sentences], part_tables, DISTANCE_EDGES,
                         None if known_vine is None else list(known_vine))

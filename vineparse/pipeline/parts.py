@@ -25,18 +25,15 @@ PART_KINDS = (SIBLING, GRANDPARENT, GRAND_SIBLING)
 
 @dataclass
 class PartTable:
-    """One part kind's scorer on the CPU: the projection P (R, roles x p) of a batch's rows and the scorer's
-    v (p,), "no sibling" row (p,) and distance rows Q (N_BUCKETS, p), all float32."""
+    """One part kind's scorer on the CPU: the projection P (R, c) of a batch's rows (the kind's own, or the
+    projection the three kinds share), the first column of each of the kind's roles in it, starts (roles,)
+    int64, and the scorer's v (p,), "no sibling" row (p,) and distance rows Q (N_BUCKETS, p); arrays float32."""
 
     P: np.ndarray
+    starts: np.ndarray
     v: np.ndarray
     none: np.ndarray
     Q: np.ndarray
-
-    @property
-    def starts(self) -> np.ndarray:
-        p = len(self.v)
-        return np.arange(0, self.P.shape[1], p, dtype=np.int64)
 
 
 class SentenceScores:

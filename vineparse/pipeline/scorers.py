@@ -21,7 +21,10 @@ the scores on the CPU. Positions: a sentence is a list of rows of X (its root ro
 * sibling (h, s, m), grandparent (g, h, m), grand-sibling (g, h, s, m): v . relu(sum_j P[w_j, role j] +
   Q[bucket(h, m)]) with P = X W_k + b_k (rows, roles x p) (a linear layer over the concatenated words is
   the sum of per-role projections, so each row is projected once and a part costs O(p)); a learned row
-  replaces the sibling's when s == h. `PART_ROLES[kind]` lists the roles in column order.
+  replaces the sibling's when s == h. `PART_ROLES[kind]` counts the roles; `ROLE_COLUMNS[kind]` names them,
+  in column order. Each kind projects X on its own, or (`shared_part_projection`) the three kinds read one
+  projection P = X W + b (rows, 4 x p) of every row in each role g, h, s, m, each kind with its own v, "no
+  sibling" row and distance rows (`role_starts` gives each kind's column blocks).
 * labels of an arc (h, m): logits = Linear(relu(P_l[h, head] + P_l[m, dep] + M[b])), P_l = X W_l + b_l,
   with `children` also + P_l[l, left] + P_l[r, right] for m's outermost left and right children l, r in the
   tree (a learned row where m has none); `outer_children` finds them.
@@ -49,6 +52,8 @@ BUCKET_TABLE_LIMIT = 512                      # tables of `dense_buckets` are ca
 _DENSE_BUCKETS = {}
 
 PART_ROLES = {SIBLING: 3, GRANDPARENT: 3, GRAND_SIBLING: 4}
+SHARED_ROLES = ("g", "h", "s", "m")                                   # a shared projection's column blocks
+ROLE_COLUMNS = {SIBLING: ("h", "s", "m"), GRANDPARENT: ("g", "h", "m"), GRAND_SIBLING: ("g", "h", "s", "m")}
 SIBLING_COLUMN = {SIBLING: 1, GRANDPARENT: -1, GRAND_SIBLING: 2}    # the role that may be "no sibling"
 HEAD_COLUMN = {SIBLING: 0, GRANDPARENT: 1, GRAND_SIBLING: 1}       # the column of h (m is the last one)
 
@@ -381,17 +386,39 @@ def _start_forward(model: Model, X: Floats2d, is_train: bool):
 PartInput = Tuple[Floats2d, Ints1d, Ints1d]     # X (R, w), part rows (P, roles) of X, buckets (P,)
 
 
-def part_scorer(kind: int, width: int, nI: Optional[int] = None) -> Model[PartInput, Floats1d]:
+def part_scorer(kind: int, width: int, nI: Optional[int] = None,
+                projection: Optional[Model] = None) -> Model[PartInput, Floats1d]:
     """The part MLP of one kind (see the module docstring): (X, part rows (parts, roles) as rows of X,
     distance buckets (parts,) of their arc h -> m) -> scores (parts,). `layers[0]` projects X (R, w) to
-    P (R, roles x width) (call it once per batch and `part_mlp` per group of parts). Inference reads the same
-    parameters in the fused CPU kernel (`_kernels/part_mlp.pyx`, via `parts.PartTable`)."""
+    P (R, c): its own `Linear` (c = roles x width), or `projection`, a `Linear` of c = 4 x width columns
+    (roles g, h, s, m) that the three kinds share (`shared_part_projection`). The kind reads role j from
+    columns `attrs["starts"][j]` on (call the projection once per batch and `part_mlp` per group of parts).
+    Inference reads the same parameters in the fused CPU kernel (`_kernels/part_mlp.pyx`, via
+    `parts.PartTable`)."""
     if kind not in PART_ROLES:
         raise ValueError(f"unknown part kind {kind!r}")
-    projection = Linear(nO=PART_ROLES[kind] * width, nI=nI)
+    if projection is None:
+        projection = Linear(nO=PART_ROLES[kind] * width, nI=nI)
+        starts = [j * width for j in range(PART_ROLES[kind])]
+    else:
+        if projection.get_dim("nO") != len(SHARED_ROLES) * width:
+            raise ValueError(f"a shared part projection needs {len(SHARED_ROLES)} x {width} columns, "
+                             f"got {projection.get_dim('nO')}")
+        starts = role_starts(kind, width)
     return Model(f"vine_part_{kind}", _part_forward, init=_part_init, layers=[projection],
-                 dims={"width": width}, attrs={"kind": kind},
+                 dims={"width": width}, attrs={"kind": kind, "starts": starts},
                  params={"v": None, "none": None, "Q": None})
+
+
+def shared_part_projection(width: int, nI: Optional[int] = None) -> Model:
+    """The `Linear` (w -> 4 x width) that projects every row in each role g, h, s, m once for all three part
+    kinds (`part_scorer(..., projection=)`): 4 / 10 of the columns of three projections of their own."""
+    return Linear(nO=len(SHARED_ROLES) * width, nI=nI)
+
+
+def role_starts(kind: int, width: int) -> List[int]:
+    """The first column of each of the kind's roles in a shared part projection of hidden width `width`."""
+    return [SHARED_ROLES.index(role) * width for role in ROLE_COLUMNS[kind]]
 
 
 def _part_init(model: Model, X=None, Y=None) -> None:
@@ -404,10 +431,10 @@ def _part_init(model: Model, X=None, Y=None) -> None:
 
 
 def part_mlp(model: Model, P: Floats2d, rows, buckets, is_train: bool = False):
-    """Scores (parts,) of the parts `rows` (parts, roles), rows of the projection P (R, roles x width);
-    RETURNS (scores, backprop(d scores) -> dP)."""
+    """Scores (parts,) of the parts `rows` (parts, roles), rows of the part projection P (R, c) (`layers[0]`'s
+    output; role j in columns starts[j]..starts[j] + width - 1); RETURNS (scores, backprop(d scores) -> dP)."""
     ops, xp = model.ops, model.ops.xp
-    p, kind = model.get_dim("width"), model.attrs["kind"]
+    p, kind, starts = model.get_dim("width"), model.attrs["kind"], model.attrs["starts"]
     v, none, Q = model.get_param("v"), model.get_param("none"), model.get_param("Q")
     rows = ops.asarray(rows, dtype="i")
     buckets = ops.asarray(buckets, dtype="i")
@@ -415,7 +442,7 @@ def part_mlp(model: Model, P: Floats2d, rows, buckets, is_train: bool = False):
     first = rows[:, sibling] == rows[:, sibling - 1] if sibling > 0 else None
     pre = Q[buckets].astype(P.dtype)
     for j in range(rows.shape[1]):
-        block = P[rows[:, j], j * p:(j + 1) * p]
+        block = P[rows[:, j], starts[j]:starts[j] + p]
         if j == sibling:
             block = xp.where(first[:, None], none[None, :].astype(P.dtype), block)
         pre = pre + block
@@ -433,7 +460,7 @@ def part_mlp(model: Model, P: Floats2d, rows, buckets, is_train: bool = False):
             if j == sibling:
                 model.inc_grad("none", d_pre[first].sum(axis=0))
                 target = xp.where(first[:, None], 0.0, d_pre)
-            dP[:, j * p:(j + 1) * p] += _row_sum(ops, rows[:, j], target, P.shape[0])
+            dP[:, starts[j]:starts[j] + p] += _row_sum(ops, rows[:, j], target, P.shape[0])
         return dP
 
     return scores, backprop

@@ -100,9 +100,14 @@ def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
     rows = [batch.rows_of(s.doc, s.start, s.end) for s in sentences]
     arcs, backprop_arcs = model.get_ref("arcs")((X, rows, None), is_train=True)
     outer, backprop_outer = model.get_ref("outer")(X, is_train=True)
-    projections, backprop_projections = {}, {}
-    for kind, name in PART_REFS.items():
-        projections[kind], backprop_projections[kind] = model.get_ref(name).layers[0](X, is_train=True)
+    # one forward and one backward pass per projection layer (the part kinds may share one)
+    projection = {kind: model.get_ref(name).layers[0] for kind, name in PART_REFS.items()}
+    passes = {}
+    for layer in projection.values():
+        if id(layer) not in passes:
+            passes[id(layer)] = layer(X, is_train=True)
+    projections = {kind: passes[id(layer)][0] for kind, layer in projection.items()}
+    d_projections = {}
     batch.outer = as_cpu(ops, outer).astype(np.float64)
     batch.tables = batch.part_tables(projections)
     cascade = component.cascade
@@ -136,7 +141,11 @@ def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
                                   for s, (local, _) in found])
         gradient = np.concatenate([g for _, (_, g) in found])
         _, backprop_mlp = part_mlp(scorer, projections[kind], part_rows, buckets, is_train=True)
-        d_X = d_X + backprop_projections[kind](backprop_mlp(ops.asarray(gradient, dtype=X.dtype)))
+        dP = backprop_mlp(ops.asarray(gradient, dtype=X.dtype))
+        key = id(projection[kind])
+        d_projections[key] = dP if key not in d_projections else d_projections[key] + dP
+    for key, dP in d_projections.items():
+        d_X = d_X + passes[key][1](dP)
 
     label_loss, d_label = label_cross_entropy(component, X, batch, sentences)
     if d_label is not None:
