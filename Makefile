@@ -367,21 +367,61 @@ widths-speed: $(SPEED)/cnn-spacy-s0/model-best $(widths_runs) \
 	label_width 64 or both); spaCy's parser for 2,000 steps, which costs what it costs at any step" \
 	    --out bench/results/widths_speed.json
 
-# the other way: part scorers twice as wide (part_width 128), seeds ES_PARTS128_SEEDS, against the config's runs
+# the other way: part scorers twice as wide (part_width 128), seeds ES_PARTS128_SEEDS, beside the runs of spaCy's
+# parsers in spacy_compare_es.json (whose vine_cascade runs of the same seeds the seed table pairs them with);
+# parts128-es-dev: the dev curves of seeds ES_PARTS128_DEV_SEEDS beside the config's runs
 COMPARE_ES_PARTS128 := bench/out/compare_es_parts128
-ES_PARTS128_SEEDS ?= 0 3
+ES_PARTS128_SEEDS ?= 0 1 2 3 4
+ES_PARTS128_DEV_SEEDS ?= 0 3
 $(COMPARE_ES_PARTS128)/%/model-best: | $(STAMP) $(EWT_SPACY)
 	$(call es_variant,$(COMPARE_ES_PARTS128),--components.vine_cascade.model.part_width 128)
-parts128_runs = $(foreach seed,$(ES_PARTS128_SEEDS),$(COMPARE_ES)/cnn-vine-s$(seed)/model-best \
-    $(COMPARE_ES_PARTS128)/cnn-vine-s$(seed)/model-best)
 .PHONY: ewt-compare-es-parts128 parts128-es-dev
-ewt-compare-es-parts128: $(PUD_SPACY) $(parts128_runs)
+ewt-compare-es-parts128: $(PUD_SPACY) $(foreach seed,$(ES_PARTS128_SEEDS),$(COMPARE_ES_PARTS128)/cnn-vine-s$(seed)/model-best)
 	$(call compare_es_variant,$(COMPARE_ES_PARTS128),spacy_compare_es_parts128,\
 	    vine_cascade with part_width 128 (configs/ewt.cfg has 64))
-parts128-es-dev: $(parts128_runs)
+parts128-es-dev: $(foreach seed,$(ES_PARTS128_DEV_SEEDS),$(COMPARE_ES)/cnn-vine-s$(seed)/model-best \
+    $(COMPARE_ES_PARTS128)/cnn-vine-s$(seed)/model-best)
 	$(BIN)/python bench/budget_curve.py --budgets 2000,4000,8000,12000 --out bench/results/parts128_es_dev.json \
-	    $(foreach seed,$(ES_PARTS128_SEEDS),--run "configs/ewt.cfg, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed).log" \
+	    $(foreach seed,$(ES_PARTS128_DEV_SEEDS),--run "configs/ewt.cfg, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed).log" \
 	        --run "part_width 128, seed $(seed)=$(COMPARE_ES_PARTS128)/cnn-vine-s$(seed).log")
+
+# the part kinds reading one projection of each word per role (shared_part_roles: 4 x part_width columns instead
+# of 10 x), alone and with label_width 64, seeds ES_SHARED_SEEDS, beside the runs of spaCy's parsers in
+# spacy_compare_es.json; shared-es-dev: the dev curves beside the config's runs of the same seeds; shared-speed:
+# the component's µs per word and the pipelines' words/s against spaCy's parser's, the config's run of the same
+# seed and label_width 64 alone (ewt-compare-es-widths) beside them
+COMPARE_ES_SHARED := bench/out/compare_es_shared
+COMPARE_ES_SHARED_LABELS64 := bench/out/compare_es_shared_labels64
+ES_SHARED_SEEDS ?= 3
+$(COMPARE_ES_SHARED)/%/model-best: | $(STAMP) $(EWT_SPACY)
+	$(call es_variant,$(COMPARE_ES_SHARED),--components.vine_cascade.model.shared_part_roles true)
+$(COMPARE_ES_SHARED_LABELS64)/%/model-best: | $(STAMP) $(EWT_SPACY)
+	$(call es_variant,$(COMPARE_ES_SHARED_LABELS64),--components.vine_cascade.model.shared_part_roles true \
+	    --components.vine_cascade.model.label_width 64)
+shared_runs = $(foreach seed,$(ES_SHARED_SEEDS),$(COMPARE_ES)/cnn-vine-s$(seed)/model-best \
+    $(COMPARE_ES_SHARED)/cnn-vine-s$(seed)/model-best $(COMPARE_ES_SHARED_LABELS64)/cnn-vine-s$(seed)/model-best)
+.PHONY: ewt-compare-es-shared shared-es-dev shared-speed
+ewt-compare-es-shared: $(PUD_SPACY) $(shared_runs)
+	$(call compare_es_variant,$(COMPARE_ES_SHARED),spacy_compare_es_shared,\
+	    vine_cascade with one part projection shared by the three part kinds (shared_part_roles true))
+	$(call compare_es_variant,$(COMPARE_ES_SHARED_LABELS64),spacy_compare_es_shared_labels64,\
+	    vine_cascade with shared_part_roles true and label_width 64 (configs/ewt.cfg has false and 128))
+shared-es-dev: $(shared_runs)
+	$(BIN)/python bench/budget_curve.py --budgets 2000,4000,8000,12000 --out bench/results/shared_es_dev.json \
+	    $(foreach seed,$(ES_SHARED_SEEDS),--run "configs/ewt.cfg, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed).log" \
+	        --run "shared part roles, seed $(seed)=$(COMPARE_ES_SHARED)/cnn-vine-s$(seed).log" \
+	        --run "shared part roles, label_width 64, seed $(seed)=$(COMPARE_ES_SHARED_LABELS64)/cnn-vine-s$(seed).log")
+shared-speed: $(SPEED)/cnn-spacy-s0/model-best $(shared_runs) \
+    $(foreach seed,$(ES_SHARED_SEEDS),$(COMPARE_ES_LABELS64)/cnn-vine-s$(seed)/model-best)
+	$(ONE_CORE) $(BIN)/python bench/component_speed.py --docs $(SPACY_DATA)/en_ewt-ud-test.spacy --repeats 7 --whole \
+	    --models "spaCy's parser, 2,000 steps=$(SPEED)/cnn-spacy-s0/model-best" \
+	    $(foreach seed,$(ES_SHARED_SEEDS),"vine_cascade, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed)/model-best" \
+	        "vine_cascade, label_width 64, seed $(seed)=$(COMPARE_ES_LABELS64)/cnn-vine-s$(seed)/model-best" \
+	        "vine_cascade, shared part roles, seed $(seed)=$(COMPARE_ES_SHARED)/cnn-vine-s$(seed)/model-best" \
+	        "vine_cascade, shared part roles, label_width 64, seed $(seed)=$(COMPARE_ES_SHARED_LABELS64)/cnn-vine-s$(seed)/model-best") \
+	    --note "vine_cascade trained until the dev score stopped rising (configs/ewt.cfg, and with shared_part_roles \
+	true, label_width 64 or both); spaCy's parser for 2,000 steps, which costs what it costs at any step" \
+	    --out bench/results/shared_speed.json
 
 # where the component's time goes in the pipeline from text, stage by stage: the comparison's seed-0 run
 .PHONY: component-profile

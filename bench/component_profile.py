@@ -55,7 +55,8 @@ def counted(clock, function):
     from vineparse.pipeline.batch import _is_affine
 
     def wrapper(layers, X):
-        columns = sum(layer.get_param("W").shape[0] for layer in layers if _is_affine(layer))
+        distinct = {id(layer): layer for layer in layers if _is_affine(layer)}.values()     # computed once each
+        columns = sum(layer.get_param("W").shape[0] for layer in distinct)
         clock["product_flops"] += 2.0 * X.shape[0] * X.shape[1] * columns
         return function(layers, X)
     return wrapper
@@ -121,7 +122,8 @@ def main():
     model_cfg = nlp.config["components"]["vine_cascade"]["model"]
     result = run_record(docs=args.docs, model=str(args.model), blas=args.blas, words=words, repeats=args.repeats,
                         settings={k: model_cfg.get(k) for k in ("arc_width", "part_width", "label_width",
-                                                                 "lstm_width", "span_width", "start_width")},
+                                                                 "lstm_width", "span_width", "start_width",
+                                                                 "shared_part_roles")},
                         total_us_per_word=total, total_runs=runs["total"],
                         product_gflops=statistics.median(runs["product_gflops"]), stages=[])
     for stage, parent in STAGES + (("other", None),):

@@ -77,7 +77,7 @@ def main():
             model_cfg = nlp.config["components"]["vine_cascade"]["model"]
             pipelines[name].update(component=component, docs=docs, settings={
                 k: model_cfg.get(k) for k in ("arc_width", "part_width", "label_width", "label_children",
-                                              "span_width", "label_span")})
+                                              "span_width", "label_span", "shared_part_roles")})
     times = {name: [] for name, p in pipelines.items() if "component" in p}
     for repeat in range(args.repeats):
         for name in times:

@@ -444,6 +444,28 @@ WIDTH_VARIANTS = {"spacy_compare_es.json": "configs/ewt.cfg (label_width 128, pa
                   "spacy_compare_es_parts32.json": "part_width 32",
                   "spacy_compare_es_labels64.json": "label_width 64"}
 WIDTH_SEEDS = (3,)
+# the configuration and the part kinds reading one shared projection, each file's runs of the seeds SHARED_SEEDS
+SHARED_VARIANTS = {"spacy_compare_es.json": "configs/ewt.cfg (a projection per part kind, label_width 128)",
+                   "spacy_compare_es_shared.json": "shared part roles",
+                   "spacy_compare_es_labels64.json": "label_width 64",
+                   "spacy_compare_es_shared_labels64.json": "shared part roles, label_width 64"}
+SHARED_SEEDS = (3,)
+
+
+def variant_seeds(name: str, variants: Dict[str, str], seeds: Sequence[int]) -> "Table":
+    """The table `name`: model-best of the vine_cascade runs of the seeds `seeds` in each result file of
+    `variants` (file -> what its runs vary), a row each: dev UAS, EWT test UAS / LAS and UAS on sentences of
+    more than 30 words, English PUD UAS / LAS, the step model-best is from."""
+    return Table(name, list(variants), "runs", [
+        Col("run", lambda row, doc: variants[row["_file"]]),
+        Col("seed", lambda row, doc: row["_key"].rsplit("-s", 1)[1]),
+        Col("dev UAS", "stopping.dev_uas", "2f"),
+        Col("UAS", lambda row, doc: 100 * row["dep_uas"], "2f"), Col("LAS", lambda row, doc: 100 * row["dep_las"], "2f"),
+        Col("UAS > 30 words", lambda row, doc: 100 * row["long_dep_uas"], "2f"),
+        Col("PUD UAS", lambda row, doc: 100 * row["ood"]["dep_uas"], "2f"),
+        Col("PUD LAS", lambda row, doc: 100 * row["ood"]["dep_las"], "2f"),
+        Col("model-best step", "stopping.best_step", "int")],
+        where=lambda row: row["_key"] in {f"cnn-vine-s{seed}" for seed in seeds})
 
 PROFILE_STAGES = {"encoder": "encoder: tok2vec listener, BiLSTM, root rows", "bilstm": "the compiled BiLSTM",
                   "projection": "projections of the batch's rows, biaffine row terms",
@@ -1074,18 +1096,15 @@ TABLES = [
           TARGET_COLUMNS),
     # the narrow probe (label_width 64 and part_width 32) and each of its halves beside the configuration's run of
     # the same seed (make ewt-compare-es-narrow, make ewt-compare-es-widths; spaCy's runs merged)
-    Table("widths_es_seeds", list(WIDTH_VARIANTS), "runs", [
-        Col("run", lambda row, doc: WIDTH_VARIANTS[row["_file"]]),
-        Col("seed", lambda row, doc: row["_key"].rsplit("-s", 1)[1]),
-        Col("dev UAS", "stopping.dev_uas", "2f"),
-        Col("UAS", lambda row, doc: 100 * row["dep_uas"], "2f"), Col("LAS", lambda row, doc: 100 * row["dep_las"], "2f"),
-        Col("PUD UAS", lambda row, doc: 100 * row["ood"]["dep_uas"], "2f"),
-        Col("PUD LAS", lambda row, doc: 100 * row["ood"]["dep_las"], "2f"),
-        Col("model-best step", "stopping.best_step", "int")],
-        where=lambda row: row["_key"] in {f"cnn-vine-s{seed}" for seed in WIDTH_SEEDS}),
+    variant_seeds("widths_es_seeds", WIDTH_VARIANTS, WIDTH_SEEDS),
+    # the part kinds reading one shared projection, alone and with label_width 64, beside the configuration's
+    # run of the same seed and label_width 64 alone (make ewt-compare-es-shared; spaCy's runs merged)
+    variant_seeds("shared_es_seeds", SHARED_VARIANTS, SHARED_SEEDS),
     # spacy_compare_es_parts128.json: make ewt-compare-es-parts128 (part_width 128; spaCy's runs merged)
     Table("parts128_es_seeds", "spacy_compare_es_parts128.json", lambda doc: paired_seeds(doc, "spacy_compare_es.json"),
           seed_pair_columns("configs/ewt.cfg", "part_width 128")),
+    Table("spacy_compare_es_parts128_targets", "spacy_compare_es_parts128.json", lambda doc: items(doc["targets"]),
+          TARGET_COLUMNS),
     Table("spacy_compare_targets", "spacy_compare.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
     Table("spacy_compare_speed", "spacy_compare.json", compare_speed, [
         Col("shared encoder", "setting"), Col("ops", "ops"), Col("spaCy parser (words/s)", "spacy", "int"),
@@ -1298,6 +1317,7 @@ TABLES = [
     Table("narrow_es_dev", "narrow_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
     Table("widths_es_dev", "widths_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
     Table("parts128_es_dev", "parts128_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
+    Table("shared_es_dev", "shared_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
     Table("dropout_span_es_dev", "dropout_span_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
     # parse_hashes.json: bench/parse_hashes.py before and after a refactoring
     Table("parse_hashes", "parse_hashes.json",
@@ -1327,6 +1347,8 @@ TABLES = [
     Table("span_speed", "span_speed.json", "pipelines", whole_speed_columns("span_width", "label_span")),
     Table("narrow_speed", "narrow_speed.json", "pipelines", whole_speed_columns("label_width", "part_width")),
     Table("widths_speed", "widths_speed.json", "pipelines", whole_speed_columns("label_width", "part_width")),
+    Table("shared_speed", "shared_speed.json", "pipelines",
+          whole_speed_columns("label_width", "part_width", "shared_part_roles")),
     Table("component_profile", "component_profile.json", profile_rows, [
         Col("stage", "label"), Col("µs / word", "us_per_word", "2f"), Col("share of the component", "share", "pct")]),
     Table("label_errors", "label_errors.json", label_error_rows, [
