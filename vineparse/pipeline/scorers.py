@@ -51,9 +51,9 @@ N_BUCKETS = 1 + 2 * DISTANCE_CLASSES          # the root, then heads left of m, 
 BUCKET_TABLE_LIMIT = 512                      # tables of `dense_buckets` are cached up to this length
 _DENSE_BUCKETS = {}
 
-PART_ROLES = {SIBLING: 3, GRANDPARENT: 3, GRAND_SIBLING: 4}
-SHARED_ROLES = ("g", "h", "s", "m")                                   # a shared projection's column blocks
 ROLE_COLUMNS = {SIBLING: ("h", "s", "m"), GRANDPARENT: ("g", "h", "m"), GRAND_SIBLING: ("g", "h", "s", "m")}
+PART_ROLES = {kind: len(roles) for kind, roles in ROLE_COLUMNS.items()}
+SHARED_ROLES = ("g", "h", "s", "m")                                   # a shared projection's column blocks
 SIBLING_COLUMN = {SIBLING: 1, GRANDPARENT: -1, GRAND_SIBLING: 2}    # the role that may be "no sibling"
 HEAD_COLUMN = {SIBLING: 0, GRANDPARENT: 1, GRAND_SIBLING: 1}       # the column of h (m is the last one)
 
