@@ -28,7 +28,8 @@ def random_batch(rng, lengths, p=5):
     tables = []
     for kind in range(3):
         tables.append((rng.normal(size=(rows_total, ROLES[kind] * p)).astype(np.float32),
-                       np.arange(ROLES[kind], dtype=np.int64) * p, rng.normal(size=p).astype(np.float32), rng.normal(size=p).astype(np.float32),
+                       np.arange(ROLES[kind], dtype=np.int64) * p,
+                       rng.normal(size=p).astype(np.float32), rng.normal(size=p).astype(np.float32),
                        rng.normal(size=(1 + 2 * (len(EDGES) + 1), p)).astype(np.float32),
                        SIBLING_COLUMN[kind], HEAD_COLUMN[kind]))
     arcs, outer, rows, start = [], [], [], 3

@@ -24,7 +24,8 @@ def random_sentence(seed, n, cache=True, dtype=np.float32):
     """Scores of an n-word sentence: random dense arcs and outer scores, random part tables."""
     rng = np.random.default_rng(seed)
     tables = {kind: PartTable(rng.normal(size=(n + 1, roles * P_WIDTH)).astype(dtype),
-                              np.arange(roles, dtype=np.int64) * P_WIDTH, rng.normal(size=P_WIDTH).astype(dtype), rng.normal(size=P_WIDTH).astype(dtype),
+                              np.arange(roles, dtype=np.int64) * P_WIDTH,
+                              rng.normal(size=P_WIDTH).astype(dtype), rng.normal(size=P_WIDTH).astype(dtype),
                               rng.normal(size=(N_BUCKETS, P_WIDTH)).astype(dtype))
               for kind, roles in PART_ROLES.items()}
     return SentenceScores(rng.normal(size=(n + 1, n + 1)), rng.normal(size=(n + 1, 2)), tables, np.arange(n + 1),
