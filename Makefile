@@ -386,13 +386,15 @@ parts128-es-dev: $(foreach seed,$(ES_PARTS128_DEV_SEEDS),$(COMPARE_ES)/cnn-vine-
 	        --run "part_width 128, seed $(seed)=$(COMPARE_ES_PARTS128)/cnn-vine-s$(seed).log")
 
 # the part kinds reading one projection of each word per role (shared_part_roles: 4 x part_width columns instead
-# of 10 x), alone and with label_width 64, seeds ES_SHARED_SEEDS, beside the runs of spaCy's parsers in
-# spacy_compare_es.json; shared-es-dev: the dev curves beside the config's runs of the same seeds; shared-speed:
-# the component's µs per word and the pipelines' words/s against spaCy's parser's, the config's run of the same
-# seed and label_width 64 alone (ewt-compare-es-widths) beside them
+# of 10 x), alone (seeds ES_SHARED_SEEDS) and with label_width 64 (seeds ES_SHARED_SEEDS and
+# ES_SHARED_LABELS64_SEEDS), beside the runs of spaCy's parsers in spacy_compare_es.json; shared-es-dev: the dev
+# curves of seeds ES_SHARED_SEEDS beside the config's runs; shared-speed: the component's µs per word and the
+# pipelines' words/s against spaCy's parser's, the config's run of the same seed and label_width 64 alone
+# (ewt-compare-es-widths) beside them
 COMPARE_ES_SHARED := bench/out/compare_es_shared
 COMPARE_ES_SHARED_LABELS64 := bench/out/compare_es_shared_labels64
 ES_SHARED_SEEDS ?= 3
+ES_SHARED_LABELS64_SEEDS ?= 1
 $(COMPARE_ES_SHARED)/%/model-best: | $(STAMP) $(EWT_SPACY)
 	$(call es_variant,$(COMPARE_ES_SHARED),--components.vine_cascade.model.shared_part_roles true)
 $(COMPARE_ES_SHARED_LABELS64)/%/model-best: | $(STAMP) $(EWT_SPACY)
@@ -401,7 +403,8 @@ $(COMPARE_ES_SHARED_LABELS64)/%/model-best: | $(STAMP) $(EWT_SPACY)
 shared_runs = $(foreach seed,$(ES_SHARED_SEEDS),$(COMPARE_ES)/cnn-vine-s$(seed)/model-best \
     $(COMPARE_ES_SHARED)/cnn-vine-s$(seed)/model-best $(COMPARE_ES_SHARED_LABELS64)/cnn-vine-s$(seed)/model-best)
 .PHONY: ewt-compare-es-shared shared-es-dev shared-speed
-ewt-compare-es-shared: $(PUD_SPACY) $(shared_runs)
+ewt-compare-es-shared: $(PUD_SPACY) $(shared_runs) \
+    $(foreach seed,$(ES_SHARED_LABELS64_SEEDS),$(COMPARE_ES_SHARED_LABELS64)/cnn-vine-s$(seed)/model-best)
 	$(call compare_es_variant,$(COMPARE_ES_SHARED),spacy_compare_es_shared,\
 	    vine_cascade with one part projection shared by the three part kinds (shared_part_roles true))
 	$(call compare_es_variant,$(COMPARE_ES_SHARED_LABELS64),spacy_compare_es_shared_labels64,\

@@ -1101,6 +1101,9 @@ TABLES = [
     # the part kinds reading one shared projection, alone and with label_width 64, beside the configuration's
     # run of the same seed and label_width 64 alone (make ewt-compare-es-shared; spaCy's runs merged)
     variant_seeds("shared_es_seeds", SHARED_VARIANTS, SHARED_SEEDS),
+    Table("shared_labels64_es_seeds", "spacy_compare_es_shared_labels64.json",
+          lambda doc: paired_seeds(doc, "spacy_compare_es.json"),
+          seed_pair_columns("configs/ewt.cfg", "shared part roles, label_width 64")),
     # spacy_compare_es_parts128.json: make ewt-compare-es-parts128 (part_width 128; spaCy's runs merged)
     Table("parts128_es_seeds", "spacy_compare_es_parts128.json", lambda doc: paired_seeds(doc, "spacy_compare_es.json"),
           seed_pair_columns("configs/ewt.cfg", "part_width 128")),
