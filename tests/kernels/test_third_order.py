@@ -3,7 +3,7 @@ from functools import lru_cache
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from vineparse._kernels.arcs import ArcIndex
 from vineparse.kernels._checks import allowed_arcs
@@ -158,6 +158,7 @@ def test_sibling_model_when_grand_parts_are_zero(n, single_root, masked):
 @settings(max_examples=40, deadline=None)
 @given(n=st.integers(1, 45), seed=st.integers(0, 2**31), single_root=st.booleans(),
        mask_kind=st.sampled_from(["none", "vine", "random"]))
+@example(n=9, seed=352692, single_root=False, mask_kind="random")     # a max-marginal of -7e-4, off by 9e-16
 def test_first_order_when_no_parts(n, seed, single_root, mask_kind):
     """Without part scores the model is first-order Eisner: every quantity agrees
     (so the pruned item set loses no tree, at lengths brute force cannot reach)."""
@@ -167,7 +168,8 @@ def test_first_order_when_no_parts(n, seed, single_root, mask_kind):
     best, mm = eisner3_max_marginals(scores, mask=mask, single_root=single_root)
     best1, mm1 = eisner_max_marginals(scores, mask, single_root=single_root)
     assert best == pytest.approx(best1)
-    np.testing.assert_allclose(mm, mm1, rtol=1e-12)
+    # the two programs sum the same scores (|s| ~ 10) in other orders: equal up to rounding, also near 0
+    np.testing.assert_allclose(mm, mm1, rtol=1e-12, atol=1e-12)
     log_z, marg = eisner3_marginals(scores, mask=mask, single_root=single_root)
     log_z1, marg1 = eisner_marginals(scores, mask, single_root=single_root)
     assert log_z == pytest.approx(log_z1)
