@@ -253,6 +253,10 @@ $(COMPARE_ES_LABEL_SPAN)/%/model-best: | $(STAMP) $(EWT_SPACY)
 	    --system.seed $(call run_seed,$*) --training.max_steps 4000 --training.eval_frequency 200 \
 	    --components.vine_cascade.model.label_span true > $(COMPARE_ES_LABEL_SPAN)/$*.log 2>&1
 
+# bench/component_speed.py --whole on EWT test's texts, one core, median of 7 interleaved rounds: the pipelines'
+# words/s and each parser component's µs per word (the --models and --note of each target follow it)
+whole_speed = $(ONE_CORE) $(BIN)/python bench/component_speed.py --docs $(SPACY_DATA)/en_ewt-ud-test.spacy --repeats 7 --whole
+
 # span-speed's short runs, seed 0: configs/ewt.cfg with and without the span term and spaCy's parser for 2,000
 # steps, spaCy's parser for 600 too
 SPEED := bench/out/speed
@@ -280,7 +284,7 @@ span-es-dev: $(foreach seed,3 4,$(COMPARE_ES_NOSPAN)/cnn-vine-s$(seed)/model-bes
 
 span-speed: $(foreach run,cnn-spacy-s0 cnn-spacy-600-s0 cnn-vine-nospan-s0 cnn-vine-s0,$(SPEED)/$(run)/model-best) \
     $(COMPARE_ES)/cnn-vine-s0/model-best
-	$(ONE_CORE) $(BIN)/python bench/component_speed.py --docs $(SPACY_DATA)/en_ewt-ud-test.spacy --repeats 7 --whole \
+	$(whole_speed) \
 	    --models "spaCy's parser, 2,000 steps=$(SPEED)/cnn-spacy-s0/model-best" \
 	    "spaCy's parser, 600 steps=$(SPEED)/cnn-spacy-600-s0/model-best" \
 	    "vine_cascade without the span term, 2,000 steps=$(SPEED)/cnn-vine-nospan-s0/model-best" \
@@ -320,7 +324,7 @@ narrow-es-dev: $(foreach seed,$(ES_NARROW_SEEDS),$(COMPARE_ES)/cnn-vine-s$(seed)
 
 narrow-speed: $(SPEED)/cnn-spacy-s0/model-best $(foreach seed,$(ES_NARROW_SEEDS),$(COMPARE_ES)/cnn-vine-s$(seed)/model-best \
     $(COMPARE_ES_NARROW)/cnn-vine-s$(seed)/model-best)
-	$(ONE_CORE) $(BIN)/python bench/component_speed.py --docs $(SPACY_DATA)/en_ewt-ud-test.spacy --repeats 7 --whole \
+	$(whole_speed) \
 	    --models "spaCy's parser, 2,000 steps=$(SPEED)/cnn-spacy-s0/model-best" \
 	    $(foreach seed,$(ES_NARROW_SEEDS),"vine_cascade, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed)/model-best" \
 	        "vine_cascade, label_width 64, part_width 32, seed $(seed)=$(COMPARE_ES_NARROW)/cnn-vine-s$(seed)/model-best") \
@@ -357,7 +361,7 @@ widths-es-dev: $(widths_runs)
 
 widths-speed: $(SPEED)/cnn-spacy-s0/model-best $(widths_runs) \
     $(foreach seed,$(ES_WIDTHS_SEEDS),$(COMPARE_ES_NARROW)/cnn-vine-s$(seed)/model-best)
-	$(ONE_CORE) $(BIN)/python bench/component_speed.py --docs $(SPACY_DATA)/en_ewt-ud-test.spacy --repeats 7 --whole \
+	$(whole_speed) \
 	    --models "spaCy's parser, 2,000 steps=$(SPEED)/cnn-spacy-s0/model-best" \
 	    $(foreach seed,$(ES_WIDTHS_SEEDS),"vine_cascade, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed)/model-best" \
 	        "vine_cascade, part_width 32, seed $(seed)=$(COMPARE_ES_PARTS32)/cnn-vine-s$(seed)/model-best" \
@@ -416,7 +420,7 @@ shared-es-dev: $(shared_runs)
 	        --run "shared part roles, label_width 64, seed $(seed)=$(COMPARE_ES_SHARED_LABELS64)/cnn-vine-s$(seed).log")
 shared-speed: $(SPEED)/cnn-spacy-s0/model-best $(shared_runs) \
     $(foreach seed,$(ES_SHARED_SEEDS),$(COMPARE_ES_LABELS64)/cnn-vine-s$(seed)/model-best)
-	$(ONE_CORE) $(BIN)/python bench/component_speed.py --docs $(SPACY_DATA)/en_ewt-ud-test.spacy --repeats 7 --whole \
+	$(whole_speed) \
 	    --models "spaCy's parser, 2,000 steps=$(SPEED)/cnn-spacy-s0/model-best" \
 	    $(foreach seed,$(ES_SHARED_SEEDS),"vine_cascade, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed)/model-best" \
 	        "vine_cascade, label_width 64, seed $(seed)=$(COMPARE_ES_LABELS64)/cnn-vine-s$(seed)/model-best" \
