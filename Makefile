@@ -172,7 +172,7 @@ $(COMPARE_16K)/%/model-best: | $(STAMP) $(EWT_SPACY)
 # early stopping as `spacy init config` writes it (evaluate every 200 steps, stop after 1,600 without a better dev
 # score, at most 20,000 steps): the budget a user who keeps spaCy's defaults trains to; `make -j2 ewt-compare-es`
 # trains three seeds of each and spaCy's beam parser once, and compares their accuracy (the pipelines' speed is
-# ewt-compare's). A run trained later is added to the results with `bench/spacy_compare.py --merge`.
+# ewt-speed's). A run trained later is added to the results with `bench/spacy_compare.py --merge`.
 COMPARE_ES := bench/out/compare_es
 COMPARE_ES_RUNS ?= $(foreach pipe,vine spacy,$(foreach seed,0 1 2,cnn-$(pipe)-s$(seed))) cnn-beam-s0
 EARLY_STOPPING := --training.max_steps 20000 --training.patience 1600 --training.eval_frequency 200
@@ -206,9 +206,25 @@ ES_DROPOUT0_SEEDS ?= 0 1 2 3 4
 es_variant = mkdir -p $(dir $(1)/$*) && $(ONE_CORE) $(BIN)/python -I -m spacy train configs/ewt.cfg \
     --output $(1)/$* $(TRAIN_DATA) --system.seed $(call run_seed,$(notdir $*)) $(EARLY_STOPPING) $(2) > $(1)/$*.log 2>&1
 dropout_rate = $(patsubst %/,%,$(dir $*))
+
+# configs/ewt.cfg as it was before its part kinds shared one projection (shared_part_roles false, label_width 128):
+# the variants below, up to the shared projection, ran against it and keep its settings. ewt-compare-es-perkind:
+# its runs (seeds ES_PERKIND_SEEDS) beside the runs of spaCy's parsers in spacy_compare_es.json
+COMPARE_ES_PERKIND := bench/out/compare_es_perkind
+PERKIND := --components.vine_cascade.model.shared_part_roles false
+LABELS128 := --components.vine_cascade.model.label_width 128
+ES_PERKIND_SEEDS ?= 0 1 2 3 4
+$(COMPARE_ES_PERKIND)/%/model-best: | $(STAMP) $(EWT_SPACY)
+	$(call es_variant,$(COMPARE_ES_PERKIND),$(PERKIND) $(LABELS128))
+
+.PHONY: ewt-compare-es-perkind
+ewt-compare-es-perkind: $(PUD_SPACY) \
+    $(foreach seed,$(ES_PERKIND_SEEDS),$(COMPARE_ES_PERKIND)/cnn-vine-s$(seed)/model-best)
+	$(call compare_es_variant,$(COMPARE_ES_PERKIND),spacy_compare_es_perkind,\
+	    vine_cascade with a projection per part kind and label_width 128 (configs/ewt.cfg before shared_part_roles))
 $(COMPARE_ES_DROPOUT)/%/model-best: | $(STAMP) $(EWT_SPACY)
 	$(call es_variant,$(COMPARE_ES_DROPOUT),--components.vine_cascade.dropout $(dropout_rate) \
-	    --components.vine_cascade.model.span_width 0)
+	    --components.vine_cascade.model.span_width 0 $(PERKIND) $(LABELS128))
 
 .PHONY: ewt-compare-es-dropout0 dropout-es-dev
 ewt-compare-es-dropout0: $(PUD_SPACY) \
@@ -226,39 +242,40 @@ dropout-es-dev: $(foreach seed,3 4,$(foreach rate,0.0 0.2 0.3,$(call dropout_run
 # RATE/cnn-vine-sSEED; dropout-span-es-dev: the dev curves of seeds 0 and 3 at 0.3 beside the config's 0.2
 COMPARE_ES_DROPOUT_SPAN := bench/out/compare_es_dropout_span
 $(COMPARE_ES_DROPOUT_SPAN)/%/model-best: | $(STAMP) $(EWT_SPACY)
-	$(call es_variant,$(COMPARE_ES_DROPOUT_SPAN),--components.vine_cascade.dropout $(dropout_rate))
+	$(call es_variant,$(COMPARE_ES_DROPOUT_SPAN),--components.vine_cascade.dropout $(dropout_rate) $(PERKIND) \
+	    $(LABELS128))
 
 .PHONY: dropout-span-es-dev
-dropout-span-es-dev: $(foreach seed,0 3,$(COMPARE_ES)/cnn-vine-s$(seed)/model-best \
+dropout-span-es-dev: $(foreach seed,0 3,$(COMPARE_ES_PERKIND)/cnn-vine-s$(seed)/model-best \
     $(COMPARE_ES_DROPOUT_SPAN)/0.3/cnn-vine-s$(seed)/model-best)
 	$(BIN)/python bench/budget_curve.py --budgets 2000,4000,6000,8000,12000 --out bench/results/dropout_span_es_dev.json \
-	    $(foreach seed,0 3,--run "dropout 0.2, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed).log" \
+	    $(foreach seed,0 3,--run "dropout 0.2, seed $(seed)=$(COMPARE_ES_PERKIND)/cnn-vine-s$(seed).log" \
 	        --run "dropout 0.3, seed $(seed)=$(COMPARE_ES_DROPOUT_SPAN)/0.3/cnn-vine-s$(seed).log")
 
 # ewt-compare-es-nospan: vine_cascade trained as ewt-compare-es trains it, without the arc scorer's span term
 # (span_width 0, the config's setting before; seeds ES_NOSPAN_SEEDS), beside the runs of spaCy's parsers in
 # spacy_compare_es.json; span-es-dev: the dev curves of seeds 3 and 4 with and without it; span-speed: the
 # component's µs per word and the pipelines' words/s against spaCy's parser's pipeline, with and without the
-# span term (short runs of seed 0), and the comparison's run of seed 0 last (the README's words/s: the first
-# and the last pipeline). label-span-es-dev: the dev curves up to 4,000 steps of seeds 0 and 1 without and with
-# the labeller's span term (label_span; those runs trained for 4,000 steps).
+# span term (short runs of seed 0), and the per-kind config's run of seed 0 last. label-span-es-dev: the dev
+# curves up to 4,000 steps of seeds 0 and 1 without and with the labeller's span term (label_span; those runs
+# trained for 4,000 steps).
 COMPARE_ES_LABEL_SPAN := bench/out/compare_es_label_span
 ES_NOSPAN_SEEDS ?= 0 1 2 3 4
 $(COMPARE_ES_NOSPAN)/%/model-best: | $(STAMP) $(EWT_SPACY)
-	$(call es_variant,$(COMPARE_ES_NOSPAN),--components.vine_cascade.model.span_width 0)
+	$(call es_variant,$(COMPARE_ES_NOSPAN),--components.vine_cascade.model.span_width 0 $(PERKIND) $(LABELS128))
 
 $(COMPARE_ES_LABEL_SPAN)/%/model-best: | $(STAMP) $(EWT_SPACY)
 	@mkdir -p $(COMPARE_ES_LABEL_SPAN)
 	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/ewt.cfg --output $(COMPARE_ES_LABEL_SPAN)/$* $(TRAIN_DATA) \
 	    --system.seed $(call run_seed,$*) --training.max_steps 4000 --training.eval_frequency 200 \
-	    --components.vine_cascade.model.label_span true > $(COMPARE_ES_LABEL_SPAN)/$*.log 2>&1
+	    --components.vine_cascade.model.label_span true $(PERKIND) $(LABELS128) > $(COMPARE_ES_LABEL_SPAN)/$*.log 2>&1
 
 # bench/component_speed.py --whole on EWT test's texts, one core, median of 7 interleaved rounds: the pipelines'
 # words/s and each parser component's µs per word (the --models and --note of each target follow it)
 whole_speed = $(ONE_CORE) $(BIN)/python bench/component_speed.py --docs $(SPACY_DATA)/en_ewt-ud-test.spacy --repeats 7 --whole
 
-# span-speed's short runs, seed 0: configs/ewt.cfg with and without the span term and spaCy's parser for 2,000
-# steps, spaCy's parser for 600 too
+# span-speed's short runs, seed 0: configs/ewt.cfg before shared_part_roles with and without the span term and
+# spaCy's parser for 2,000 steps, spaCy's parser for 600 too
 SPEED := bench/out/speed
 speed_run = mkdir -p $(SPEED) && $(ONE_CORE) $(BIN)/python -I -m spacy train $(1) --output $(SPEED)/$(2) \
     $(TRAIN_DATA) --system.seed 0 --training.max_steps $(3) --training.eval_frequency $(3) $(4) > $(SPEED)/$(2).log 2>&1
@@ -267,9 +284,10 @@ $(SPEED)/cnn-spacy-600-s0/model-best: | $(STAMP) $(EWT_SPACY)
 $(SPEED)/cnn-spacy-s0/model-best: | $(STAMP) $(EWT_SPACY)
 	$(call speed_run,configs/ewt_spacy_parser.cfg,cnn-spacy-s0,2000)
 $(SPEED)/cnn-vine-s0/model-best: | $(STAMP) $(EWT_SPACY)
-	$(call speed_run,configs/ewt.cfg,cnn-vine-s0,2000)
+	$(call speed_run,configs/ewt.cfg,cnn-vine-s0,2000,$(PERKIND) $(LABELS128))
 $(SPEED)/cnn-vine-nospan-s0/model-best: | $(STAMP) $(EWT_SPACY)
-	$(call speed_run,configs/ewt.cfg,cnn-vine-nospan-s0,2000,--components.vine_cascade.model.span_width 0)
+	$(call speed_run,configs/ewt.cfg,cnn-vine-nospan-s0,2000,--components.vine_cascade.model.span_width 0 \
+	    $(PERKIND) $(LABELS128))
 
 .PHONY: ewt-compare-es-nospan span-es-dev span-speed label-span-es-dev
 ewt-compare-es-nospan: $(PUD_SPACY) $(foreach seed,$(ES_NOSPAN_SEEDS),$(COMPARE_ES_NOSPAN)/cnn-vine-s$(seed)/model-best)
@@ -277,26 +295,26 @@ ewt-compare-es-nospan: $(PUD_SPACY) $(foreach seed,$(ES_NOSPAN_SEEDS),$(COMPARE_
 	    vine_cascade trained without the arc scorer's span term (configs/ewt.cfg has span_width 32))
 
 span-es-dev: $(foreach seed,3 4,$(COMPARE_ES_NOSPAN)/cnn-vine-s$(seed)/model-best \
-    $(COMPARE_ES)/cnn-vine-s$(seed)/model-best)
+    $(COMPARE_ES_PERKIND)/cnn-vine-s$(seed)/model-best)
 	$(BIN)/python bench/budget_curve.py --budgets 2000,4000,8000,12000 --out bench/results/span_es_dev.json \
 	    $(foreach seed,3 4,--run "without the span term, seed $(seed)=$(COMPARE_ES_NOSPAN)/cnn-vine-s$(seed).log" \
-	        --run "span term of width 32, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed).log")
+	        --run "span term of width 32, seed $(seed)=$(COMPARE_ES_PERKIND)/cnn-vine-s$(seed).log")
 
 span-speed: $(foreach run,cnn-spacy-s0 cnn-spacy-600-s0 cnn-vine-nospan-s0 cnn-vine-s0,$(SPEED)/$(run)/model-best) \
-    $(COMPARE_ES)/cnn-vine-s0/model-best
+    $(COMPARE_ES_PERKIND)/cnn-vine-s0/model-best
 	$(whole_speed) \
 	    --models "spaCy's parser, 2,000 steps=$(SPEED)/cnn-spacy-s0/model-best" \
 	    "spaCy's parser, 600 steps=$(SPEED)/cnn-spacy-600-s0/model-best" \
 	    "vine_cascade without the span term, 2,000 steps=$(SPEED)/cnn-vine-nospan-s0/model-best" \
 	    "vine_cascade, 2,000 steps=$(SPEED)/cnn-vine-s0/model-best" \
-	    "vine_cascade, early stopping=$(COMPARE_ES)/cnn-vine-s0/model-best" \
+	    "vine_cascade, early stopping=$(COMPARE_ES_PERKIND)/cnn-vine-s0/model-best" \
 	    --note "seed 0 each; configs/ewt_spacy_parser.cfg and configs/ewt.cfg trained for the steps named, or until \
 	the dev score stopped rising (the comparison's run)" --out bench/results/span_speed.json
 
-label-span-es-dev: $(foreach seed,0 1,$(COMPARE_ES)/cnn-vine-s$(seed)/model-best \
+label-span-es-dev: $(foreach seed,0 1,$(COMPARE_ES_PERKIND)/cnn-vine-s$(seed)/model-best \
     $(COMPARE_ES_LABEL_SPAN)/cnn-vine-s$(seed)/model-best)
 	$(BIN)/python bench/budget_curve.py --budgets 2000,3000,4000 --out bench/results/label_span_es_dev.json \
-	    $(foreach seed,0 1,--run "span term of width 32, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed).log" \
+	    $(foreach seed,0 1,--run "span term of width 32, seed $(seed)=$(COMPARE_ES_PERKIND)/cnn-vine-s$(seed).log" \
 	        --run "and the labeller's, seed $(seed)=$(COMPARE_ES_LABEL_SPAN)/cnn-vine-s$(seed).log")
 
 # the narrow probe: configs/ewt.cfg trained as ewt-compare-es trains it, with label_width 64 and part_width 32
@@ -305,7 +323,7 @@ label-span-es-dev: $(foreach seed,0 1,$(COMPARE_ES)/cnn-vine-s$(seed)/model-best
 COMPARE_ES_NARROW := bench/out/compare_es_narrow
 NARROW := --components.vine_cascade.model.label_width 64 --components.vine_cascade.model.part_width 32
 $(COMPARE_ES_NARROW)/%/model-best: | $(STAMP) $(EWT_SPACY)
-	$(call es_variant,$(COMPARE_ES_NARROW),$(NARROW))
+	$(call es_variant,$(COMPARE_ES_NARROW),$(NARROW) $(PERKIND))
 
 # ewt-compare-es-narrow: the narrow runs (seeds ES_NARROW_SEEDS) beside the runs of spaCy's parsers in
 # spacy_compare_es.json; narrow-es-dev: their dev curves beside the config's runs of the same seeds;
@@ -316,17 +334,17 @@ ewt-compare-es-narrow: $(PUD_SPACY) $(foreach seed,$(ES_NARROW_SEEDS),$(COMPARE_
 	$(call compare_es_variant,$(COMPARE_ES_NARROW),spacy_compare_es_narrow,\
 	    vine_cascade with label_width 64 and part_width 32 (configs/ewt.cfg has 128 and 64))
 
-narrow-es-dev: $(foreach seed,$(ES_NARROW_SEEDS),$(COMPARE_ES)/cnn-vine-s$(seed)/model-best \
+narrow-es-dev: $(foreach seed,$(ES_NARROW_SEEDS),$(COMPARE_ES_PERKIND)/cnn-vine-s$(seed)/model-best \
     $(COMPARE_ES_NARROW)/cnn-vine-s$(seed)/model-best)
 	$(BIN)/python bench/budget_curve.py --budgets 2000,4000,8000,12000 --out bench/results/narrow_es_dev.json \
-	    $(foreach seed,$(ES_NARROW_SEEDS),--run "configs/ewt.cfg, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed).log" \
+	    $(foreach seed,$(ES_NARROW_SEEDS),--run "configs/ewt.cfg, seed $(seed)=$(COMPARE_ES_PERKIND)/cnn-vine-s$(seed).log" \
 	        --run "label_width 64, part_width 32, seed $(seed)=$(COMPARE_ES_NARROW)/cnn-vine-s$(seed).log")
 
-narrow-speed: $(SPEED)/cnn-spacy-s0/model-best $(foreach seed,$(ES_NARROW_SEEDS),$(COMPARE_ES)/cnn-vine-s$(seed)/model-best \
+narrow-speed: $(SPEED)/cnn-spacy-s0/model-best $(foreach seed,$(ES_NARROW_SEEDS),$(COMPARE_ES_PERKIND)/cnn-vine-s$(seed)/model-best \
     $(COMPARE_ES_NARROW)/cnn-vine-s$(seed)/model-best)
 	$(whole_speed) \
 	    --models "spaCy's parser, 2,000 steps=$(SPEED)/cnn-spacy-s0/model-best" \
-	    $(foreach seed,$(ES_NARROW_SEEDS),"vine_cascade, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed)/model-best" \
+	    $(foreach seed,$(ES_NARROW_SEEDS),"vine_cascade, seed $(seed)=$(COMPARE_ES_PERKIND)/cnn-vine-s$(seed)/model-best" \
 	        "vine_cascade, label_width 64, part_width 32, seed $(seed)=$(COMPARE_ES_NARROW)/cnn-vine-s$(seed)/model-best") \
 	    --note "vine_cascade trained until the dev score stopped rising (configs/ewt.cfg, and with label_width 64 and \
 	part_width 32); spaCy's parser for 2,000 steps, which costs what it costs at any step" \
@@ -336,15 +354,15 @@ narrow-speed: $(SPEED)/cnn-spacy-s0/model-best $(foreach seed,$(ES_NARROW_SEEDS)
 COMPARE_ES_PARTS32 := bench/out/compare_es_parts32
 COMPARE_ES_LABELS64 := bench/out/compare_es_labels64
 $(COMPARE_ES_PARTS32)/%/model-best: | $(STAMP) $(EWT_SPACY)
-	$(call es_variant,$(COMPARE_ES_PARTS32),--components.vine_cascade.model.part_width 32)
+	$(call es_variant,$(COMPARE_ES_PARTS32),--components.vine_cascade.model.part_width 32 $(PERKIND) $(LABELS128))
 $(COMPARE_ES_LABELS64)/%/model-best: | $(STAMP) $(EWT_SPACY)
-	$(call es_variant,$(COMPARE_ES_LABELS64),--components.vine_cascade.model.label_width 64)
+	$(call es_variant,$(COMPARE_ES_LABELS64),--components.vine_cascade.model.label_width 64 $(PERKIND))
 
 # ewt-compare-es-widths: those runs (seeds ES_WIDTHS_SEEDS) beside the runs of spaCy's parsers in
 # spacy_compare_es.json; widths-es-dev: their dev curves beside the config's runs of the same seeds;
 # widths-speed: the component's µs per word and the pipelines' words/s, spaCy's parser's pipeline first
 ES_WIDTHS_SEEDS ?= 3
-widths_runs = $(foreach seed,$(ES_WIDTHS_SEEDS),$(COMPARE_ES)/cnn-vine-s$(seed)/model-best \
+widths_runs = $(foreach seed,$(ES_WIDTHS_SEEDS),$(COMPARE_ES_PERKIND)/cnn-vine-s$(seed)/model-best \
     $(COMPARE_ES_PARTS32)/cnn-vine-s$(seed)/model-best $(COMPARE_ES_LABELS64)/cnn-vine-s$(seed)/model-best)
 .PHONY: ewt-compare-es-widths widths-es-dev widths-speed
 ewt-compare-es-widths: $(PUD_SPACY) $(widths_runs)
@@ -355,7 +373,7 @@ ewt-compare-es-widths: $(PUD_SPACY) $(widths_runs)
 
 widths-es-dev: $(widths_runs)
 	$(BIN)/python bench/budget_curve.py --budgets 2000,4000,8000,12000 --out bench/results/widths_es_dev.json \
-	    $(foreach seed,$(ES_WIDTHS_SEEDS),--run "configs/ewt.cfg, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed).log" \
+	    $(foreach seed,$(ES_WIDTHS_SEEDS),--run "configs/ewt.cfg, seed $(seed)=$(COMPARE_ES_PERKIND)/cnn-vine-s$(seed).log" \
 	        --run "part_width 32, seed $(seed)=$(COMPARE_ES_PARTS32)/cnn-vine-s$(seed).log" \
 	        --run "label_width 64, seed $(seed)=$(COMPARE_ES_LABELS64)/cnn-vine-s$(seed).log")
 
@@ -363,7 +381,7 @@ widths-speed: $(SPEED)/cnn-spacy-s0/model-best $(widths_runs) \
     $(foreach seed,$(ES_WIDTHS_SEEDS),$(COMPARE_ES_NARROW)/cnn-vine-s$(seed)/model-best)
 	$(whole_speed) \
 	    --models "spaCy's parser, 2,000 steps=$(SPEED)/cnn-spacy-s0/model-best" \
-	    $(foreach seed,$(ES_WIDTHS_SEEDS),"vine_cascade, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed)/model-best" \
+	    $(foreach seed,$(ES_WIDTHS_SEEDS),"vine_cascade, seed $(seed)=$(COMPARE_ES_PERKIND)/cnn-vine-s$(seed)/model-best" \
 	        "vine_cascade, part_width 32, seed $(seed)=$(COMPARE_ES_PARTS32)/cnn-vine-s$(seed)/model-best" \
 	        "vine_cascade, label_width 64, seed $(seed)=$(COMPARE_ES_LABELS64)/cnn-vine-s$(seed)/model-best" \
 	        "vine_cascade, label_width 64, part_width 32, seed $(seed)=$(COMPARE_ES_NARROW)/cnn-vine-s$(seed)/model-best") \
@@ -378,77 +396,84 @@ COMPARE_ES_PARTS128 := bench/out/compare_es_parts128
 ES_PARTS128_SEEDS ?= 0 1 2 3 4
 ES_PARTS128_DEV_SEEDS ?= 0 3
 $(COMPARE_ES_PARTS128)/%/model-best: | $(STAMP) $(EWT_SPACY)
-	$(call es_variant,$(COMPARE_ES_PARTS128),--components.vine_cascade.model.part_width 128)
+	$(call es_variant,$(COMPARE_ES_PARTS128),--components.vine_cascade.model.part_width 128 $(PERKIND) \
+	    $(LABELS128))
 .PHONY: ewt-compare-es-parts128 parts128-es-dev
 ewt-compare-es-parts128: $(PUD_SPACY) $(foreach seed,$(ES_PARTS128_SEEDS),$(COMPARE_ES_PARTS128)/cnn-vine-s$(seed)/model-best)
 	$(call compare_es_variant,$(COMPARE_ES_PARTS128),spacy_compare_es_parts128,\
 	    vine_cascade with part_width 128 (configs/ewt.cfg has 64))
-parts128-es-dev: $(foreach seed,$(ES_PARTS128_DEV_SEEDS),$(COMPARE_ES)/cnn-vine-s$(seed)/model-best \
+parts128-es-dev: $(foreach seed,$(ES_PARTS128_DEV_SEEDS),$(COMPARE_ES_PERKIND)/cnn-vine-s$(seed)/model-best \
     $(COMPARE_ES_PARTS128)/cnn-vine-s$(seed)/model-best)
 	$(BIN)/python bench/budget_curve.py --budgets 2000,4000,8000,12000 --out bench/results/parts128_es_dev.json \
-	    $(foreach seed,$(ES_PARTS128_DEV_SEEDS),--run "configs/ewt.cfg, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed).log" \
+	    $(foreach seed,$(ES_PARTS128_DEV_SEEDS),--run "configs/ewt.cfg, seed $(seed)=$(COMPARE_ES_PERKIND)/cnn-vine-s$(seed).log" \
 	        --run "part_width 128, seed $(seed)=$(COMPARE_ES_PARTS128)/cnn-vine-s$(seed).log")
 
 # the part kinds reading one projection of each word per role (shared_part_roles: 4 x part_width columns instead
-# of 10 x), alone (seeds ES_SHARED_SEEDS) and with label_width 64 (seeds ES_SHARED_SEEDS and
-# ES_SHARED_LABELS64_SEEDS), beside the runs of spaCy's parsers in spacy_compare_es.json; shared-es-dev: the dev
-# curves of seeds ES_SHARED_SEEDS beside the config's runs; shared-speed: the component's µs per word and the
-# pipelines' words/s against spaCy's parser's, the config's run of the same seed and label_width 64 alone
-# (ewt-compare-es-widths) beside them
+# of 10 x), the setting of configs/ewt.cfg since, alone (with label_width 128; seeds ES_SHARED_SEEDS) beside the
+# runs of spaCy's parsers in spacy_compare_es.json; with label_width 64 it is the config, whose runs are
+# ewt-compare-es's. shared-es-dev: the dev curves of seeds ES_SHARED_SEEDS, the config before and after beside
+# it; shared-speed: the component's µs per word and the pipelines' words/s against spaCy's parser's, the config
+# before and after and label_width 64 alone (ewt-compare-es-widths) beside them
 COMPARE_ES_SHARED := bench/out/compare_es_shared
-COMPARE_ES_SHARED_LABELS64 := bench/out/compare_es_shared_labels64
 ES_SHARED_SEEDS ?= 3
-ES_SHARED_LABELS64_SEEDS ?= 1
 $(COMPARE_ES_SHARED)/%/model-best: | $(STAMP) $(EWT_SPACY)
-	$(call es_variant,$(COMPARE_ES_SHARED),--components.vine_cascade.model.shared_part_roles true)
-$(COMPARE_ES_SHARED_LABELS64)/%/model-best: | $(STAMP) $(EWT_SPACY)
-	$(call es_variant,$(COMPARE_ES_SHARED_LABELS64),--components.vine_cascade.model.shared_part_roles true \
-	    --components.vine_cascade.model.label_width 64)
-shared_runs = $(foreach seed,$(ES_SHARED_SEEDS),$(COMPARE_ES)/cnn-vine-s$(seed)/model-best \
-    $(COMPARE_ES_SHARED)/cnn-vine-s$(seed)/model-best $(COMPARE_ES_SHARED_LABELS64)/cnn-vine-s$(seed)/model-best)
+	$(call es_variant,$(COMPARE_ES_SHARED),--components.vine_cascade.model.shared_part_roles true $(LABELS128))
+shared_runs = $(foreach seed,$(ES_SHARED_SEEDS),$(COMPARE_ES_PERKIND)/cnn-vine-s$(seed)/model-best \
+    $(COMPARE_ES_SHARED)/cnn-vine-s$(seed)/model-best $(COMPARE_ES)/cnn-vine-s$(seed)/model-best)
 .PHONY: ewt-compare-es-shared shared-es-dev shared-speed
-ewt-compare-es-shared: $(PUD_SPACY) $(shared_runs) \
-    $(foreach seed,$(ES_SHARED_LABELS64_SEEDS),$(COMPARE_ES_SHARED_LABELS64)/cnn-vine-s$(seed)/model-best)
+ewt-compare-es-shared: $(PUD_SPACY) $(shared_runs)
 	$(call compare_es_variant,$(COMPARE_ES_SHARED),spacy_compare_es_shared,\
-	    vine_cascade with one part projection shared by the three part kinds (shared_part_roles true))
-	$(call compare_es_variant,$(COMPARE_ES_SHARED_LABELS64),spacy_compare_es_shared_labels64,\
-	    vine_cascade with shared_part_roles true and label_width 64 (configs/ewt.cfg has false and 128))
+	    vine_cascade with one part projection shared by the three part kinds and label_width 128)
 shared-es-dev: $(shared_runs)
 	$(BIN)/python bench/budget_curve.py --budgets 2000,4000,8000,12000 --out bench/results/shared_es_dev.json \
-	    $(foreach seed,$(ES_SHARED_SEEDS),--run "configs/ewt.cfg, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed).log" \
+	    $(foreach seed,$(ES_SHARED_SEEDS),--run "configs/ewt.cfg, seed $(seed)=$(COMPARE_ES_PERKIND)/cnn-vine-s$(seed).log" \
 	        --run "shared part roles, seed $(seed)=$(COMPARE_ES_SHARED)/cnn-vine-s$(seed).log" \
-	        --run "shared part roles, label_width 64, seed $(seed)=$(COMPARE_ES_SHARED_LABELS64)/cnn-vine-s$(seed).log")
+	        --run "shared part roles, label_width 64, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed).log")
 shared-speed: $(SPEED)/cnn-spacy-s0/model-best $(shared_runs) \
     $(foreach seed,$(ES_SHARED_SEEDS),$(COMPARE_ES_LABELS64)/cnn-vine-s$(seed)/model-best)
 	$(whole_speed) \
 	    --models "spaCy's parser, 2,000 steps=$(SPEED)/cnn-spacy-s0/model-best" \
-	    $(foreach seed,$(ES_SHARED_SEEDS),"vine_cascade, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed)/model-best" \
+	    $(foreach seed,$(ES_SHARED_SEEDS),"vine_cascade, seed $(seed)=$(COMPARE_ES_PERKIND)/cnn-vine-s$(seed)/model-best" \
 	        "vine_cascade, label_width 64, seed $(seed)=$(COMPARE_ES_LABELS64)/cnn-vine-s$(seed)/model-best" \
 	        "vine_cascade, shared part roles, seed $(seed)=$(COMPARE_ES_SHARED)/cnn-vine-s$(seed)/model-best" \
-	        "vine_cascade, shared part roles, label_width 64, seed $(seed)=$(COMPARE_ES_SHARED_LABELS64)/cnn-vine-s$(seed)/model-best") \
-	    --note "vine_cascade trained until the dev score stopped rising (configs/ewt.cfg, and with shared_part_roles \
-	true, label_width 64 or both); spaCy's parser for 2,000 steps, which costs what it costs at any step" \
+	        "vine_cascade, shared part roles, label_width 64, seed $(seed)=$(COMPARE_ES)/cnn-vine-s$(seed)/model-best") \
+	    --note "vine_cascade trained until the dev score stopped rising (configs/ewt.cfg before shared_part_roles, \
+	with label_width 64, with shared_part_roles, with both: configs/ewt.cfg since); spaCy's parser for 2,000 steps, \
+	which costs what it costs at any step" \
 	    --out bench/results/shared_speed.json
 
-# where the component's time goes in the pipeline from text, stage by stage: the comparison's seed-0 run
+# the README's words/s: spaCy's parser's pipeline, then the comparison's vine_cascade run of seed 0, the config
+# before shared_part_roles between them (each pipeline from text, one core)
+.PHONY: ewt-speed
+ewt-speed: $(SPEED)/cnn-spacy-s0/model-best $(COMPARE_ES_PERKIND)/cnn-vine-s0/model-best $(COMPARE_ES)/cnn-vine-s0/model-best
+	$(whole_speed) \
+	    --models "spaCy's parser, 2,000 steps=$(SPEED)/cnn-spacy-s0/model-best" \
+	    "vine_cascade before shared_part_roles, early stopping=$(COMPARE_ES_PERKIND)/cnn-vine-s0/model-best" \
+	    "vine_cascade, early stopping=$(COMPARE_ES)/cnn-vine-s0/model-best" \
+	    --note "seed 0 each; vine_cascade trained until the dev score stopped rising (the comparison's runs of \
+	configs/ewt.cfg, before and since shared_part_roles), spaCy's parser for 2,000 steps, which costs what it costs \
+	at any step" --out bench/results/ewt_speed.json
+
+# where the component's time goes in the pipeline from text, stage by stage: the seed-0 run of configs/ewt.cfg
+# before shared_part_roles
 .PHONY: component-profile
-component-profile: $(COMPARE_ES)/cnn-vine-s0/model-best
+component-profile: $(COMPARE_ES_PERKIND)/cnn-vine-s0/model-best
 	$(ONE_CORE) $(BIN)/python bench/component_profile.py --docs $(SPACY_DATA)/en_ewt-ud-test.spacy --model $< \
 	    --out bench/results/component_profile.json
 
-# the two decoders (map, mbr) on dev, with the models of the early-stopping comparison
+# the two decoders (map, mbr) on dev, with the runs of configs/ewt.cfg before shared_part_roles
 # (bench/results/decoders_es_dev.json)
 ES_DECODER_SEEDS ?= 0 1 2 3
 .PHONY: decoders-es-dev
-decoders-es-dev: $(foreach seed,$(ES_DECODER_SEEDS),$(COMPARE_ES)/cnn-vine-s$(seed)/model-best)
+decoders-es-dev: $(foreach seed,$(ES_DECODER_SEEDS),$(COMPARE_ES_PERKIND)/cnn-vine-s$(seed)/model-best)
 	$(ONE_CORE) $(BIN)/python bench/decoders.py --docs $(SPACY_DATA)/en_ewt-ud-dev.spacy --models $^ \
 	    --out bench/results/decoders_es_dev.json
 
-# every trained level (vine -> 1 -> 2 -> 3) against the config's first -> third order, on dev, with the models of
-# the early-stopping comparison (bench/results/orders_es_dev.json)
+# every trained level (vine -> 1 -> 2 -> 3) against the config's first -> third order, on dev, with the runs of
+# configs/ewt.cfg before shared_part_roles (bench/results/orders_es_dev.json)
 ES_ORDERS_SEEDS ?= 0 1 2 3
 .PHONY: orders-es-dev
-orders-es-dev: $(foreach seed,$(ES_ORDERS_SEEDS),$(COMPARE_ES)/cnn-vine-s$(seed)/model-best)
+orders-es-dev: $(foreach seed,$(ES_ORDERS_SEEDS),$(COMPARE_ES_PERKIND)/cnn-vine-s$(seed)/model-best)
 	$(ONE_CORE) $(BIN)/python bench/orders_dev.py --docs $(SPACY_DATA)/en_ewt-ud-dev.spacy --base-orders 0,1,2,3 \
 	    --recall 0.995,0.97,0.95 --orders 1,3 --cut-recall 0.95 --models $^ --out bench/results/orders_es_dev.json
 

@@ -439,16 +439,18 @@ def paired_seeds(doc, baseline):
 
 
 # the configuration and its narrower variants, each file's runs of the seeds WIDTH_SEEDS
-WIDTH_VARIANTS = {"spacy_compare_es.json": "configs/ewt.cfg (label_width 128, part_width 64)",
+WIDTH_VARIANTS = {"spacy_compare_es_perkind.json": "configs/ewt.cfg before shared part roles (label_width 128, "
+                                                   "part_width 64)",
                   "spacy_compare_es_narrow.json": "label_width 64, part_width 32",
                   "spacy_compare_es_parts32.json": "part_width 32",
                   "spacy_compare_es_labels64.json": "label_width 64"}
 WIDTH_SEEDS = (3,)
 # the configuration and the part kinds reading one shared projection, each file's runs of the seeds SHARED_SEEDS
-SHARED_VARIANTS = {"spacy_compare_es.json": "configs/ewt.cfg (a projection per part kind, label_width 128)",
+SHARED_VARIANTS = {"spacy_compare_es_perkind.json": "configs/ewt.cfg before (a projection per part kind, "
+                                                    "label_width 128)",
                    "spacy_compare_es_shared.json": "shared part roles",
                    "spacy_compare_es_labels64.json": "label_width 64",
-                   "spacy_compare_es_shared_labels64.json": "shared part roles, label_width 64"}
+                   "spacy_compare_es.json": "configs/ewt.cfg (shared part roles, label_width 64)"}
 SHARED_SEEDS = (3,)
 
 
@@ -511,7 +513,7 @@ def whole_speed_columns(*settings: str) -> List[Col]:
         Col("× spaCy's parser's pipeline", "ratio_to_first", "x")]
 
 
-def readme_summary(doc, speed_source="span_speed.json"):
+def readme_summary(doc, speed_source="ewt_speed.json"):
     """EWT test (mean over seeds) and English PUD of `doc`, setting cnn, and the pipelines' words/s of
     `speed_source` (`component_speed.py --whole`: spaCy's parser's pipeline first, the comparison's
     vine_cascade run last)."""
@@ -1066,7 +1068,7 @@ TABLES = [
         Col("test sentences", "sentences", "int"), Col("hashed weights per level", lambda row, doc:
                                                        2 ** doc["settings"]["bits"], "int")]),
     # spacy_compare.json: bench/spacy_compare.py
-    # accuracy trained until the dev score stops rising (spacy_compare_es.json), words/s of span_speed.json
+    # accuracy trained until the dev score stops rising (spacy_compare_es.json), words/s of ewt_speed.json
     Table("readme_spacy_compare", "spacy_compare_es.json", readme_summary, [
         Col("parser", "pipeline"), Col("seeds", "seeds", "int"), Col("UAS", "uas", "2f"), Col("LAS", "las", "2f"),
         Col("UAS, English PUD", "ood_uas", "2f"), Col("LAS, English PUD", "ood_las", "2f"),
@@ -1091,7 +1093,8 @@ TABLES = [
           TARGET_COLUMNS),
     # spacy_compare_es_nospan.json: make ewt-compare-es-nospan (vine_cascade without the span term; spaCy's runs
     # merged)
-    Table("span_es_seeds", "spacy_compare_es.json", lambda doc: paired_seeds(doc, "spacy_compare_es_nospan.json"),
+    Table("span_es_seeds", "spacy_compare_es_perkind.json",
+          lambda doc: paired_seeds(doc, "spacy_compare_es_nospan.json"),
           seed_pair_columns("without", "span term")),
     Table("spacy_compare_es_nospan_targets", "spacy_compare_es_nospan.json", lambda doc: items(doc["targets"]),
           TARGET_COLUMNS),
@@ -1101,12 +1104,13 @@ TABLES = [
     # the part kinds reading one shared projection, alone and with label_width 64, beside the configuration's
     # run of the same seed and label_width 64 alone (make ewt-compare-es-shared; spaCy's runs merged)
     variant_seeds("shared_es_seeds", SHARED_VARIANTS, SHARED_SEEDS),
-    Table("shared_labels64_es_seeds", "spacy_compare_es_shared_labels64.json",
-          lambda doc: paired_seeds(doc, "spacy_compare_es.json"),
-          seed_pair_columns("configs/ewt.cfg", "shared part roles, label_width 64")),
+    Table("shared_labels64_es_seeds", "spacy_compare_es.json",
+          lambda doc: paired_seeds(doc, "spacy_compare_es_perkind.json"),
+          seed_pair_columns("configs/ewt.cfg before", "shared part roles, label_width 64")),
     # spacy_compare_es_parts128.json: make ewt-compare-es-parts128 (part_width 128; spaCy's runs merged)
-    Table("parts128_es_seeds", "spacy_compare_es_parts128.json", lambda doc: paired_seeds(doc, "spacy_compare_es.json"),
-          seed_pair_columns("configs/ewt.cfg", "part_width 128")),
+    Table("parts128_es_seeds", "spacy_compare_es_parts128.json",
+          lambda doc: paired_seeds(doc, "spacy_compare_es_perkind.json"),
+          seed_pair_columns("part_width 64", "part_width 128")),
     Table("spacy_compare_es_parts128_targets", "spacy_compare_es_parts128.json", lambda doc: items(doc["targets"]),
           TARGET_COLUMNS),
     Table("spacy_compare_targets", "spacy_compare.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
@@ -1348,6 +1352,8 @@ TABLES = [
     Table("component_speed", "component_speed.json", "pipelines", [
         Col("pipeline", "_key"), Col("part_width", "settings.part_width"),
         Col("label_children", "settings.label_children"), Col("component µs / word", "us_per_word", "1f")]),
+    Table("ewt_speed", "ewt_speed.json", "pipelines",
+          whole_speed_columns("label_width", "part_width", "shared_part_roles")),
     Table("span_speed", "span_speed.json", "pipelines", whole_speed_columns("span_width", "label_span")),
     Table("narrow_speed", "narrow_speed.json", "pipelines", whole_speed_columns("label_width", "part_width")),
     Table("widths_speed", "widths_speed.json", "pipelines", whole_speed_columns("label_width", "part_width")),
