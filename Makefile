@@ -442,6 +442,29 @@ shared-speed: $(SPEED)/cnn-spacy-s0/model-best $(shared_runs) \
 	which costs what it costs at any step" \
 	    --out bench/results/shared_speed.json
 
+# Two settings that change training only (the trained model parses at the config's cost), each beside the runs of
+# spaCy's parsers in spacy_compare_es.json (whose vine_cascade runs of the same seeds the seed tables pair them
+# with). ewt-compare-es-lr2: the component's own parameters at twice the optimizer's learning rate
+# (learn_rate_scale 2.0: 0.002, Dozat & Manning's rate; the shared tok2vec and the tagger keep 0.001), seeds
+# ES_LR2_SEEDS. ewt-compare-es-sw03: the structured losses (the cascade's and the last level's hinge) weighted 0.3
+# against the arc CRF instead of 0.1, seeds ES_SW03_SEEDS.
+COMPARE_ES_LR2 := bench/out/compare_es_lr2
+ES_LR2_SEEDS ?= 1 2
+$(COMPARE_ES_LR2)/%/model-best: | $(STAMP) $(EWT_SPACY)
+	$(call es_variant,$(COMPARE_ES_LR2),--components.vine_cascade.learn_rate_scale 2.0)
+.PHONY: ewt-compare-es-lr2
+ewt-compare-es-lr2: $(PUD_SPACY) $(foreach seed,$(ES_LR2_SEEDS),$(COMPARE_ES_LR2)/cnn-vine-s$(seed)/model-best)
+	$(call compare_es_variant,$(COMPARE_ES_LR2),spacy_compare_es_lr2,\
+	    vine_cascade with learn_rate_scale 2.0 (configs/ewt.cfg has 1.0))
+COMPARE_ES_SW03 := bench/out/compare_es_sw03
+ES_SW03_SEEDS ?= 1 3
+$(COMPARE_ES_SW03)/%/model-best: | $(STAMP) $(EWT_SPACY)
+	$(call es_variant,$(COMPARE_ES_SW03),--components.vine_cascade.structured_weight 0.3)
+.PHONY: ewt-compare-es-sw03
+ewt-compare-es-sw03: $(PUD_SPACY) $(foreach seed,$(ES_SW03_SEEDS),$(COMPARE_ES_SW03)/cnn-vine-s$(seed)/model-best)
+	$(call compare_es_variant,$(COMPARE_ES_SW03),spacy_compare_es_sw03,\
+	    vine_cascade with structured_weight 0.3 (configs/ewt.cfg has 0.1))
+
 # the README's words/s: spaCy's parser's pipeline, then the comparison's vine_cascade run of seed 0, the config
 # before shared_part_roles between them (each pipeline from text, one core)
 .PHONY: ewt-speed

@@ -452,6 +452,11 @@ SHARED_VARIANTS = {"spacy_compare_es_perkind.json": "configs/ewt.cfg before (a p
                    "spacy_compare_es_labels64.json": "label_width 64",
                    "spacy_compare_es.json": "configs/ewt.cfg (shared part roles, label_width 64)"}
 SHARED_SEEDS = (3,)
+# settings that change training only, each file's runs of the seeds TRAINING_SEEDS beside the configuration's
+TRAINING_VARIANTS = {"spacy_compare_es.json": "configs/ewt.cfg (learn_rate_scale 1.0, structured_weight 0.1)",
+                     "spacy_compare_es_lr2.json": "learn_rate_scale 2.0",
+                     "spacy_compare_es_sw03.json": "structured_weight 0.3"}
+TRAINING_SEEDS = (1, 2, 3)
 
 
 def variant_seeds(name: str, variants: Dict[str, str], seeds: Sequence[int]) -> "Table":
@@ -1107,6 +1112,9 @@ TABLES = [
     Table("shared_labels64_es_seeds", "spacy_compare_es.json",
           lambda doc: paired_seeds(doc, "spacy_compare_es_perkind.json"),
           seed_pair_columns("configs/ewt.cfg before", "shared part roles, label_width 64")),
+    # the component's own learning rate doubled and the structured losses weighted 0.3, beside the
+    # configuration's runs of the same seeds (make ewt-compare-es-lr2, make ewt-compare-es-sw03; spaCy's runs merged)
+    variant_seeds("training_es_seeds", TRAINING_VARIANTS, TRAINING_SEEDS),
     # spacy_compare_es_parts128.json: make ewt-compare-es-parts128 (part_width 128; spaCy's runs merged)
     Table("parts128_es_seeds", "spacy_compare_es_parts128.json",
           lambda doc: paired_seeds(doc, "spacy_compare_es_perkind.json"),
