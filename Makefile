@@ -447,7 +447,9 @@ shared-speed: $(SPEED)/cnn-spacy-s0/model-best $(shared_runs) \
 # with). ewt-compare-es-lr2: the component's own parameters at twice the optimizer's learning rate
 # (learn_rate_scale 2.0: 0.002, Dozat & Manning's rate; the shared tok2vec and the tagger keep 0.001), seeds
 # ES_LR2_SEEDS. ewt-compare-es-sw03: the structured losses (the cascade's and the last level's hinge) weighted 0.3
-# against the arc CRF instead of 0.1, seeds ES_SW03_SEEDS.
+# against the arc CRF instead of 0.1, seeds ES_SW03_SEEDS. ewt-compare-es-b2: Adam's beta2 0.9 for the component's
+# own parameters (adam_beta2; Dozat & Manning's; the optimizer's 0.999 stays for the tok2vec and the tagger), seeds
+# ES_B2_SEEDS.
 COMPARE_ES_LR2 := bench/out/compare_es_lr2
 ES_LR2_SEEDS ?= 1 2
 $(COMPARE_ES_LR2)/%/model-best: | $(STAMP) $(EWT_SPACY)
@@ -464,6 +466,14 @@ $(COMPARE_ES_SW03)/%/model-best: | $(STAMP) $(EWT_SPACY)
 ewt-compare-es-sw03: $(PUD_SPACY) $(foreach seed,$(ES_SW03_SEEDS),$(COMPARE_ES_SW03)/cnn-vine-s$(seed)/model-best)
 	$(call compare_es_variant,$(COMPARE_ES_SW03),spacy_compare_es_sw03,\
 	    vine_cascade with structured_weight 0.3 (configs/ewt.cfg has 0.1))
+COMPARE_ES_B2 := bench/out/compare_es_b2
+ES_B2_SEEDS ?= 1 2
+$(COMPARE_ES_B2)/%/model-best: | $(STAMP) $(EWT_SPACY)
+	$(call es_variant,$(COMPARE_ES_B2),--components.vine_cascade.adam_beta2 0.9)
+.PHONY: ewt-compare-es-b2
+ewt-compare-es-b2: $(PUD_SPACY) $(foreach seed,$(ES_B2_SEEDS),$(COMPARE_ES_B2)/cnn-vine-s$(seed)/model-best)
+	$(call compare_es_variant,$(COMPARE_ES_B2),spacy_compare_es_b2,\
+	    vine_cascade with adam_beta2 0.9 (configs/ewt.cfg: the optimizer's 0.999))
 
 # the README's words/s: spaCy's parser's pipeline, then the comparison's vine_cascade run of seed 0, the config
 # before shared_part_roles between them (each pipeline from text, one core)

@@ -419,7 +419,7 @@ def test_calibrate_takes_one_recall_per_level(trained):
     ({"orders": [1, 0]}, "increasing"), ({"orders": [0]}, "last level"), ({"orders": [0, 4]}, "unknown"),
     ({"alphas": [0.1]}, "one value per pruning level"), ({"band": 0}, "band"), ({"recall": 1.5}, "recall"),
     ({"recall": [0.9, 0.9]}, "one value per pruning level"), ({"recall": [0.9, 0.9, 0.0]}, "recall"),
-    ({"max_order": 0}, "max_order"), ({"max_heads": 0}, "max_heads"), ({"learn_rate_scale": 0.0}, "learn_rate_scale"),
+    ({"max_order": 0}, "max_order"), ({"max_heads": 0}, "max_heads"), ({"learn_rate_scale": 0.0}, "learn_rate_scale"), ({"adam_beta2": 1.0}, "adam_beta2"),
     ({"direct_max_length": -1}, "direct_max_length"), ({"label_weight": 0}, "label_weight"),
     ({"dropout": 1.0}, "dropout"), ({"held_out": 0.9}, "held_out"), ({"arc_loss": "x"}, "arc_loss"),
     ({"decoder": "viterbi"}, "decoder"), ({"learn_held_out": "maybe"}, "learn_held_out"),
@@ -522,17 +522,50 @@ def test_isinstance_of_the_component(trained):
     assert isinstance(nlp.get_pipe("vine_cascade"), VineCascadeParser)
 
 
+def _parameters(model):
+    """{(position of the node in `model.walk()`, name): a copy} of every parameter a model holds."""
+    return {(position, name): node.get_param(name).copy() for position, node in enumerate(model.walk())
+            for name in node.param_names if node.has_param(name)}
+
+
 def test_learn_rate_scale_scales_the_components_own_steps(ewt_sentences):
-    """Adam's first step moves each weight by about lr (times learn_rate_scale): the scorer's steps double
-    with learn_rate_scale=2, from the same initial weights and gradients."""
+    """Adam's first step moves each weight by about lr (times learn_rate_scale): the steps double with
+    learn_rate_scale=2, from the same initial weights and gradients."""
     steps = {}
     for scale in (1.0, 2.0):
         nlp, examples = train_tiny(ewt_sentences[:10], steps=0, learn_rate_scale=scale)
-        projection = nlp.get_pipe("vine_cascade").model.get_ref("arcs").layers[0]
-        before = projection.get_param("W").copy()
+        model = nlp.get_pipe("vine_cascade").model
+        before = _parameters(model)
         nlp.update(examples, sgd=Adam(0.001))
-        steps[scale] = np.abs(projection.get_param("W") - before).max()
-    assert steps[2.0] == pytest.approx(2 * steps[1.0], rel=0.05)
+        steps[scale] = {key: np.abs(value - before[key]).max() for key, value in _parameters(model).items()
+                        if key in before}
+    moved = [key for key, step in steps[1.0].items() if step > 0]
+    assert len(moved) > len(steps[1.0]) / 2
+    for key in moved:
+        assert steps[2.0][key] == pytest.approx(2 * steps[1.0][key], rel=0.05)
+
+
+def test_adam_beta2_sets_the_second_moments_of_the_components_own_steps(ewt_sentences):
+    """Adam's first step sets each second moment to (1 - beta2) g^2: with adam_beta2 = 0.9 the component's
+    are 100 times those under the optimizer's 0.999, from the same weights and gradients, and the optimizer's
+    own beta2 is back in place after the step."""
+    moments = {}
+    for beta2 in (None, 0.9):
+        nlp, examples = train_tiny(ewt_sentences[:10], steps=0, adam_beta2=beta2)
+        optimizer = Adam(0.001, beta2=0.999)
+        nlp.update(examples, sgd=optimizer)
+        assert optimizer.b2 == 0.999
+        positions = {node.id: position for position, node in enumerate(nlp.get_pipe("vine_cascade").model.walk())}
+        moments[beta2] = {(positions[node], name): np.asarray(value).copy()
+                          for (node, name), value in optimizer.mom2.items()}
+    assert set(moments[None]) == set(moments[0.9])
+    updated = [key for key, value in moments[None].items() if np.abs(value).max() > 0]
+    assert len(updated) > len(moments[None]) / 2
+    for key in updated:
+        np.testing.assert_allclose(moments[0.9][key], 100 * moments[None][key], rtol=1e-3, atol=1e-12)
+    nlp, examples = train_tiny(ewt_sentences[:10], steps=0, adam_beta2=0.9)
+    with pytest.raises(ValueError, match="adam_beta2"):
+        nlp.update(examples, sgd=lambda key, weights, gradient, lr_scale=1.0: (weights, gradient))
 
 
 def test_training_sets_the_thresholds_from_the_recall_it_sees(ewt_sentences):

@@ -282,16 +282,28 @@ class VineCascadeParser(TrainablePipe):
         return loss, d_vectors
 
     def finish_update(self, sgd) -> None:
-        """Update this component's own parameters, at `learn_rate_scale` times the optimizer's rate."""
-        scale = self.settings.learn_rate_scale
-        if scale == 1.0:
+        """Update this component's own parameters, at `learn_rate_scale` times the optimizer's rate and, with
+        `adam_beta2` set, with that beta2 in place of the optimizer's (a thinc `Optimizer`'s `b2`, restored
+        after each step, so the other components' parameters keep theirs)."""
+        scale, beta2 = self.settings.learn_rate_scale, self.settings.adam_beta2
+        if scale == 1.0 and beta2 is None:
             self.model.finish_update(sgd)
             return
+        if beta2 is not None and not hasattr(sgd, "b2"):
+            raise ValueError(f"vine_cascade's adam_beta2 needs a thinc Adam optimizer (with a b2), got "
+                             f"{type(sgd).__name__}")
+        shared_beta2 = getattr(sgd, "b2", None)
 
-        def scaled(key, weights, gradient, *, lr_scale: float = 1.0):
-            return sgd(key, weights, gradient, lr_scale=lr_scale * scale)
+        def own(key, weights, gradient, *, lr_scale: float = 1.0):
+            if beta2 is None:
+                return sgd(key, weights, gradient, lr_scale=lr_scale * scale)
+            sgd.b2 = beta2
+            try:
+                return sgd(key, weights, gradient, lr_scale=lr_scale * scale)
+            finally:
+                sgd.b2 = shared_beta2
 
-        self.model.finish_update(scaled)
+        self.model.finish_update(own)
 
     def skip(self, what: str, detail: str) -> None:
         """Count a skipped item (warned about once)."""

@@ -77,6 +77,8 @@ class CascadeSettings:
         are set for (None = `recall`). Only with `predict_orders`.
     seed (int): seed of the witness sampling.
     learn_rate_scale (float): multiplies the optimizer's learning rate for this component's own parameters.
+    adam_beta2 (float or None): Adam's beta2 for this component's own parameters (Dozat & Manning train
+        their parser with 0.9); None = the optimizer's. The shared tok2vec keeps the optimizer's.
     direct_max_length (int): when predicting, sentences of at most this many words skip the pruning levels
         and are decoded by the last level over every arc (exact); 0 = always run the whole cascade.
     decoder (str): how the last level decodes: "map", its best-scoring tree, or "mbr", the tree with the most
@@ -133,6 +135,7 @@ class CascadeSettings:
     predict_recall: Union[None, float, List[float]] = None
     seed: int = 0
     learn_rate_scale: float = 1.0
+    adam_beta2: Optional[float] = None
     direct_max_length: int = 5
     decoder: str = "map"
     label_weight: float = 1.0
@@ -194,6 +197,7 @@ class CascadeSettings:
                              f"{self.max_order!r}")
         _number("seed", self.seed, 0, integer=True)
         _number("learn_rate_scale", self.learn_rate_scale, 0.0, low_open=True)
+        _number("adam_beta2", self.adam_beta2, 0.0, 0.999999, low_open=True, allow_none=True)
         _number("direct_max_length", self.direct_max_length, 0, integer=True)
         if self.decoder not in DECODERS:
             raise ValueError(f"decoder must be one of {list(DECODERS)}, got {self.decoder!r}")
@@ -211,6 +215,7 @@ class CascadeSettings:
                   "start_threshold": float(self.start_threshold),
                   "train_alpha": float(self.train_alpha),
                   "dropout": None if self.dropout is None else float(self.dropout),
+                  "adam_beta2": None if self.adam_beta2 is None else float(self.adam_beta2),
                   "head_temperature": float(self.head_temperature), "label_temperature": float(self.label_temperature),
                   "head_scaling": head_scaling,
                   "reparse_bonus": None if self.reparse_bonus is None else float(self.reparse_bonus)}
