@@ -442,38 +442,33 @@ shared-speed: $(SPEED)/cnn-spacy-s0/model-best $(shared_runs) \
 	which costs what it costs at any step" \
 	    --out bench/results/shared_speed.json
 
-# Two settings that change training only (the trained model parses at the config's cost), each beside the runs of
+# Settings that change training only (the trained model parses at the config's cost), each beside the runs of
 # spaCy's parsers in spacy_compare_es.json (whose vine_cascade runs of the same seeds the seed tables pair them
-# with). ewt-compare-es-lr2: the component's own parameters at twice the optimizer's learning rate
-# (learn_rate_scale 2.0: 0.002, Dozat & Manning's rate; the shared tok2vec and the tagger keep 0.001), seeds
-# ES_LR2_SEEDS. ewt-compare-es-sw03: the structured losses (the cascade's and the last level's hinge) weighted 0.3
-# against the arc CRF instead of 0.1, seeds ES_SW03_SEEDS. ewt-compare-es-b2: Adam's beta2 0.9 for the component's
-# own parameters (adam_beta2; Dozat & Manning's; the optimizer's 0.999 stays for the tok2vec and the tagger), seeds
-# ES_B2_SEEDS.
-COMPARE_ES_LR2 := bench/out/compare_es_lr2
-ES_LR2_SEEDS ?= 1 2
-$(COMPARE_ES_LR2)/%/model-best: | $(STAMP) $(EWT_SPACY)
-	$(call es_variant,$(COMPARE_ES_LR2),--components.vine_cascade.learn_rate_scale 2.0)
-.PHONY: ewt-compare-es-lr2
-ewt-compare-es-lr2: $(PUD_SPACY) $(foreach seed,$(ES_LR2_SEEDS),$(COMPARE_ES_LR2)/cnn-vine-s$(seed)/model-best)
-	$(call compare_es_variant,$(COMPARE_ES_LR2),spacy_compare_es_lr2,\
-	    vine_cascade with learn_rate_scale 2.0 (configs/ewt.cfg has 1.0))
-COMPARE_ES_SW03 := bench/out/compare_es_sw03
-ES_SW03_SEEDS ?= 1 3
-$(COMPARE_ES_SW03)/%/model-best: | $(STAMP) $(EWT_SPACY)
-	$(call es_variant,$(COMPARE_ES_SW03),--components.vine_cascade.structured_weight 0.3)
-.PHONY: ewt-compare-es-sw03
-ewt-compare-es-sw03: $(PUD_SPACY) $(foreach seed,$(ES_SW03_SEEDS),$(COMPARE_ES_SW03)/cnn-vine-s$(seed)/model-best)
-	$(call compare_es_variant,$(COMPARE_ES_SW03),spacy_compare_es_sw03,\
-	    vine_cascade with structured_weight 0.3 (configs/ewt.cfg has 0.1))
-COMPARE_ES_B2 := bench/out/compare_es_b2
-ES_B2_SEEDS ?= 1 2
-$(COMPARE_ES_B2)/%/model-best: | $(STAMP) $(EWT_SPACY)
-	$(call es_variant,$(COMPARE_ES_B2),--components.vine_cascade.adam_beta2 0.9)
-.PHONY: ewt-compare-es-b2
-ewt-compare-es-b2: $(PUD_SPACY) $(foreach seed,$(ES_B2_SEEDS),$(COMPARE_ES_B2)/cnn-vine-s$(seed)/model-best)
-	$(call compare_es_variant,$(COMPARE_ES_B2),spacy_compare_es_b2,\
-	    vine_cascade with adam_beta2 0.9 (configs/ewt.cfg: the optimizer's 0.999))
+# with). $(call training_variant,NAME,SEEDS,OVERRIDES,NOTE): bench/out/compare_es_NAME/cnn-vine-sSEED trained as
+# ewt-compare-es trains the config, with OVERRIDES; ewt-compare-es-NAME compares the seeds ES_NAME_SEEDS (NAME in
+# capitals; default SEEDS) into bench/results/spacy_compare_es_NAME.json, the variant described by NOTE.
+define training_variant
+ES_$(shell echo $(1) | tr a-z A-Z)_SEEDS ?= $(2)
+bench/out/compare_es_$(1)/%/model-best: | $$(STAMP) $$(EWT_SPACY)
+	$$(call es_variant,bench/out/compare_es_$(1),$(3))
+.PHONY: ewt-compare-es-$(1)
+ewt-compare-es-$(1): $$(PUD_SPACY) \
+    $$(foreach seed,$$(ES_$(shell echo $(1) | tr a-z A-Z)_SEEDS),bench/out/compare_es_$(1)/cnn-vine-s$$(seed)/model-best)
+	$$(call compare_es_variant,bench/out/compare_es_$(1),spacy_compare_es_$(1),$(4))
+endef
+# the component's own parameters at twice the optimizer's learning rate (0.002, Dozat & Manning's rate; the shared
+# tok2vec and the tagger keep 0.001)
+$(eval $(call training_variant,lr2,1 2,--components.vine_cascade.learn_rate_scale 2.0,\
+    vine_cascade with learn_rate_scale 2.0 (configs/ewt.cfg has 1.0)))
+# the structured losses (the cascade's and the last level's hinge) weighted 0.3 against the arc CRF instead of 0.1
+$(eval $(call training_variant,sw03,1 3,--components.vine_cascade.structured_weight 0.3,\
+    vine_cascade with structured_weight 0.3 (configs/ewt.cfg has 0.1)))
+# Adam's beta2 0.9 for the component's own parameters (Dozat & Manning's; the tok2vec and the tagger keep 0.999)
+$(eval $(call training_variant,b2,1 2,--components.vine_cascade.adam_beta2 0.9,\
+    vine_cascade with adam_beta2 0.9 (configs/ewt.cfg: the optimizer's 0.999)))
+# the label cross-entropy weighted 1.0 against the arc loss instead of 2.0
+$(eval $(call training_variant,lw1,1 2,--components.vine_cascade.label_weight 1.0,\
+    vine_cascade with label_weight 1.0 (configs/ewt.cfg has 2.0)))
 
 # the README's words/s: spaCy's parser's pipeline, then the comparison's vine_cascade run of seed 0, the config
 # before shared_part_roles between them (each pipeline from text, one core)

@@ -453,11 +453,11 @@ SHARED_VARIANTS = {"spacy_compare_es_perkind.json": "configs/ewt.cfg before (a p
                    "spacy_compare_es.json": "configs/ewt.cfg (shared part roles, label_width 64)"}
 SHARED_SEEDS = (3,)
 # settings that change training only, each file's runs of the seeds TRAINING_SEEDS beside the configuration's
-TRAINING_VARIANTS = {"spacy_compare_es.json":
-                     "configs/ewt.cfg (learn_rate_scale 1.0, structured_weight 0.1, the optimizer's β2)",
+TRAINING_VARIANTS = {"spacy_compare_es.json": "configs/ewt.cfg",
                      "spacy_compare_es_lr2.json": "learn_rate_scale 2.0",
                      "spacy_compare_es_sw03.json": "structured_weight 0.3",
-                     "spacy_compare_es_b2.json": "adam_beta2 0.9"}
+                     "spacy_compare_es_b2.json": "adam_beta2 0.9",
+                     "spacy_compare_es_lw1.json": "label_weight 1.0"}
 TRAINING_SEEDS = (1, 2, 3)
 
 
