@@ -444,30 +444,29 @@ shared-speed: $(SPEED)/cnn-spacy-s0/model-best $(shared_runs) \
 
 # Settings that change training only (the trained model parses at the config's cost), each beside the runs of
 # spaCy's parsers in spacy_compare_es.json (whose vine_cascade runs of the same seeds the seed tables pair them
-# with). $(call training_variant,NAME,SEEDS,OVERRIDES,NOTE): bench/out/compare_es_NAME/cnn-vine-sSEED trained as
-# ewt-compare-es trains the config, with OVERRIDES; ewt-compare-es-NAME compares the seeds ES_NAME_SEEDS (NAME in
-# capitals; default SEEDS) into bench/results/spacy_compare_es_NAME.json, the variant described by NOTE.
+# with). $(call training_variant,NAME,SEEDS_VARIABLE,SEEDS,OVERRIDES,NOTE): bench/out/compare_es_NAME/
+# cnn-vine-sSEED trained as ewt-compare-es trains the config, with OVERRIDES; ewt-compare-es-NAME compares the
+# seeds SEEDS_VARIABLE (default SEEDS) into bench/results/spacy_compare_es_NAME.json, the variant described by NOTE.
 define training_variant
-ES_$(shell echo $(1) | tr a-z A-Z)_SEEDS ?= $(2)
+$(2) ?= $(3)
 bench/out/compare_es_$(1)/%/model-best: | $$(STAMP) $$(EWT_SPACY)
-	$$(call es_variant,bench/out/compare_es_$(1),$(3))
+	$$(call es_variant,bench/out/compare_es_$(1),$(4))
 .PHONY: ewt-compare-es-$(1)
-ewt-compare-es-$(1): $$(PUD_SPACY) \
-    $$(foreach seed,$$(ES_$(shell echo $(1) | tr a-z A-Z)_SEEDS),bench/out/compare_es_$(1)/cnn-vine-s$$(seed)/model-best)
-	$$(call compare_es_variant,bench/out/compare_es_$(1),spacy_compare_es_$(1),$(4))
+ewt-compare-es-$(1): $$(PUD_SPACY) $$(foreach seed,$$($(2)),bench/out/compare_es_$(1)/cnn-vine-s$$(seed)/model-best)
+	$$(call compare_es_variant,bench/out/compare_es_$(1),spacy_compare_es_$(1),$(5))
 endef
 # the component's own parameters at twice the optimizer's learning rate (0.002, Dozat & Manning's rate; the shared
 # tok2vec and the tagger keep 0.001)
-$(eval $(call training_variant,lr2,1 2,--components.vine_cascade.learn_rate_scale 2.0,\
+$(eval $(call training_variant,lr2,ES_LR2_SEEDS,1 2,--components.vine_cascade.learn_rate_scale 2.0,\
     vine_cascade with learn_rate_scale 2.0 (configs/ewt.cfg has 1.0)))
 # the structured losses (the cascade's and the last level's hinge) weighted 0.3 against the arc CRF instead of 0.1
-$(eval $(call training_variant,sw03,1 3,--components.vine_cascade.structured_weight 0.3,\
+$(eval $(call training_variant,sw03,ES_SW03_SEEDS,1 3,--components.vine_cascade.structured_weight 0.3,\
     vine_cascade with structured_weight 0.3 (configs/ewt.cfg has 0.1)))
 # Adam's beta2 0.9 for the component's own parameters (Dozat & Manning's; the tok2vec and the tagger keep 0.999)
-$(eval $(call training_variant,b2,1 2,--components.vine_cascade.adam_beta2 0.9,\
+$(eval $(call training_variant,b2,ES_B2_SEEDS,1 2,--components.vine_cascade.adam_beta2 0.9,\
     vine_cascade with adam_beta2 0.9 (configs/ewt.cfg: the optimizer's 0.999)))
 # the label cross-entropy weighted 1.0 against the arc loss instead of 2.0
-$(eval $(call training_variant,lw1,1 2,--components.vine_cascade.label_weight 1.0,\
+$(eval $(call training_variant,lw1,ES_LW1_SEEDS,1 2,--components.vine_cascade.label_weight 1.0,\
     vine_cascade with label_weight 1.0 (configs/ewt.cfg has 2.0)))
 
 # the README's words/s: spaCy's parser's pipeline, then the comparison's vine_cascade run of seed 0, the config

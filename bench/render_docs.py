@@ -1114,8 +1114,8 @@ TABLES = [
     Table("shared_labels64_es_seeds", "spacy_compare_es.json",
           lambda doc: paired_seeds(doc, "spacy_compare_es_perkind.json"),
           seed_pair_columns("configs/ewt.cfg before", "shared part roles, label_width 64")),
-    # the component's own learning rate doubled and the structured losses weighted 0.3, beside the
-    # configuration's runs of the same seeds (make ewt-compare-es-lr2, make ewt-compare-es-sw03; spaCy's runs merged)
+    # the settings that change training only, beside the configuration's runs of the same seeds (make
+    # ewt-compare-es-lr2, -sw03, -b2, -lw1; spaCy's runs merged)
     variant_seeds("training_es_seeds", TRAINING_VARIANTS, TRAINING_SEEDS),
     # spacy_compare_es_parts128.json: make ewt-compare-es-parts128 (part_width 128; spaCy's runs merged)
     Table("parts128_es_seeds", "spacy_compare_es_parts128.json",
