@@ -468,6 +468,23 @@ $(eval $(call training_variant,b2,ES_B2_SEEDS,1 2,--components.vine_cascade.adam
 # the label cross-entropy weighted 1.0 against the arc loss instead of 2.0
 $(eval $(call training_variant,lw1,ES_LW1_SEEDS,1 2,--components.vine_cascade.label_weight 1.0,\
     vine_cascade with label_weight 1.0 (configs/ewt.cfg has 2.0)))
+# an embedding of each token's tag, from the tagger's predicted tags (annotating in training), added to the tok2vec's
+# vectors the component reads (a variable: the overrides hold commas)
+TAG_EMBEDDING := --components.vine_cascade.model.tag_rows 128 --training.annotating_components '["tok2vec","tagger"]'
+$(eval $(call training_variant,tags,ES_TAGS_SEEDS,1 2,$$(TAG_EMBEDDING),\
+    vine_cascade with tag_rows 128: the tagger's tags embedded and added to the tok2vec's vectors (configs/ewt.cfg: 0)))
+# what the tag embedding costs: spaCy's parser's pipeline, then vine_cascade with the config's architecture (its
+# label_weight 1.0 run of seed 1, a setting of training only) and with tag_rows 128, seed 1 (one core, one run)
+.PHONY: tags-speed
+tags-speed: $(SPEED)/cnn-spacy-s0/model-best bench/out/compare_es_lw1/cnn-vine-s1/model-best \
+    bench/out/compare_es_tags/cnn-vine-s1/model-best
+	$(whole_speed) \
+	    --models "spaCy's parser, 2,000 steps=$(SPEED)/cnn-spacy-s0/model-best" \
+	    "vine_cascade, configs/ewt.cfg's architecture, seed 1=bench/out/compare_es_lw1/cnn-vine-s1/model-best" \
+	    "vine_cascade, tag_rows 128, seed 1=bench/out/compare_es_tags/cnn-vine-s1/model-best" \
+	    --note "vine_cascade trained until the dev score stopped rising: the architecture of configs/ewt.cfg (its \
+	label_weight 1.0 run, a setting of training only) and with tag_rows 128; spaCy's parser for 2,000 steps, which \
+	costs what it costs at any step" --out bench/results/tags_speed.json
 
 # the README's words/s: spaCy's parser's pipeline, then the comparison's vine_cascade run of seed 0, the config
 # before shared_part_roles between them (each pipeline from text, one core)

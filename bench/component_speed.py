@@ -1,13 +1,13 @@
 """µs per word of the vine_cascade component alone, for several trained pipelines side by side.
 
-For each pipeline (--models NAME=PATH ...): the tokenizer, tok2vec and tagger run once over the gold tokens
-of --docs (one sentence per doc, as in bench/spacy_compare.py); then `vine_cascade.pipe` (batches of 256) is
-timed over those docs, --repeats rounds with the pipelines interleaved, each run from a collected heap; the
-median per pipeline, with the model settings that set its cost (part_width, label_children, arc, label and
-span widths, label_span). With --blas scipy (the default) thinc's ops are `vineparse.blas.ScipyBlasOps`, as in the
-equal-BLAS half of bench/spacy_compare.py. The thresholds are those the pipelines were saved with. With
---whole, also the words per second of each whole pipeline (`nlp.pipe` over the docs' texts, as
-bench/spacy_compare.py times it; pipelines without vine_cascade, e.g. spaCy's parser's, are then allowed),
+For each pipeline (--models NAME=PATH ...): the tokenizer, tok2vec and tagger run once over the gold tokens of
+--docs (one sentence per doc, as in bench/spacy_compare.py); then `vine_cascade.pipe` (batches of 256) is timed over
+those docs, --repeats rounds with the pipelines interleaved, each run from a collected heap; the median per
+pipeline, with the model settings that set its cost (part_width, label_children, arc, label and span widths,
+label_span, shared_part_roles, tag_rows). With --blas scipy (the default) thinc's ops are
+`vineparse.blas.ScipyBlasOps`, as in the equal-BLAS half of bench/spacy_compare.py. The thresholds are those the
+pipelines were saved with. With --whole, also the words per second of each whole pipeline (`nlp.pipe` over the docs'
+texts, as bench/spacy_compare.py times it; pipelines without vine_cascade, e.g. spaCy's parser's, are then allowed),
 interleaved, with each one's ratio to the first pipeline's and the µs per word of each of its components.
 
     python bench/component_speed.py --docs corpora/spacy/en_ewt-ud-dev.spacy \\
@@ -75,9 +75,10 @@ def main():
             component = nlp.get_pipe("vine_cascade")
             list(component.pipe(docs[:50]))                         # warm up
             model_cfg = nlp.config["components"]["vine_cascade"]["model"]
-            pipelines[name].update(component=component, docs=docs, settings={
-                k: model_cfg.get(k) for k in ("arc_width", "part_width", "label_width", "label_children",
-                                              "span_width", "label_span", "shared_part_roles")})
+            settings = {k: model_cfg.get(k) for k in ("arc_width", "part_width", "label_width", "label_children",
+                                                      "span_width", "label_span", "shared_part_roles")}
+            settings["tag_rows"] = model_cfg.get("tag_rows", 0)      # 0 in configs from before it
+            pipelines[name].update(component=component, docs=docs, settings=settings)
     times = {name: [] for name, p in pipelines.items() if "component" in p}
     for repeat in range(args.repeats):
         for name in times:

@@ -459,6 +459,7 @@ TRAINING_VARIANTS = {"spacy_compare_es.json": "configs/ewt.cfg",
                      "spacy_compare_es_b2.json": "adam_beta2 0.9",
                      "spacy_compare_es_lw1.json": "label_weight 1.0"}
 TRAINING_SEEDS = (1, 2, 3)
+TAG_VARIANTS = {"spacy_compare_es.json": "configs/ewt.cfg", "spacy_compare_es_tags.json": "tag_rows 128"}
 
 
 def variant_seeds(name: str, variants: Dict[str, str], seeds: Sequence[int]) -> "Table":
@@ -1117,6 +1118,9 @@ TABLES = [
     # the settings that change training only, beside the configuration's runs of the same seeds (make
     # ewt-compare-es-lr2, -sw03, -b2, -lw1; spaCy's runs merged)
     variant_seeds("training_es_seeds", TRAINING_VARIANTS, TRAINING_SEEDS),
+    # spacy_compare_es_tags.json: make ewt-compare-es-tags; tags_speed.json: make tags-speed
+    variant_seeds("tags_es_seeds", TAG_VARIANTS, (1, 2)),
+    Table("tags_speed", "tags_speed.json", "pipelines", whole_speed_columns("tag_rows")),
     # spacy_compare_es_parts128.json: make ewt-compare-es-parts128 (part_width 128; spaCy's runs merged)
     Table("parts128_es_seeds", "spacy_compare_es_parts128.json",
           lambda doc: paired_seeds(doc, "spacy_compare_es_perkind.json"),
