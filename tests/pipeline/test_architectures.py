@@ -31,6 +31,23 @@ def test_prediction_equals_the_training_forward_pass():
         no_backprop([np.ones_like(p) for p in predicted])
 
 
+def test_a_deeper_bilstm_runs_through_thinc_and_its_depth_is_checked():
+    model = with_lstm(LSTM(nO=8, nI=6, bi=True, depth=2))
+    rng = np.random.default_rng(1)
+    X = [rng.normal(size=(n, 6)).astype(np.float32) for n in (5, 2)]
+    model.initialize(X=X)
+    predicted, _ = model(X, is_train=False)       # no compiled kernel for two layers: thinc's forward pass
+    trained, _ = model(X, is_train=True)
+    for p, t, x in zip(predicted, trained, X):
+        assert p.shape == (len(x), 6 + 8)
+        np.testing.assert_allclose(p, t, atol=1e-6)
+    tok2vec, _ = _fixed_vectors(6)
+    assert build_vine_cascade_model(tok2vec, lstm_width=8, lstm_depth=2).get_dim("nO") == 6 + 8
+    for depth in (0, True, 1.0, 5):
+        with pytest.raises(ValueError, match="lstm_depth"):
+            build_vine_cascade_model(tok2vec, lstm_width=8, lstm_depth=depth)
+
+
 def _fixed_vectors(width):
     """A stand-in tok2vec: each doc's (n, width) vectors are a function of its words, with a backward pass
     that records the gradient it gets."""

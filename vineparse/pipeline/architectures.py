@@ -29,6 +29,7 @@ SCORERS = ("arcs", "outer", "sibling", "grandparent", "grand_sibling", "labels")
 PART_REFS = {SIBLING: "sibling", GRANDPARENT: "grandparent", GRAND_SIBLING: "grand_sibling"}
 TAG_SEED = 7            # the tag embedding's hash seed: a fixed one, so that every run hashes a tag to the same rows
 MAX_TAG_ROWS = 1 << 20
+MAX_LSTM_DEPTH = 4
 
 
 def build_vine_cascade_model_v2(tok2vec: Model, arc_width: int = 128, part_width: int = 16,
@@ -43,14 +44,16 @@ def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: i
                              label_width: int = 128, context_depth: int = 0, lstm_width: int = 0,
                              label_children: bool = False, start_width: int = 64, span_width: int = 0,
                              label_span: bool = False, shared_part_roles: bool = False, tag_rows: int = 0,
-                             nL: Optional[int] = None) -> Model[List, List[Floats2d]]:
+                             lstm_depth: int = 1, nL: Optional[int] = None) -> Model[List, List[Floats2d]]:
     """The encoder (see the module docstring) and the scorers.
 
     tok2vec (Model[List[Doc], List[Floats2d]]): token vectors (width nI).
     context_depth (int): residual maxout window layers (window 1) of the parser's own on top of the tok2vec
         (0 = none), each widening what a token vector sees by one word on each side.
-    lstm_width (int): width of a one-layer BiLSTM (lstm_width / 2 per direction) whose outputs are
-        concatenated to the token vectors (0 = none; must be even).
+    lstm_width (int): width of a BiLSTM (lstm_width / 2 per direction) whose outputs are concatenated to the
+        token vectors (0 = none; must be even).
+    lstm_depth (int): its layers, 1 to MAX_LSTM_DEPTH (each reads the one before; one layer runs compiled at
+        prediction on the CPU, deeper ones through thinc).
     arc_width, part_width, label_width (int): widths of the biaffine arc scorer, of each higher-order part
         MLP and of the label classifier's hidden layer.
     label_children (bool): the label classifier also reads the dependent's outermost left and right child
@@ -85,8 +88,10 @@ def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: i
     layers = [with_tag_embedding(tok2vec, tag_rows) if tag_rows else tok2vec]
     if context_depth:
         layers.append(MaxoutWindowEncoder(width=width, window_size=1, maxout_pieces=3, depth=context_depth))
+    if isinstance(lstm_depth, bool) or not isinstance(lstm_depth, int) or not 1 <= lstm_depth <= MAX_LSTM_DEPTH:
+        raise ValueError(f"lstm_depth must be an integer in [1, {MAX_LSTM_DEPTH}], got {lstm_depth!r}")
     if lstm_width:
-        layers.append(with_lstm(LSTM(nO=lstm_width, nI=width, bi=True, depth=1)))
+        layers.append(with_lstm(LSTM(nO=lstm_width, nI=width, bi=True, depth=lstm_depth)))
         width += lstm_width
     layers += [with_root_row(width), Dropout(0.0)]
     encoder = chain(*layers)
