@@ -473,9 +473,6 @@ $(eval $(call training_variant,lw1,ES_LW1_SEEDS,1 2,--components.vine_cascade.la
 TAG_EMBEDDING := --components.vine_cascade.model.tag_rows 128 --training.annotating_components '["tok2vec","tagger"]'
 $(eval $(call training_variant,tags,ES_TAGS_SEEDS,1 2,$$(TAG_EMBEDDING),\
     vine_cascade with tag_rows 128: the tagger's tags embedded and added to the tok2vec's vectors (configs/ewt.cfg: 0)))
-# a second BiLSTM layer over the first (64 per direction each), a one-seed pointer: it costs speed
-$(eval $(call training_variant,lstm2,ES_LSTM2_SEEDS,1,--components.vine_cascade.model.lstm_depth 2,\
-    vine_cascade with lstm_depth 2 (configs/ewt.cfg has one layer)))
 # what the tag embedding costs: spaCy's parser's pipeline, then vine_cascade with the config's architecture (its
 # label_weight 1.0 run of seed 1, a setting of training only) and with tag_rows 128, seed 1 (one core, one run)
 .PHONY: tags-speed
