@@ -81,6 +81,8 @@ def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: i
         raise ValueError(f"context_depth must be an integer >= 0, got {context_depth!r}")
     if isinstance(lstm_width, bool) or not isinstance(lstm_width, int) or lstm_width < 0 or lstm_width % 2:
         raise ValueError(f"lstm_width must be an even integer >= 0, got {lstm_width!r}")
+    if isinstance(lstm_depth, bool) or not isinstance(lstm_depth, int) or not 1 <= lstm_depth <= MAX_LSTM_DEPTH:
+        raise ValueError(f"lstm_depth must be an integer in [1, {MAX_LSTM_DEPTH}], got {lstm_depth!r}")
     for name, value in (("start_width", start_width), ("span_width", span_width), ("tag_rows", tag_rows)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
@@ -88,8 +90,6 @@ def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: i
     layers = [with_tag_embedding(tok2vec, tag_rows) if tag_rows else tok2vec]
     if context_depth:
         layers.append(MaxoutWindowEncoder(width=width, window_size=1, maxout_pieces=3, depth=context_depth))
-    if isinstance(lstm_depth, bool) or not isinstance(lstm_depth, int) or not 1 <= lstm_depth <= MAX_LSTM_DEPTH:
-        raise ValueError(f"lstm_depth must be an integer in [1, {MAX_LSTM_DEPTH}], got {lstm_depth!r}")
     if lstm_width:
         layers.append(with_lstm(LSTM(nO=lstm_width, nI=width, bi=True, depth=lstm_depth)))
         width += lstm_width
@@ -159,8 +159,7 @@ def _tags_forward(model: Model, docs: List, is_train: bool):
                          "tagger before it in the pipeline, and in training list the tagger and the tok2vec it "
                          "listens to in [training] annotating_components (e.g. [\"tok2vec\", \"tagger\"])")
     E, backprop_embed = embed(model.ops.asarray1i(tags, dtype="uint64"), is_train)
-    offsets = np.cumsum([0] + [len(x) for x in X])
-    Y = [x + E[start:end] for x, start, end in zip(X, offsets[:-1], offsets[1:])]
+    Y = [x + e for x, e in zip(X, split_sizes(E, [len(x) for x in X]))]
 
     def backprop(dY: List[Floats2d]) -> List[Floats2d]:
         if len(dY):
