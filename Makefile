@@ -473,6 +473,10 @@ $(eval $(call training_variant,lw1,ES_LW1_SEEDS,1 2,--components.vine_cascade.la
 TAG_EMBEDDING := --components.vine_cascade.model.tag_rows 128 --training.annotating_components '["tok2vec","tagger"]'
 $(eval $(call training_variant,tags,ES_TAGS_SEEDS,1 2,$$(TAG_EMBEDDING),\
     vine_cascade with tag_rows 128: the tagger's tags embedded and added to the tok2vec's vectors (configs/ewt.cfg: 0)))
+# dropout 0.2 on the scorers' hidden layers while training (the arc projection, the part projection, the labeller's
+# hidden layer; configs/ewt.cfg: none), the scorer dropout of graph parsers (Dozat & Manning's MLP dropout)
+$(eval $(call training_variant,sdrop,ES_SDROP_SEEDS,1 2,--components.vine_cascade.scorer_dropout 0.2,\
+    vine_cascade with scorer_dropout 0.2 (configs/ewt.cfg: 0.0)))
 # what the tag embedding costs: spaCy's parser's pipeline, then vine_cascade with the config's architecture (its
 # label_weight 1.0 run of seed 1, a setting of training only) and with tag_rows 128, seed 1 (one core, one run)
 .PHONY: tags-speed

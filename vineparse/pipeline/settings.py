@@ -86,6 +86,9 @@ class CascadeSettings:
     label_weight (float): weight of the label cross-entropy.
     dropout (float or None): dropout rate on the encoder output while training; None = the rate `spacy train`
         passes.
+    scorer_dropout (float): dropout rate on the scorers' hidden layers while training (the arc scorer's
+        projection after its relu, the higher-order parts' projection, the labeller's hidden layer); 0 = none.
+        Training only: parsing reads the same parameters at the same cost.
     split_margin (float): in a doc without sentence boundaries, a ROOT word of the vine starts a sentence only
         if the arc scorer prefers the root for it by more than this over every head within
         `splitting.ROOT_WINDOW` words (`calibrate` sets it on held-out docs for their sentence-boundary F1).
@@ -140,6 +143,7 @@ class CascadeSettings:
     decoder: str = "map"
     label_weight: float = 1.0
     dropout: Optional[float] = None
+    scorer_dropout: float = 0.0
     split_margin: float = 0.0
     start_threshold: float = 0.5
     pseudo_projective: bool = True
@@ -203,6 +207,7 @@ class CascadeSettings:
             raise ValueError(f"decoder must be one of {list(DECODERS)}, got {self.decoder!r}")
         _number("label_weight", self.label_weight, 0.0, low_open=True)
         _number("dropout", self.dropout, 0.0, 0.999999, allow_none=True)
+        _number("scorer_dropout", self.scorer_dropout, 0.0, 0.999999)
         _number("split_margin", self.split_margin, 0.0)
         _number("start_threshold", self.start_threshold, 0.0, 1.0)
         _number("head_temperature", self.head_temperature, 0.0, low_open=True)
@@ -215,6 +220,7 @@ class CascadeSettings:
                   "start_threshold": float(self.start_threshold),
                   "train_alpha": float(self.train_alpha),
                   "dropout": None if self.dropout is None else float(self.dropout),
+                  "scorer_dropout": float(self.scorer_dropout),
                   "adam_beta2": None if self.adam_beta2 is None else float(self.adam_beta2),
                   "head_temperature": float(self.head_temperature), "label_temperature": float(self.label_temperature),
                   "head_scaling": head_scaling,

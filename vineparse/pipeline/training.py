@@ -23,7 +23,8 @@ from .labels import gold_parse, label_logits
 from .levels import parse_pieces
 from .objective import sentence_loss
 from .parts import SentenceScores
-from .scorers import HEAD_COLUMN, dense_buckets, distance_buckets, label_hidden, outer_children, part_mlp
+from .scorers import (HEAD_COLUMN, biaffine_scores, dense_buckets, distance_buckets, label_hidden, outer_children,
+                      part_mlp)
 from .thresholds import is_held_out, observe_sentence
 
 
@@ -98,14 +99,17 @@ def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
     if not sentences:
         return 0.0, zeros, details
     rows = [batch.rows_of(s.doc, s.start, s.end) for s in sentences]
-    arcs, backprop_arcs = model.get_ref("arcs")((X, rows, None), is_train=True)
+    rate = settings.scorer_dropout
+    arc_scorer = model.get_ref("arcs")
+    HD, backprop_arc_projection = dropped(ops, *arc_scorer.layers[0](X, is_train=True), rate)
+    arcs, backprop_biaffine = biaffine_scores(arc_scorer, HD, rows, None, is_train=True)
     outer, backprop_outer = model.get_ref("outer")(X, is_train=True)
     # one forward and one backward pass per projection layer (the part kinds may share one)
     projection = {kind: model.get_ref(name).layers[0] for kind, name in PART_REFS.items()}
     passes = {}
     for layer in projection.values():
         if id(layer) not in passes:
-            passes[id(layer)] = layer(X, is_train=True)
+            passes[id(layer)] = dropped(ops, *layer(X, is_train=True), rate)
     projections = {kind: passes[id(layer)][0] for kind, layer in projection.items()}
     d_projections = {}
     batch.outer = as_cpu(ops, outer).astype(np.float64)
@@ -123,8 +127,9 @@ def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
         total += result.total
         scored.append(sent)
 
-    d_X = backprop_arcs([ops.asarray(s.d_arcs if s.d_arcs is not None else np.zeros((s.n + 1, s.n + 1)),
-                                     dtype=X.dtype) for s in scored])
+    d_X = backprop_arc_projection(backprop_biaffine([
+        ops.asarray(s.d_arcs if s.d_arcs is not None else np.zeros((s.n + 1, s.n + 1)), dtype=X.dtype)
+        for s in scored]))
     d_outer = np.zeros((X.shape[0], 2))
     for s in scored:
         if s.d_outer is not None:
@@ -160,6 +165,15 @@ def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
         total += start_loss
     d_vectors = [d_X[start:start + len(v)] for start, v in zip(batch.doc_rows, vectors)]
     return total, d_vectors, details
+
+
+def dropped(ops, Y, backprop, rate: float):
+    """A layer's output Y and its backprop with inverted dropout at `rate` on Y's entries (each kept with
+    probability 1 - rate and scaled by 1 / (1 - rate)); unchanged at rate 0."""
+    if not rate:
+        return Y, backprop
+    mask = ops.get_dropout_mask(Y.shape, rate).astype(Y.dtype)
+    return Y * mask, lambda dY: backprop(dY * mask)
 
 
 def observe_held_out(component, batch: Batch, held: List[GoldSentence], thresholds: bool = True) -> None:
@@ -224,7 +238,8 @@ def label_cross_entropy(component, X, batch: Batch, sentences: List[GoldSentence
     P, backprop_projection = scorer.layers[0](X, is_train=True)
     loss, dP = 0.0, None
     for given in passes:
-        hidden, backprop_hidden = label_hidden(scorer, P, *arcs, given, is_train=True)
+        hidden, backprop_hidden = dropped(ops, *label_hidden(scorer, P, *arcs, given, is_train=True),
+                                          component.settings.scorer_dropout)
         logits, backprop_output = scorer.layers[1](hidden, is_train=True)
         logits = logits - logits.max(axis=1, keepdims=True)
         probs = ops.xp.exp(logits)
