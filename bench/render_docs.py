@@ -457,7 +457,8 @@ TRAINING_VARIANTS = {"spacy_compare_es.json": "configs/ewt.cfg",
                      "spacy_compare_es_lr2.json": "learn_rate_scale 2.0",
                      "spacy_compare_es_sw03.json": "structured_weight 0.3",
                      "spacy_compare_es_b2.json": "adam_beta2 0.9",
-                     "spacy_compare_es_lw1.json": "label_weight 1.0"}
+                     "spacy_compare_es_lw1.json": "label_weight 1.0",
+                     "spacy_compare_es_sdrop.json": "scorer_dropout 0.2"}
 TRAINING_SEEDS = (1, 2, 3)
 TAG_VARIANTS = {"spacy_compare_es.json": "configs/ewt.cfg", "spacy_compare_es_tags.json": "tag_rows 128"}
 
