@@ -477,6 +477,15 @@ $(eval $(call training_variant,tags,ES_TAGS_SEEDS,1 2,$$(TAG_EMBEDDING),\
 # hidden layer; configs/ewt.cfg: none), the scorer dropout of graph parsers (Dozat & Manning's MLP dropout)
 $(eval $(call training_variant,sdrop,ES_SDROP_SEEDS,1 2,--components.vine_cascade.scorer_dropout 0.2,\
     vine_cascade with scorer_dropout 0.2 (configs/ewt.cfg: 0.0)))
+# the arc scorer's span term twice as wide (span_width 64; configs/ewt.cfg has 32): an architecture change, the
+# one context feature that raised dev on every seed, made wider (a projection of 32 more columns and O(n^2) more
+# per sentence)
+$(eval $(call training_variant,span64,ES_SPAN64_SEEDS,1 2,--components.vine_cascade.model.span_width 64,\
+    vine_cascade with span_width 64 (configs/ewt.cfg has 32)))
+# the span term's mean weighted, each word between by a weight learned from its projection (span_weighted;
+# configs/ewt.cfg: the plain mean): O(k) more per word
+$(eval $(call training_variant,spanw,ES_SPANW_SEEDS,1 2,--components.vine_cascade.model.span_weighted true,\
+    vine_cascade with span_weighted true: the span term's words weighted (configs/ewt.cfg: the plain mean)))
 # what the tag embedding costs: spaCy's parser's pipeline, then vine_cascade with the config's architecture (its
 # label_weight 1.0 run of seed 1, a setting of training only) and with tag_rows 128, seed 1 (one core, one run)
 .PHONY: tags-speed

@@ -4,7 +4,7 @@ For each pipeline (--models NAME=PATH ...): the tokenizer, tok2vec and tagger ru
 --docs (one sentence per doc, as in bench/spacy_compare.py); then `vine_cascade.pipe` (batches of 256) is timed over
 those docs, --repeats rounds with the pipelines interleaved, each run from a collected heap; the median per
 pipeline, with the model settings that set its cost (part_width, label_children, arc, label and span widths,
-label_span, shared_part_roles, tag_rows). With --blas scipy (the default) thinc's ops are
+label_span, shared_part_roles, tag_rows, span_weighted). With --blas scipy (the default) thinc's ops are
 `vineparse.blas.ScipyBlasOps`, as in the equal-BLAS half of bench/spacy_compare.py. The thresholds are those the
 pipelines were saved with. With --whole, also the words per second of each whole pipeline (`nlp.pipe` over the docs'
 texts, as bench/spacy_compare.py times it; pipelines without vine_cascade, e.g. spaCy's parser's, are then allowed),
@@ -78,6 +78,7 @@ def main():
             settings = {k: model_cfg.get(k) for k in ("arc_width", "part_width", "label_width", "label_children",
                                                       "span_width", "label_span", "shared_part_roles")}
             settings["tag_rows"] = model_cfg.get("tag_rows", 0)      # 0 in configs from before it
+            settings["span_weighted"] = model_cfg.get("span_weighted", False)
             pipelines[name].update(component=component, docs=docs, settings=settings)
     times = {name: [] for name, p in pipelines.items() if "component" in p}
     for repeat in range(args.repeats):

@@ -90,6 +90,16 @@ def test_tag_embedding_adds_one_row_per_tag_and_learns_from_its_gradient():
     assert dE.sum() == pytest.approx(4 * (3 + 2) * 4)
 
 
+def test_a_weighted_span_term_is_checked():
+    tok2vec, _ = _fixed_vectors(6)
+    arcs = build_vine_cascade_model(tok2vec, span_width=4, span_weighted=True).get_ref("arcs")
+    assert "v" in arcs.param_names and arcs.get_dim("span") == 4
+    assert "v" not in build_vine_cascade_model(tok2vec, span_width=4).get_ref("arcs").param_names
+    for width, weighted in ((0, True), (4, 1), (4, "yes")):
+        with pytest.raises(ValueError, match="span_weighted"):
+            build_vine_cascade_model(tok2vec, span_width=width, span_weighted=weighted)
+
+
 def test_tag_embedding_refuses_docs_without_tags_and_bad_sizes():
     vocab = spacy.blank("en").vocab
     tok2vec, _ = _fixed_vectors(4)

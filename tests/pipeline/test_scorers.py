@@ -7,11 +7,11 @@ from thinc.api import NumpyOps, Ops
 
 from vineparse.pipeline.parts import PartTable, SentenceScores
 from vineparse.pipeline.scorers import (GRAND_SIBLING, GRANDPARENT, N_BUCKETS, PART_ROLES, SIBLING,
-                                        DISTANCE_CLASSES, add_span_scores, arc_scorer, biaffine_predict,
-                                        biaffine_row_terms, dense_buckets, distance_buckets, label_hidden, label_scorer,
-                                        outer_children, outer_scorer, part_scorer, role_starts,
-                                        shared_part_projection, span_row_terms, span_scores, start_scorer,
-                                        with_root_row)
+                                        DISTANCE_CLASSES, SPAN_WEIGHT_FLOOR, add_span_scores, arc_scorer,
+                                        biaffine_predict, biaffine_row_terms, dense_buckets, distance_buckets,
+                                        label_hidden, label_scorer, outer_children, outer_scorer, part_scorer,
+                                        role_starts, shared_part_projection, span_row_terms, span_scores,
+                                        start_scorer, with_root_row)
 
 W = 5
 
@@ -87,11 +87,11 @@ def weighting(seed):
     return weights_of
 
 
-@pytest.mark.parametrize("span_width", [0, 2])
-def test_arc_scorer_backward_matches_finite_differences(span_width):
+@pytest.mark.parametrize("span_width,span_weighted", [(0, False), (2, False), (2, True)])
+def test_arc_scorer_backward_matches_finite_differences(span_width, span_weighted):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(9, W))
-    model = float64_model(arc_scorer(3, nI=W, span_width=span_width), X)
+    model = float64_model(arc_scorer(3, nI=W, span_width=span_width, span_weighted=span_weighted), X)
     rows = [np.array([0, 1, 2, 3]), np.array([0, 4, 5]), np.array([6, 8, 7, 2])]
     positions = [None, None, np.array([0, 5, 1, 30])]       # a root shared; far positions
     check_gradients(model, lambda X: (X, rows, positions), X, weighting(1))
@@ -256,15 +256,17 @@ def test_a_shared_projection_reads_the_kinds_roles(kind):
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.integers(0, 10_000), st.lists(st.integers(0, 40), min_size=1, max_size=12), st.sampled_from([0, 3]))
-def test_batched_arc_scores_equal_the_layer(seed, lengths, span_width):
+@given(st.integers(0, 10_000), st.lists(st.integers(0, 40), min_size=1, max_size=12),
+       st.sampled_from([(0, False), (3, False), (3, True)]))
+def test_batched_arc_scores_equal_the_layer(seed, lengths, span):
     """Prediction's batched biaffine scores (one compiled call for all sentences, then the span term where
-    the scorer has one) equal the layer's forward pass sentence by sentence, for any mix of lengths (the
-    empty sentence included), as float64 C-contiguous arrays."""
+    the scorer has one, plain or weighted) equal the layer's forward pass sentence by sentence, for any mix of
+    lengths (the empty sentence included), as float64 C-contiguous arrays."""
     rng = np.random.default_rng(seed)
     starts = np.cumsum([0] + [n + 1 for n in lengths])
     X = rng.normal(size=(starts[-1] + 2, W)).astype("f")
-    model = arc_scorer(4, nI=W, span_width=span_width)
+    span_width, span_weighted = span
+    model = arc_scorer(4, nI=W, span_width=span_width, span_weighted=span_weighted)
     model.layers[0].initialize(X=X)
     model.initialize()
     for name in model.param_names:
@@ -281,35 +283,58 @@ def test_batched_arc_scores_equal_the_layer(seed, lengths, span_width):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(0, 10_000), st.integers(1, 9), st.integers(1, 4))
-def test_span_scores_equal_the_mean_over_the_words_between(seed, n1, k):
+@given(st.integers(0, 10_000), st.integers(1, 9), st.integers(1, 4), st.booleans())
+def test_span_scores_equal_the_mean_over_the_words_between(seed, n1, k, weighted):
     """Every arc's span term against its definition, summed directly over the rows between head and
-    dependent; 0 on the diagonal and between adjacent rows."""
+    dependent (each row weighing sigmoid(Z[t] . v) + SPAN_WEIGHT_FLOOR in a weighted term); 0 on the diagonal
+    and between adjacent rows."""
     rng = np.random.default_rng(seed)
     A, B, Z = (rng.normal(size=(n1, k)) for _ in range(3))
-    S, _ = span_scores(np, A, B, Z)
+    v = rng.normal(scale=2.0, size=k) if weighted else None
+    w = np.ones(n1) if v is None else 1 / (1 + np.exp(-(Z @ v))) + SPAN_WEIGHT_FLOOR
+    S, _ = span_scores(np, A, B, Z, v)
     for h in range(n1):
         for m in range(n1):
             i, j = min(h, m), max(h, m)
-            between = Z[i + 1:j]
-            want = (A[h] + B[m]) @ between.mean(axis=0) if len(between) and h != m else 0.0
+            between, weights = Z[i + 1:j], w[i + 1:j]
+            want = (A[h] + B[m]) @ (weights @ between) / weights.sum() if len(between) and h != m else 0.0
             assert S[h, m] == pytest.approx(want, abs=1e-9)
 
 
-def test_span_scores_backward_matches_finite_differences():
+def test_a_weighted_span_term_starts_as_the_mean():
+    """With v = 0 every row weighs the same: the weighted term is the plain mean, and so is its gradient
+    for A, B and Z."""
+    rng = np.random.default_rng(3)
+    A, B, Z = (rng.normal(size=(7, 3)) for _ in range(3))
+    dS = rng.normal(size=(7, 7))
+    plain, plain_backprop = span_scores(np, A, B, Z)
+    weighted, weighted_backprop = span_scores(np, A, B, Z, np.zeros(3))
+    assert np.allclose(weighted, plain, atol=1e-12)
+    for got, want in zip(weighted_backprop(dS)[:3], plain_backprop(dS)[:3]):
+        assert np.allclose(got, want, atol=1e-12)
+    assert plain_backprop(dS)[3] is None
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_span_scores_backward_matches_finite_differences(weighted):
     rng = np.random.default_rng(11)
-    A, B, Z = (rng.normal(size=(6, 3)) for _ in range(3))
+    inputs = [rng.normal(size=(6, 3)) for _ in range(3)] + ([rng.normal(size=3)] if weighted else [])
     weights = rng.normal(size=(6, 6))
-    _, backprop = span_scores(np, A, B, Z)
+    _, backprop = span_scores(np, *inputs)
     grads = backprop(weights)
-    for index, value in enumerate((A, B, Z)):
+    for index, value in enumerate(inputs):
         numeric = np.zeros_like(value)
         for at in np.ndindex(*value.shape):
             for sign in (1, -1):
-                moved = [x.copy() for x in (A, B, Z)]
+                moved = [x.copy() for x in inputs]
                 moved[index][at] += sign * 1e-6
                 numeric[at] += sign * (span_scores(np, *moved)[0] * weights).sum() / 2e-6
         assert np.allclose(grads[index], numeric, atol=1e-5)
+
+
+def test_span_weighted_needs_a_span_term():
+    with pytest.raises(ValueError, match="needs span_width > 0"):
+        arc_scorer(4, nI=W, span_width=0, span_weighted=True)
 
 
 def test_distance_buckets():

@@ -1,5 +1,6 @@
 """Round trips through bytes and disk give identical predictions; nlp.pipe batching and processes agree."""
 import numpy as np
+import pytest
 import spacy
 from spacy.tokens import Doc
 
@@ -35,14 +36,19 @@ def test_pipe_batch_sizes_and_two_processes_agree(trained):
     assert parses(nlp.pipe(texts, batch_size=7, n_process=2)) == one
 
 
-def test_span_terms_train_and_round_trip(ewt_sentences):
-    """A model with the arc scorer's span term (`span_width`) and the labeller's (`label_span`) trains, and its
-    bytes load into a component of the same config with identical predictions; the span parameters are
-    learned, not left at zero."""
-    model = {**TINY_MODEL, "@architectures": "vineparse.VineCascadeModel.v3", "span_width": 4, "label_span": True}
+@pytest.mark.parametrize("span_weighted", [False, True])
+def test_span_terms_train_and_round_trip(ewt_sentences, span_weighted):
+    """A model with the arc scorer's span term (`span_width`, plain or weighted) and the labeller's
+    (`label_span`) trains, and its bytes load into a component of the same config with identical predictions;
+    the span parameters are learned, not left at zero."""
+    model = {**TINY_MODEL, "@architectures": "vineparse.VineCascadeModel.v3", "span_width": 4, "label_span": True,
+             "span_weighted": span_weighted}
     nlp, examples = train_tiny(ewt_sentences[:80], steps=6, model=model)
     arcs, labels = (nlp.get_pipe("vine_cascade").model.get_ref(name) for name in ("arcs", "labels"))
     assert arcs.get_dim("span") == 4 and abs(arcs.get_param("G")).sum() > 0
+    assert ("v" in arcs.param_names) == span_weighted
+    if span_weighted:
+        assert abs(arcs.get_param("v")).sum() > 0
     width = labels.get_dim("width")
     assert labels.attrs["span"] and labels.layers[0].get_dim("nO") == (4 if labels.attrs["children"] else 2) * \
         width + width

@@ -44,7 +44,8 @@ def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: i
                              label_width: int = 128, context_depth: int = 0, lstm_width: int = 0,
                              label_children: bool = False, start_width: int = 64, span_width: int = 0,
                              label_span: bool = False, shared_part_roles: bool = False, tag_rows: int = 0,
-                             lstm_depth: int = 1, nL: Optional[int] = None) -> Model[List, List[Floats2d]]:
+                             lstm_depth: int = 1, span_weighted: bool = False,
+                             nL: Optional[int] = None) -> Model[List, List[Floats2d]]:
     """The encoder (see the module docstring) and the scorers.
 
     tok2vec (Model[List[Doc], List[Floats2d]]): token vectors (width nI).
@@ -60,6 +61,8 @@ def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: i
         (gold trees in training, predicted ones when parsing; `scorers.label_scorer`).
     span_width (int): width k of the arc scorer's span term, what lies between head and dependent (0 = none;
         `scorers.span_scores`): O(n^2 k) more per sentence.
+    span_weighted (bool): the span term takes a weighted mean of the words between, each word's weight learned
+        from its projection (`scorers.span_weights`; needs span_width > 0): O(k) more per word.
     label_span (bool): the label classifier also reads the mean of a projection of the words between head
         and dependent (`scorers.label_scorer`): O(label_width) more per word.
     shared_part_roles (bool): the three part MLPs read one projection of each word in each role (grandparent,
@@ -86,6 +89,9 @@ def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: i
     for name, value in (("start_width", start_width), ("span_width", span_width), ("tag_rows", tag_rows)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
+    if not isinstance(span_weighted, bool) or (span_weighted and not span_width):
+        raise ValueError(f"span_weighted must be true or false, and true only with span_width > 0; got "
+                         f"{span_weighted!r} with span_width {span_width}")
     width = tok2vec.get_dim("nO")
     layers = [with_tag_embedding(tok2vec, tag_rows) if tag_rows else tok2vec]
     if context_depth:
@@ -95,7 +101,8 @@ def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: i
         width += lstm_width
     layers += [with_root_row(width), Dropout(0.0)]
     encoder = chain(*layers)
-    scorers = {"arcs": arc_scorer(arc_width, nI=width, span_width=span_width), "outer": outer_scorer(nI=width),
+    scorers = {"arcs": arc_scorer(arc_width, nI=width, span_width=span_width, span_weighted=span_weighted),
+               "outer": outer_scorer(nI=width),
                "labels": label_scorer(label_width, nL=nL, nI=width, children=label_children, span=label_span)}
     shared = shared_part_projection(part_width, nI=width) if shared_part_roles else None
     for kind, name in PART_REFS.items():
