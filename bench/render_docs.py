@@ -461,6 +461,8 @@ TRAINING_VARIANTS = {"spacy_compare_es.json": "configs/ewt.cfg",
                      "spacy_compare_es_sdrop.json": "scorer_dropout 0.2"}
 TRAINING_SEEDS = (1, 2, 3)
 TAG_VARIANTS = {"spacy_compare_es.json": "configs/ewt.cfg", "spacy_compare_es_tags.json": "tag_rows 128"}
+SPAN_VARIANTS = {"spacy_compare_es.json": "configs/ewt.cfg (span_width 32)",
+                 "spacy_compare_es_span64.json": "span_width 64"}
 
 
 def variant_seeds(name: str, variants: Dict[str, str], seeds: Sequence[int]) -> "Table":
@@ -1122,6 +1124,8 @@ TABLES = [
     # spacy_compare_es_tags.json: make ewt-compare-es-tags; tags_speed.json: make tags-speed
     variant_seeds("tags_es_seeds", TAG_VARIANTS, (1, 2)),
     Table("tags_speed", "tags_speed.json", "pipelines", whole_speed_columns("tag_rows")),
+    # spacy_compare_es_span64.json: make ewt-compare-es-span64 (span_width 64; spaCy's runs merged)
+    variant_seeds("span64_es_seeds", SPAN_VARIANTS, (1, 2)),
     # spacy_compare_es_parts128.json: make ewt-compare-es-parts128 (part_width 128; spaCy's runs merged)
     Table("parts128_es_seeds", "spacy_compare_es_parts128.json",
           lambda doc: paired_seeds(doc, "spacy_compare_es_perkind.json"),
