@@ -484,8 +484,26 @@ $(eval $(call training_variant,span64,ES_SPAN64_SEEDS,1 2,--components.vine_casc
     vine_cascade with span_width 64 (configs/ewt.cfg has 32)))
 # the span term's mean weighted, each word between by a weight learned from its projection (span_weighted;
 # configs/ewt.cfg: the plain mean): O(k) more per word
-$(eval $(call training_variant,spanw,ES_SPANW_SEEDS,1 2,--components.vine_cascade.model.span_weighted true,\
+$(eval $(call training_variant,spanw,ES_SPANW_SEEDS,0 1 2,--components.vine_cascade.model.span_weighted true,\
     vine_cascade with span_weighted true: the span term's words weighted (configs/ewt.cfg: the plain mean)))
+# what the weights cost: spaCy's parser's pipeline, then vine_cascade with configs/ewt.cfg and with span_weighted,
+# each trained for 2,000 steps of seed 0 so that the weights are the only difference, and the early-stopping run
+# of seed 1 with span_weighted (one core, one run)
+$(SPEED)/cnn-vine-config-s0/model-best: | $(STAMP) $(EWT_SPACY)
+	$(call speed_run,configs/ewt.cfg,cnn-vine-config-s0,2000)
+$(SPEED)/cnn-vine-spanw-s0/model-best: | $(STAMP) $(EWT_SPACY)
+	$(call speed_run,configs/ewt.cfg,cnn-vine-spanw-s0,2000,--components.vine_cascade.model.span_weighted true)
+.PHONY: spanw-speed
+spanw-speed: $(foreach run,cnn-spacy-s0 cnn-vine-config-s0 cnn-vine-spanw-s0,$(SPEED)/$(run)/model-best) \
+    bench/out/compare_es_spanw/cnn-vine-s1/model-best
+	$(whole_speed) \
+	    --models "spaCy's parser, 2,000 steps=$(SPEED)/cnn-spacy-s0/model-best" \
+	    "vine_cascade, 2,000 steps=$(SPEED)/cnn-vine-config-s0/model-best" \
+	    "vine_cascade, span_weighted, 2,000 steps=$(SPEED)/cnn-vine-spanw-s0/model-best" \
+	    "vine_cascade, span_weighted, early stopping, seed 1=bench/out/compare_es_spanw/cnn-vine-s1/model-best" \
+	    --note "configs/ewt.cfg with and without span_weighted and configs/ewt_spacy_parser.cfg, each trained for \
+	2,000 steps of seed 0, and configs/ewt.cfg with span_weighted trained until the dev score stopped rising \
+	(seed 1)" --out bench/results/spanw_speed.json
 # what the tag embedding costs: spaCy's parser's pipeline, then vine_cascade with the config's architecture (its
 # label_weight 1.0 run of seed 1, a setting of training only) and with tag_rows 128, seed 1 (one core, one run)
 .PHONY: tags-speed

@@ -89,9 +89,8 @@ def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: i
     for name, value in (("start_width", start_width), ("span_width", span_width), ("tag_rows", tag_rows)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
-    if not isinstance(span_weighted, bool) or (span_weighted and not span_width):
-        raise ValueError(f"span_weighted must be true or false, and true only with span_width > 0; got "
-                         f"{span_weighted!r} with span_width {span_width}")
+    if not isinstance(span_weighted, bool):     # arc_scorer checks that it has a span term to weigh
+        raise ValueError(f"span_weighted must be true or false, got {span_weighted!r}")
     width = tok2vec.get_dim("nO")
     layers = [with_tag_embedding(tok2vec, tag_rows) if tag_rows else tok2vec]
     if context_depth:
