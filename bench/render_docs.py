@@ -463,6 +463,8 @@ TRAINING_SEEDS = (1, 2, 3)
 TAG_VARIANTS = {"spacy_compare_es.json": "configs/ewt.cfg", "spacy_compare_es_tags.json": "tag_rows 128"}
 SPAN_VARIANTS = {"spacy_compare_es.json": "configs/ewt.cfg (span_width 32)",
                  "spacy_compare_es_span64.json": "span_width 64"}
+WEIGHTED_SPAN_VARIANTS = {"spacy_compare_es.json": "configs/ewt.cfg (the plain mean)",
+                          "spacy_compare_es_spanw.json": "span_weighted"}
 
 
 def variant_seeds(name: str, variants: Dict[str, str], seeds: Sequence[int]) -> "Table":
@@ -1126,6 +1128,8 @@ TABLES = [
     Table("tags_speed", "tags_speed.json", "pipelines", whole_speed_columns("tag_rows")),
     # spacy_compare_es_span64.json: make ewt-compare-es-span64 (span_width 64; spaCy's runs merged)
     variant_seeds("span64_es_seeds", SPAN_VARIANTS, (1, 2)),
+    # spacy_compare_es_spanw.json: make ewt-compare-es-spanw ES_SPANW_SEEDS="0 1 2" (span_weighted)
+    variant_seeds("spanw_es_seeds", WEIGHTED_SPAN_VARIANTS, (0, 1, 2)),
     # spacy_compare_es_parts128.json: make ewt-compare-es-parts128 (part_width 128; spaCy's runs merged)
     Table("parts128_es_seeds", "spacy_compare_es_parts128.json",
           lambda doc: paired_seeds(doc, "spacy_compare_es_perkind.json"),
