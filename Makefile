@@ -484,7 +484,7 @@ $(eval $(call training_variant,span64,ES_SPAN64_SEEDS,1 2,--components.vine_casc
     vine_cascade with span_width 64 (configs/ewt.cfg has 32)))
 # the span term's mean weighted, each word between by a weight learned from its projection (span_weighted;
 # configs/ewt.cfg: the plain mean): O(k) more per word
-$(eval $(call training_variant,spanw,ES_SPANW_SEEDS,0 1 2,--components.vine_cascade.model.span_weighted true,\
+$(eval $(call training_variant,spanw,ES_SPANW_SEEDS,0 1 2 3 4,--components.vine_cascade.model.span_weighted true,\
     vine_cascade with span_weighted true: the span term's words weighted (configs/ewt.cfg: the plain mean)))
 # what the weights cost: spaCy's parser's pipeline, then vine_cascade with configs/ewt.cfg and with span_weighted,
 # each trained for 2,000 steps of seed 0 so that the weights are the only difference, and the early-stopping run

@@ -1129,7 +1129,7 @@ TABLES = [
     # spacy_compare_es_span64.json: make ewt-compare-es-span64 (span_width 64; spaCy's runs merged)
     variant_seeds("span64_es_seeds", SPAN_VARIANTS, (1, 2)),
     # spacy_compare_es_spanw.json: make ewt-compare-es-spanw (span_weighted); spanw_speed.json: make spanw-speed
-    variant_seeds("spanw_es_seeds", WEIGHTED_SPAN_VARIANTS, (0, 1, 2)),
+    variant_seeds("spanw_es_seeds", WEIGHTED_SPAN_VARIANTS, (0, 1, 2, 3, 4)),
     Table("spanw_speed", "spanw_speed.json", "pipelines", whole_speed_columns("span_weighted")),
     # spacy_compare_es_parts128.json: make ewt-compare-es-parts128 (part_width 128; spaCy's runs merged)
     Table("parts128_es_seeds", "spacy_compare_es_parts128.json",
