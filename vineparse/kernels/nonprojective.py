@@ -67,7 +67,9 @@ def matrix_tree_marginals(scores, mask=None, single_root=True):
     Laplacian's conditioning: for random scores of standard deviation 10 on up to 60 words, columns sum to 1
     within 1e-10; from about 20 on, some determinants fail in float64 (more often with any number of root
     children), and the function raises IllConditionedError rather than return marginals whose columns miss 1
-    by more than COLUMN_TOLERANCE. Round-off below 0 is set to 0. Time O(n^3), memory O(n^2).
+    by more than COLUMN_TOLERANCE. What it returns, log Z and every marginal, is then within 2 *
+    COLUMN_TOLERANCE of the exact value (peaked scores, standard deviation 10 to 100, against every tree on up
+    to 5 words: at most 9e-7). Round-off below 0 is set to 0. Time O(n^3), memory O(n^2).
     """
     scores, allowed = _checked(scores, mask)
     size = scores.shape[0]
