@@ -173,18 +173,33 @@ $(COMPARE_16K)/%/model-best: | $(STAMP) $(EWT_SPACY)
 # score, at most 20,000 steps): the budget a user who keeps spaCy's defaults trains to; `make -j2 ewt-compare-es`
 # trains three seeds of each and spaCy's beam parser once, and compares their accuracy (the pipelines' speed is
 # ewt-speed's). A run trained later is added to the results with `bench/spacy_compare.py --merge`.
+# ewt-compare-es-bilstm: the equal-encoder setting (a BiLSTM in the shared tok2vec, configs/*_bilstm.cfg), one
+# seed of each parser trained the same way, in its own folder and result (spacy_compare_es_bilstm.json, with the
+# pipelines' speed: each component's us per word beside the pipeline's words/s).
 COMPARE_ES := bench/out/compare_es
+COMPARE_ES_BILSTM := bench/out/compare_es_bilstm
 COMPARE_ES_RUNS ?= $(foreach pipe,vine spacy,$(foreach seed,0 1 2,cnn-$(pipe)-s$(seed))) cnn-beam-s0
 EARLY_STOPPING := --training.max_steps 20000 --training.patience 1600 --training.eval_frequency 200
-$(COMPARE_ES)/%/model-best: | $(STAMP) $(EWT_SPACY)
-	@mkdir -p $(COMPARE_ES)
-	$(ONE_CORE) $(BIN)/python -I -m spacy train $(call run_config,$*) --output $(COMPARE_ES)/$* $(TRAIN_DATA) \
-	    --system.seed $(call run_seed,$*) $(EARLY_STOPPING) > $(COMPARE_ES)/$*.log 2>&1
+# the training of the run named by the stem (SETTING-PIPELINE-sSEED, its config by run_config) under the folder $(1)
+define es_run
+$(1)/%/model-best: | $$(STAMP) $$(EWT_SPACY)
+	@mkdir -p $(1)
+	$$(ONE_CORE) $$(BIN)/python -I -m spacy train $$(call run_config,$$*) --output $(1)/$$* $$(TRAIN_DATA) \
+	    --system.seed $$(call run_seed,$$*) $$(EARLY_STOPPING) > $(1)/$$*.log 2>&1
+endef
+$(foreach folder,$(COMPARE_ES) $(COMPARE_ES_BILSTM),$(eval $(call es_run,$(folder))))
 
 ewt-compare-es: $(foreach run,$(COMPARE_ES_RUNS),$(COMPARE_ES)/$(run)/model-best) $(PUD_SPACY)
 	$(ONE_CORE) $(BIN)/python bench/spacy_compare.py --runs $(COMPARE_ES) --steps early-stopping --no-speed \
 	    --dev $(SPACY_DATA)/en_ewt-ud-dev.spacy --test $(SPACY_DATA)/en_ewt-ud-test.spacy --ood $(PUD_SPACY) \
 	    --out bench/results/spacy_compare_es.json --markdown bench/results/spacy_compare_es.md
+
+.PHONY: ewt-compare-es-bilstm
+ewt-compare-es-bilstm: $(COMPARE_ES_BILSTM)/bilstm-vine-s0/model-best $(COMPARE_ES_BILSTM)/bilstm-spacy-s0/model-best \
+    $(PUD_SPACY)
+	$(ONE_CORE) $(BIN)/python bench/spacy_compare.py --runs $(COMPARE_ES_BILSTM) --steps early-stopping \
+	    --dev $(SPACY_DATA)/en_ewt-ud-dev.spacy --test $(SPACY_DATA)/en_ewt-ud-test.spacy --ood $(PUD_SPACY) \
+	    --out bench/results/spacy_compare_es_bilstm.json --markdown bench/results/spacy_compare_es_bilstm.md
 
 # bench/spacy_compare.py on the vine_cascade runs under $(1), a variant of the config, beside the runs of spaCy's
 # parsers in spacy_compare_es.json; results bench/results/$(2).json and .md, the variant described by $(3)
