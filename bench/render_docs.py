@@ -1018,6 +1018,16 @@ DEV_CURVE_COLUMNS = [Col("run", "run"), Col("steps", "budget", "int"),
 # the comparison's accuracy tables: mean ± std (min–max) per pipeline, or vine_cascade's difference
 COMPARE_ACCURACY_COLUMNS = [Col("shared encoder", "setting"), Col("parser", "pipeline"),
                             Col("seeds", "seeds", "int"), *[Col(label, accuracy_cell(key)) for label, key in ACCURACY]]
+STOPPING_COLUMNS = [Col("shared encoder", "setting"), Col("parser", "pipeline"), Col("seed", "seed", "int"),
+                    Col("stopped at step", "last_step", "int"), Col("model-best from step", "best_step", "int")]
+COMPARE_SPEED_COLUMNS = [
+    Col("shared encoder", "setting"), Col("ops", "ops"), Col("spaCy parser (words/s)", "spacy", "int"),
+    Col("vine_cascade (words/s)", "vine", "int"), Col("ratio", "ratio", "x"),
+    Col("median per-round ratio", "round_median", "x"),
+    Col('vine_cascade, decoder "mbr" (words/s)', "vine_mbr", "int"), Col("ratio (mbr)", "mbr_ratio", "x")]
+COMPARE_COMPONENT_COLUMNS = [
+    Col("shared encoder", "setting"), Col("ops", "ops"), Col("pipeline", "pipeline"),
+    *[Col(c, c, "1f") for c in ("tokenizer", "tok2vec", "tagger", "parser", "vine_cascade", "total")]]
 # a results file's "targets": {name: [measured, target, met]}
 TARGET_COLUMNS = [Col("target", "_key"), Col("measured", "value.0"),
                   Col("met", lambda row, doc: "yes" if row["value"][2] else "no")]
@@ -1093,10 +1103,16 @@ TABLES = [
     Table("spacy_compare_es", "spacy_compare_es.json", compare_accuracy, COMPARE_ACCURACY_COLUMNS),
     Table("spacy_compare_es_ood", "spacy_compare_es.json", lambda doc: compare_accuracy(doc, "ood"),
           COMPARE_ACCURACY_COLUMNS),
-    Table("spacy_compare_es_stopping", "spacy_compare_es.json", stopping_rows, [
-        Col("shared encoder", "setting"), Col("parser", "pipeline"), Col("seed", "seed", "int"),
-        Col("stopped at step", "last_step", "int"), Col("model-best from step", "best_step", "int")]),
+    Table("spacy_compare_es_stopping", "spacy_compare_es.json", stopping_rows, STOPPING_COLUMNS),
     Table("spacy_compare_es_targets", "spacy_compare_es.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
+    # spacy_compare_es_bilstm.json: make ewt-compare-es-bilstm (the equal-encoder setting, one seed each)
+    Table("spacy_compare_es_bilstm", "spacy_compare_es_bilstm.json", compare_accuracy, COMPARE_ACCURACY_COLUMNS),
+    Table("spacy_compare_es_bilstm_ood", "spacy_compare_es_bilstm.json", lambda doc: compare_accuracy(doc, "ood"),
+          COMPARE_ACCURACY_COLUMNS),
+    Table("spacy_compare_es_bilstm_stopping", "spacy_compare_es_bilstm.json", stopping_rows, STOPPING_COLUMNS),
+    Table("spacy_compare_es_bilstm_speed", "spacy_compare_es_bilstm.json", compare_speed, COMPARE_SPEED_COLUMNS),
+    Table("spacy_compare_es_bilstm_components", "spacy_compare_es_bilstm.json", compare_components,
+          COMPARE_COMPONENT_COLUMNS),
     # spacy_compare_es_dropout0.json: make ewt-compare-es-dropout0 (vine_cascade with dropout 0.0, the setting
     # configs/ewt.cfg had before; spaCy's runs merged)
     Table("dropout_es_seeds", "spacy_compare_es_nospan.json",
@@ -1138,14 +1154,8 @@ TABLES = [
     Table("spacy_compare_es_parts128_targets", "spacy_compare_es_parts128.json", lambda doc: items(doc["targets"]),
           TARGET_COLUMNS),
     Table("spacy_compare_targets", "spacy_compare.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
-    Table("spacy_compare_speed", "spacy_compare.json", compare_speed, [
-        Col("shared encoder", "setting"), Col("ops", "ops"), Col("spaCy parser (words/s)", "spacy", "int"),
-        Col("vine_cascade (words/s)", "vine", "int"), Col("ratio", "ratio", "x"),
-        Col("median per-round ratio", "round_median", "x"),
-        Col('vine_cascade, decoder "mbr" (words/s)', "vine_mbr", "int"), Col("ratio (mbr)", "mbr_ratio", "x")]),
-    Table("spacy_compare_components", "spacy_compare.json", compare_components, [
-        Col("shared encoder", "setting"), Col("ops", "ops"), Col("pipeline", "pipeline"),
-        *[Col(c, c, "1f") for c in ("tokenizer", "tok2vec", "tagger", "parser", "vine_cascade", "total")]]),
+    Table("spacy_compare_speed", "spacy_compare.json", compare_speed, COMPARE_SPEED_COLUMNS),
+    Table("spacy_compare_components", "spacy_compare.json", compare_components, COMPARE_COMPONENT_COLUMNS),
     Table("spacy_compare_levels", "spacy_compare.json", compare_levels, [
         Col("shared encoder", "setting"), Col("pruning level", "level"), Col("a", "a", "+2f"),
         Col("kept-arc share (dev)", "kept_share", "pct"), Col("gold-arc recall (dev)", "gold_recall", "pct2")]),
