@@ -37,6 +37,7 @@ from .levels import check_orders, neural_cascade, parse_pieces, vine_level
 from .parts import may_split
 from .scorers import split_sizes
 from .settings import CascadeSettings
+from .spaces import attach_spaces, space_tokens, word_starts
 from .splitting import MAX_SEGMENT, ROOT_WINDOW, join_roots, unit_pieces
 from .thresholds import RecallTracker
 from .training import batch_loss
@@ -109,7 +110,7 @@ class VineCascadeParser(TrainablePipe):
         self.scorer = scorer
         self.settings = CascadeSettings().replace(**changes) if settings is None else settings.replace(**changes)
         self._labels: List[str] = []
-        self.skipped = {"sentences": 0, "unseen_labels": 0}
+        self.skipped = {"sentences": 0, "unseen_labels": 0, "no_structure": 0}
         self.rng = np.random.default_rng(self.settings.seed)
         self.tracker = RecallTracker(self.settings.pruning_levels)
         self.temperatures = TemperatureTracker()
@@ -340,9 +341,10 @@ class VineCascadeParser(TrainablePipe):
         units = self.pieces(batch, docs)
         pieces = [piece for doc_units in units for *_, unit in doc_units for piece in unit]
         known = [found for *_, found in pieces] if vine_level(self.predict_cascade) is not None else None
-        trees = parse_pieces(self.predict_cascade, [sent for _, _, sent, _ in pieces], known,
-                             self.settings.direct_max_length, decoder=self.settings.decoder,
-                             reparse_bonus=self.settings.reparse_bonus)
+        trees = attach_spaces(docs, units, parse_pieces(self.predict_cascade, [sent for _, _, sent, _ in pieces],
+                                                        known, self.settings.direct_max_length,
+                                                        decoder=self.settings.decoder,
+                                                        reparse_bonus=self.settings.reparse_bonus))
         sizes = [len(doc) for doc in docs]
         heads, position = self._assemble(batch, sizes, units, trees)
         if not self.settings.confidences:
@@ -406,7 +408,7 @@ class VineCascadeParser(TrainablePipe):
         sizes = [len(doc) for doc in docs]
         out = [[] for _ in docs]
         for j in range(k):
-            heads, _ = self._assemble(batch, sizes, units, [trees[j] for trees in drawn])
+            heads, _ = self._assemble(batch, sizes, units, attach_spaces(docs, units, [trees[j] for trees in drawn]))
             copies = [doc.copy() for doc in docs]
             write_parses(self.vocab, self._labels, copies, zip(heads, predict_labels(batch, heads, self._labels)))
             for found, copy in zip(out, copies):
@@ -431,8 +433,9 @@ class VineCascadeParser(TrainablePipe):
 
     def sentence_starts(self, batch: Batch, docs: Sequence[Doc], threshold: Optional[float] = None) -> list:
         """Per doc of the batch without sentence boundaries, the tokens whose sentence-start probability is
-        above `threshold` (None = the `start_threshold` setting), the first token always (int64 array); None
-        for other docs, and for every doc where the model has no sentence-start scorer."""
+        above `threshold` (None = the `start_threshold` setting), the first token always, a start on whitespace
+        moved to the next word (`spaces.word_starts`) (int64 array); None for other docs, and for every doc
+        where the model has no sentence-start scorer."""
         open_docs = [i for i, doc in enumerate(docs) if len(doc) and not has_boundaries(doc)]
         if not open_docs or not self.model.has_ref("starts"):
             return [None] * len(docs)
@@ -442,7 +445,8 @@ class VineCascadeParser(TrainablePipe):
         for i in open_docs:
             first = int(batch.doc_rows[i]) + 1          # the doc's first token, a start whatever its value
             inside = above[np.searchsorted(above, first + 1):np.searchsorted(above, first + len(docs[i]))]
-            out[i] = np.concatenate([[0], inside - first]).astype(np.int64)
+            space = space_tokens(docs[i])
+            out[i] = word_starts(np.concatenate([[0], inside - first]).astype(np.int64), space)
         return out
 
     def pieces(self, batch: Batch, docs: Sequence[Doc], split_margin: Optional[float] = None,

@@ -15,6 +15,7 @@ from ..trees import DELIMITER, deprojectivize, is_decorated
 from .batch import Batch, affine_product, as_cpu, project
 from .confidence import set_doc_confidence, top_probability
 from .scorers import distance_buckets, label_hidden, outer_children, split_sizes
+from .spaces import SPACE_LABEL, space_tokens
 
 
 def gold_parse(example, decorate: bool = True) -> Tuple[list, list]:
@@ -104,8 +105,8 @@ def label_projection_where_read(batch: Batch, scorer, head_rows: np.ndarray, mod
 
 
 def write_parses(vocab, labels: Sequence[str], docs: Iterable[Doc], predictions: Iterable[Tuple]) -> None:
-    """Write heads and labels (ids into `labels`) to the docs, lifted arcs lowered (`trees.deprojectivize`);
-    a prediction (heads, label ids, confidences) also sets `Doc._.vine_confidence` (see `confidence.py`)."""
+    """Write heads and labels (ids into `labels`) to the docs, lifted arcs lowered (`trees.deprojectivize`),
+    whitespace tokens labelled `spaces.SPACE_LABEL`; a prediction (heads, label ids, confidences) also sets `Doc._.vine_confidence` (see `confidence.py`)."""
     labels = np.asarray(labels, dtype=object)
     label_hashes = np.array([vocab.strings.add(label) for label in labels], dtype=np.uint64)
     decorated = np.array([is_decorated(label) for label in labels], dtype=bool)
@@ -119,8 +120,10 @@ def write_parses(vocab, labels: Sequence[str], docs: Iterable[Doc], predictions:
     array = np.empty((len(heads), 2), dtype=np.uint64)       # relative heads as uint64, as spaCy stores them
     array[:, 0] = (heads - token).view(np.uint64)
     array[:, 1] = label_hashes[label_ids]
+    space = np.concatenate([space_tokens(doc) for doc in docs])
+    array[space, 1] = vocab.strings.add(SPACE_LABEL)
     lifted = np.zeros(len(docs), dtype=bool)                   # docs with a lifted arc to lower
-    lifted[np.repeat(np.arange(len(docs)), sizes)[decorated[label_ids]]] = True
+    lifted[np.repeat(np.arange(len(docs)), sizes)[decorated[label_ids] & ~space]] = True
     start = 0
     for doc, size, has_lifted in zip(docs, sizes, lifted):
         rows = array[start:start + size]
@@ -128,7 +131,9 @@ def write_parses(vocab, labels: Sequence[str], docs: Iterable[Doc], predictions:
             doc_heads = heads[start:start + size]
             positions = np.arange(1, size + 1)
             tree = np.concatenate([[-1], np.where(doc_heads == token[start:start + size], 0, doc_heads + 1)])
-            tree, words = deprojectivize(tree, labels[label_ids[start:start + size]])
+            words = labels[label_ids[start:start + size]]
+            words[space[start:start + size]] = SPACE_LABEL
+            tree, words = deprojectivize(tree, words)
             rows = rows.copy()
             rows[:, 0] = (np.where(tree[1:] == 0, positions, tree[1:]) - positions).view(np.uint64)
             rows[:, 1] = [vocab.strings.add(word) for word in words]

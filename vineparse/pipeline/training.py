@@ -19,15 +19,20 @@ from typing import Dict, Iterator, List, Optional, Tuple
 import numpy as np
 from scipy.special import expit
 
+from .. import kernels
 from .architectures import PART_REFS
 from .batch import Batch, as_cpu
 from .labels import gold_parse, label_logits
 from .levels import parse_pieces
 from .objective import sentence_loss
 from .parts import SentenceScores
+from .spaces import contract_spaces, space_tokens
 from .scorers import (HEAD_COLUMN, biaffine_scores, dense_buckets, distance_buckets, label_hidden, outer_children,
                       part_mlp)
 from .thresholds import is_held_out, observe_sentence
+
+
+SPACE = -2      # the label id of a whitespace token: no label to learn (`spaces.py`)
 
 
 @dataclass
@@ -36,7 +41,7 @@ class GoldSentence:
     start: int
     end: int
     heads: np.ndarray        # projective gold tree, int64 (n + 1,), heads[0] = -1, 0 = the root
-    labels: np.ndarray       # label ids (n + 1,), -1 where unseen (and at 0)
+    labels: np.ndarray       # label ids (n + 1,), -1 where unseen (and at 0), SPACE at whitespace tokens
     held_out: bool = False   # its recall sets the pruning thresholds (kept out of the losses unless learn_held_out)
     annotated: Optional[np.ndarray] = None   # the gold tree as annotated, crossing arcs and all (None: `heads`)
 
@@ -51,35 +56,61 @@ def one_to_one(example) -> bool:
     return len(example.reference) == len(example.predicted) and example.alignment.x2y.lengths.max(initial=1) == 1
 
 
-def _local_tree(heads, start: int, end: int) -> np.ndarray:
-    tree = np.array([-1] + [h - start + 1 for h in heads[start:end]], dtype=np.int64)
-    tree[1:][tree[1:] == np.arange(1, end - start + 1)] = 0          # spaCy marks a root by its own index
-    return tree
+def sentence_spans(example) -> List[Tuple[int, int]]:
+    """The gold sentences of an example as spans [start, end) of its predicted tokens: the reference's
+    sentences where the tokens are the gold ones, else cut where spaCy's alignment puts a gold sentence's first
+    token (a whitespace token before it stays with the sentence before). One span for the whole doc where the
+    reference has no sentences."""
+    doc = example.predicted
+    if not len(doc):
+        return []
+    if one_to_one(example):
+        return [(s.start, s.end) for s in example.reference.sents]
+    starts = example.get_aligned_sent_starts()
+    bounds = [0] + [i for i, start in enumerate(starts) if start and i > 0] + [len(doc)]
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def _gold_tree(heads, space: np.ndarray, start: int, end: int) -> np.ndarray:
+    """The sentence start..end - 1 as a tree (int64 (n + 1,), 0 = the root) from absolute doc heads (spaCy marks
+    a root by its own index), its whitespace tokens attached by `contract_spaces` (their heads unread)."""
+    own = np.arange(start, end)
+    absolute = np.array([i if space[i] else h for i, h in zip(own, heads[start:end])], dtype=np.int64)
+    tree = np.concatenate([[-1], np.where(absolute == own, 0, absolute - start + 1)])
+    return contract_spaces(tree, space[start:end])
 
 
 def gold_sentences(examples, label_ids: Dict[str, int], skip, held_out: float = 0.0,
                    decorate: bool = True, annotated: bool = False) -> Iterator[GoldSentence]:
-    """The gold sentences of each example's predicted doc, projectivized (`labels.gold_parse`; decorate: the
-    lifted arcs' labels; annotated: also the tree as annotated, `GoldSentence.annotated`); sentences whose
-    tokens do not all align one-to-one with gold heads are reported to `skip(what, detail)` and left out.
-    held_out: the share of sentences marked held out (`thresholds.is_held_out`)."""
+    """The gold sentences of each example's predicted doc (`sentence_spans`), projectivized (`labels.gold_parse`;
+    decorate: the lifted arcs' labels; annotated: also the tree as annotated, `GoldSentence.annotated`), their
+    whitespace tokens attached by `spaces.contract_spaces` with no label to learn. A sentence some word of which
+    has no one-to-one gold head inside it, or that has no word, or not exactly one root, is reported to
+    `skip(what, detail)` and left out. held_out: the share of sentences marked held out
+    (`thresholds.is_held_out`)."""
     for i, example in enumerate(examples):
         heads, deps = gold_parse(example, decorate)
         original = example.get_aligned_parse(projectivize=False)[0] if annotated else None
         doc = example.predicted
-        if one_to_one(example):
-            spans = [(s.start, s.end) for s in example.reference.sents] if len(doc) else []
-        else:
-            spans = [(0, len(doc))] if len(doc) else []
-        for start, end in spans:
-            local = heads[start:end]
-            if any(h is None or not start <= h < end for h in local) or any(not d for d in deps[start:end]):
+        space = space_tokens(doc)
+        for start, end in sentence_spans(example):
+            words = ~space[start:end]
+            local = [h for h, word in zip(heads[start:end], words) if word]
+            if (not words.any() or any(h is None or not start <= h < end or space[h] for h in local)
+                    or any(not d for d, word in zip(deps[start:end], words) if word)):
                 skip("sentences", f"a sentence of {end - start} tokens without one-to-one gold heads")
                 continue
-            labels = np.array([-1] + [label_ids.get(d, -1) for d in deps[start:end]], dtype=np.int64)
+            tree = _gold_tree(heads, space, start, end)
+            if int((tree[1:] == 0).sum()) != 1:
+                skip("sentences", f"a sentence of {end - start} tokens whose gold heads make no single tree")
+                continue
+            labels = np.array([-1] + [label_ids.get(d, -1) if word else SPACE
+                                      for d, word in zip(deps[start:end], words)], dtype=np.int64)
             hold = is_held_out([t.text for t in doc[start:end]], held_out)
-            as_annotated = None if original is None else _local_tree(original, start, end)
-            yield GoldSentence(i, start, end, _local_tree(heads, start, end), labels, hold, as_annotated)
+            as_annotated = None
+            if original is not None:
+                as_annotated = _gold_tree(original, space, start, end)
+            yield GoldSentence(i, start, end, tree, labels, hold, as_annotated)
 
 
 def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
@@ -121,8 +152,14 @@ def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
     scored = []
     for s, r, S in zip(sentences, rows, arcs):
         sent = SentenceScores(as_cpu(ops, S), batch.outer[r], batch.tables, r, cache=True)
-        result = sentence_loss(cascade, sent, s.heads, settings.train_alpha, settings.witnesses, component.rng,
-                               settings.structured_weight, settings.arc_loss, s.annotated)
+        try:
+            result = sentence_loss(cascade, sent, s.heads, settings.train_alpha, settings.witnesses,
+                                   component.rng, settings.structured_weight, settings.arc_loss, s.annotated)
+        except kernels.NoStructureError:        # no gradient from it: a fresh copy of its scores stands in
+            component.skip("no_structure", f"a sentence of {s.end - s.start} tokens whose gold tree a level's "
+                                           "mask does not admit")
+            scored.append(SentenceScores(as_cpu(ops, S), batch.outer[r], batch.tables, r, cache=True))
+            continue
         details["arcs"] += result.arcs
         details["hinge"] += result.hinge
         details["cascade"] += result.cascade
@@ -218,7 +255,7 @@ def label_cross_entropy(component, X, batch: Batch, sentences: List[GoldSentence
     heads, mods, buckets, labels, children = [], [], [], [], []
     for s in sentences:
         known = np.flatnonzero(s.labels[1:] >= 0) + 1
-        component.skipped["unseen_labels"] += s.end - s.start - len(known)
+        component.skipped["unseen_labels"] += int((s.labels[1:] == -1).sum())
         rows = batch.rows_of(s.doc, s.start, s.end)
         heads.append(rows[s.tree[known]])
         mods.append(rows[known])
@@ -254,18 +291,22 @@ def label_cross_entropy(component, X, batch: Batch, sentences: List[GoldSentence
 
 
 def start_cross_entropy(model, X, batch: Batch, examples):
-    """Logistic loss of the sentence-start scorer (`scorers.start_scorer`) on every token but the first of
-    each example whose tokens are the gold ones and whose gold doc has sentences (target: a gold sentence
-    starts there), summed, and d loss / d X (None where no token qualifies). Docs of one sentence teach it
-    where sentences do not start; only documents of several teach it where they do."""
+    """Logistic loss of the sentence-start scorer (`scorers.start_scorer`) on every token but the first of each
+    example whose gold doc has sentences (target: a gold sentence starts there, on the predicted tokens by
+    spaCy's alignment: `Example.get_aligned_sent_starts`; a whitespace token never starts one), summed, and
+    d loss / d X (None where no token qualifies). Docs of one sentence teach it where sentences do not start;
+    only documents of several teach it where they do."""
     rows, targets = [], []
     for i, example in enumerate(examples):
-        gold = example.reference
-        if len(gold) < 2 or not one_to_one(example) or not (gold.has_annotation("SENT_START")
-                                                              or gold.has_annotation("DEP")):
+        gold, doc = example.reference, example.predicted
+        if len(doc) < 2 or not (gold.has_annotation("SENT_START") or gold.has_annotation("DEP")):
             continue
-        rows.append(batch.doc_rows[i] + 2 + np.arange(len(gold) - 1))
-        targets.append(np.array([bool(token.is_sent_start) for token in gold[1:]], dtype=np.float64))
+        if one_to_one(example):
+            starts = [bool(token.is_sent_start) for token in gold]
+        else:
+            starts = [bool(start) for start in example.get_aligned_sent_starts()]
+        rows.append(batch.doc_rows[i] + 2 + np.arange(len(doc) - 1))
+        targets.append(np.array(starts[1:], dtype=np.float64) * ~space_tokens(doc)[1:])
     if not rows:
         return 0.0, None
     rows, targets = np.concatenate(rows), np.concatenate(targets)
