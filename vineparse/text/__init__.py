@@ -1,1 +1,8 @@
-"""Raw text: UD's raw-text reconstruction, tokenization, multiword tokens, the CoNLL 2018 evaluation and CoNLL-U output."""
+"""Raw text as users have it, and the CoNLL 2018 shared task's raw-text protocol.
+
+One concept per module: ``rawtext`` rebuilds the ``.txt`` that UD releases beside each treebank (and where
+every sentence lies in it), ``conll18`` scores CoNLL-U against gold with the shared task's evaluation and
+validates it with UD's validator, ``conllu_writer`` writes spaCy docs parsed from raw text as CoNLL-U, and
+``parse_text`` runs a pipeline over raw text of any size. Import the module you need; this package imports
+none of them.
+"""

@@ -1,0 +1,312 @@
+"""CoNLL-U from spaCy docs parsed from raw text: what the CoNLL 2018 evaluation and UD's validator read.
+
+Conventions (each one counted in ``WriteStats`` when it changes what the pipeline produced):
+
+- Documents: every doc starts with ``# newdoc`` (``# newdoc id = ID`` when an id is given) and ``# newpar``.
+- Words: every token that is not whitespace (``token.is_space``) is a word, numbered 1..n in its sentence.
+  Whitespace tokens are never written: the text between two words (their whitespace and any whitespace tokens)
+  decides the word's MISC ``SpaceAfter=No`` (no character at all between them; written at sentence ends too)
+  and the paragraphs: text between two words that holds an empty line (``\\n``, optional non-line-break
+  whitespace, ``\\n``; so ``"\\n\\n"`` and ``"\\r\\n\\r\\n"``) starts a paragraph at the second word: ``# newpar``
+  when it starts a sentence, ``NewPar=Yes`` in its MISC (UD's mark of a paragraph inside a sentence) otherwise.
+- Sentences: ``doc.sents`` when the doc has sentence boundaries, else the whole doc as one sentence. A sentence
+  with no word (only whitespace) is not written (``empty_sentences``). ``# sent_id = DOC-sK`` (K from 1 in the
+  document; DOC is the document id, or ``dN`` for the N-th document written) and ``# text`` (the words' forms
+  with one space where the MISC has no ``SpaceAfter=No``: the line breaks of the raw text become spaces).
+- Columns: FORM ``token.text``, LEMMA ``lemma_``, UPOS ``pos_``, XPOS ``tag_``, FEATS ``str(token.morph)``,
+  DEPREL ``dep_``; an empty value is ``_``, except UPOS: UD's validator (level 2) takes only the 17 tags, so a
+  word without one gets ``missing_upos`` (``X``, UD's "other"; ``missing_upos`` counts them); tabs and line
+  breaks inside a value become spaces. DEPS is ``_``.
+- Heads: a word whose head is a whitespace token takes that token's head instead, up the chain of whitespace
+  tokens (``reattached``). A word whose head lies outside its sentence is a root candidate
+  (``outside_heads``). Exactly one root per sentence, HEAD 0, DEPREL ``root``: the first root candidate in word
+  order; other candidates are attached to it with ``extra_root_deprel`` (``extra_roots``; a pipeline without a
+  parser has every word as its own head, so all but the first are extra roots); a cycle (possible only in
+  hand-set heads) is broken by attaching the word where it is entered to the root (``broken_cycles``). A
+  non-root word labelled ``ROOT`` / ``root`` / empty gets ``dep``.
+- Multiword tokens: ``multiword(doc)`` gives token index ranges [start, end) that UD writes as one token
+  (e.g. ``do`` + ``n't`` of ``don't``; ``vineparse.text.multiword.multiword_ranges``). Each becomes a range line
+  ``a-b FORM`` (FORM the doc's text of the range) before its words, with the range's ``SpaceAfter=No`` /
+  ``NewPar=Yes`` on that line and ``_`` in the words' MISC. A range is written only if it spans at least two
+  words of one sentence with no whitespace among them and overlaps no earlier range; others are counted in
+  ``skipped_ranges``.
+"""
+import re
+from dataclasses import dataclass, fields
+from typing import IO, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+
+__all__ = ["WriteStats", "ConlluWriter", "docs_to_conllu", "MultiwordRanges"]
+
+MultiwordRanges = Callable[[object], Sequence[Tuple[int, int]]]
+_EMPTY_LINE = re.compile(r"\n[^\S\n]*\n")
+_BAD_IN_VALUE = re.compile(r"[\t\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+@dataclass
+class WriteStats:
+    """Counts of what was written and of every change made to the pipeline's output (see the module docstring)."""
+
+    documents: int = 0
+    paragraphs: int = 0
+    sentences: int = 0
+    words: int = 0
+    multiword_tokens: int = 0
+    whitespace_tokens: int = 0
+    empty_sentences: int = 0
+    reattached: int = 0
+    outside_heads: int = 0
+    extra_roots: int = 0
+    broken_cycles: int = 0
+    skipped_ranges: int = 0
+    missing_upos: int = 0
+
+    def to_dict(self) -> Dict[str, int]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def format(self) -> str:
+        """One line: the counts that are not zero."""
+        return ", ".join(f"{name} {value:,}" for name, value in self.to_dict().items() if value)
+
+
+def _value(text: str) -> str:
+    text = _BAD_IN_VALUE.sub(" ", text)
+    return text if text else "_"
+
+
+def _squeeze(whitespace: str) -> str:
+    """Whitespace reduced to what decides a paragraph break after it: ``"\\n\\n"``, ``"\\n"`` or ``""``."""
+    if _EMPTY_LINE.search(whitespace):
+        return "\n\n"
+    return "\n" if "\n" in whitespace else ""
+
+
+def _sentences(doc) -> List:
+    try:
+        return list(doc.sents)
+    except ValueError:  # no sentence boundaries
+        return [doc[:]]
+
+
+class ConlluWriter:
+    """Writes docs one at a time to an open text file, keeping the counts across them.
+
+    file (IO[str]): where the CoNLL-U goes.
+    multiword (Optional[Callable[[Doc], Sequence[Tuple[int, int]]]]): the multiword token ranges of a doc
+        (token indices, end exclusive); None: no multiword tokens.
+    extra_root_deprel (str): the relation of a sentence's extra roots to its first (default ``parataxis``).
+    missing_upos (str): the UPOS of a word the pipeline gave none (default ``X``).
+    """
+
+    def __init__(self, file: IO[str], *, multiword: Optional[MultiwordRanges] = None,
+                 extra_root_deprel: str = "parataxis", missing_upos: str = "X") -> None:
+        self.file = file
+        self.missing_upos = missing_upos
+        self.multiword = multiword
+        self.extra_root_deprel = extra_root_deprel
+        self.stats = WriteStats()
+        self._doc_name: Optional[str] = None  # the document being written
+        self._newdoc = ""  # its # newdoc line, until its first sentence is written
+        self._k = 0  # its sentences so far
+        self._gap: Optional[str] = None  # the text after its last word so far (None: nothing written)
+        self._pending_id: Optional[str] = None  # the id of the document to open at its first word
+
+    def write(self, doc, doc_id: Optional[str] = None, continues: bool = False) -> None:
+        """Write one doc as a document, or with ``continues`` as the next part of the document written last.
+
+        A continuing doc gets no ``# newdoc``, its sentences are numbered on from the previous part's, and its
+        first word starts a paragraph only if the whitespace since the previous part's last word holds an
+        empty line (a doc cut out of a longer text at a line or a space continues its paragraph; the
+        previous part's last word cannot get ``SpaceAfter=No`` afterwards). A doc with no word writes nothing.
+        """
+        self.file.write(self.format(doc, doc_id, continues))
+
+    def format(self, doc, doc_id: Optional[str] = None, continues: bool = False) -> str:
+        """What ``write`` writes, as a string (counted as written)."""
+        stats = self.stats
+        words = [t for t in doc if not t.is_space]
+        stats.whitespace_tokens += len(doc) - len(words)
+        text = doc.text
+        if not continues:
+            self._doc_name, self._pending_id, self._gap = None, doc_id, None
+        if not words:
+            if self._gap is not None:
+                self._gap = _squeeze(self._gap + text)
+            return ""
+        if self._doc_name is None:  # the document's first word: open it
+            name = self._pending_id if self._pending_id is not None else doc_id
+            stats.documents += 1
+            self._doc_name = "d%d" % stats.documents if name is None else "_".join(str(name).split()) or "_"
+            self._newdoc = "# newdoc" if name is None else f"# newdoc id = {self._doc_name}"
+            self._k = 0
+        # paragraph starts and SpaceAfter=No, from the text between consecutive words
+        new_par = set()
+        if self._gap is None or _EMPTY_LINE.search(self._gap + text[:words[0].idx]):
+            new_par.add(words[0].i)
+        no_space = set()
+        for left, right in zip(words, words[1:]):
+            gap = text[left.idx + len(left.text):right.idx]
+            if not gap:
+                no_space.add(left.i)
+            elif _EMPTY_LINE.search(gap):
+                new_par.add(right.i)
+        self._gap = _squeeze(text[words[-1].idx + len(words[-1].text):])
+        ranges = self._ranges(doc)
+        out: List[str] = []
+        for span in _sentences(doc):
+            sentence = [t for t in span if not t.is_space]
+            if not sentence:
+                stats.empty_sentences += 1
+                continue
+            self._k += 1
+            out.append(self._sentence(doc, sentence, ranges, new_par, no_space))
+        return "".join(out)
+
+    def _ranges(self, doc) -> Dict[int, int]:
+        """start -> end of the multiword ranges to write (checked for whitespace and overlap)."""
+        if self.multiword is None:
+            return {}
+        found: Dict[int, int] = {}
+        last_end = 0
+        for start, end in sorted((int(a), int(b)) for a, b in self.multiword(doc)):
+            ok = (0 <= start and end <= len(doc) and end - start >= 2 and start >= last_end
+                  and not any(doc[i].is_space for i in range(start, end))
+                  and not any(doc[i].whitespace_ for i in range(start, end - 1)))
+            if ok:
+                found[start] = end
+                last_end = end
+            else:
+                self.stats.skipped_ranges += 1
+        return found
+
+    def _heads(self, sentence) -> Tuple[List[int], List[str]]:
+        """HEAD (0 for the root) and DEPREL of each word, with the rules of the module docstring."""
+        stats = self.stats
+        index = {t.i: n for n, t in enumerate(sentence, 1)}
+        heads: List[int] = []
+        labels: List[str] = []
+        for token in sentence:
+            head = token.head
+            seen = {token.i}
+            if head.is_space and head.i != token.i:
+                stats.reattached += 1
+                while head.is_space and head.head.i not in seen:
+                    seen.add(head.i)
+                    head = head.head
+                if head.is_space:
+                    head = token
+            if head.i == token.i:
+                heads.append(0)
+            elif head.i in index:
+                heads.append(index[head.i])
+            else:
+                stats.outside_heads += 1
+                heads.append(0)
+            labels.append(token.dep_)
+        roots = [n for n, h in enumerate(heads, 1) if h == 0]
+        if roots:
+            root = roots[0]
+            for n in roots[1:]:
+                heads[n - 1] = root
+                labels[n - 1] = self.extra_root_deprel
+                stats.extra_roots += 1
+        else:
+            root = 1
+            heads[0] = 0
+            stats.broken_cycles += 1
+        # break cycles (linear): walk up from each word; meeting the current walk again closes a cycle
+        n = len(heads)
+        state = [0] * (n + 1)  # 0 unseen, 1 on the current walk, 2 reaches the root
+        state[0] = 2
+        for start in range(1, n + 1):
+            walk, node = [], start
+            while state[node] == 0:
+                state[node] = 1
+                walk.append(node)
+                node = heads[node - 1]
+            if state[node] == 1:
+                heads[node - 1] = root
+                stats.broken_cycles += 1
+            for m in walk:
+                state[m] = 2
+        labels[root - 1] = "root"
+        for m in range(n):
+            if m + 1 != root and labels[m] in ("ROOT", "root", ""):
+                labels[m] = "dep"
+        return heads, labels
+
+    def _sentence(self, doc, sentence, ranges, new_par, no_space) -> str:
+        stats = self.stats
+        heads, labels = self._heads(sentence)
+        lines = []
+        if self._newdoc:
+            lines.append(self._newdoc)
+            self._newdoc = ""
+        if sentence[0].i in new_par:
+            lines.append("# newpar")
+            stats.paragraphs += 1
+        lines.append(f"# sent_id = {self._doc_name}-s{self._k}")
+        text_at = len(lines)
+        lines.append("")  # the # text line, filled below
+        pieces: List[str] = []
+        index = {t.i: n for n, t in enumerate(sentence, 1)}
+        last_word = sentence[-1].i
+        range_end = -1  # doc index where the open multiword range ends
+        for n, token in enumerate(sentence, 1):
+            misc = []
+            end = ranges.get(token.i)
+            if end is not None and (end - 1) in index and end - 1 <= last_word:
+                range_end = end
+                last = doc[end - 1]
+                misc_range = []
+                if token.i in new_par and n > 1:
+                    misc_range.append("NewPar=Yes")
+                    stats.paragraphs += 1
+                if last.i in no_space:
+                    misc_range.append("SpaceAfter=No")
+                surface = doc.text[token.idx:last.idx + len(last.text)]
+                lines.append(f"{n}-{index[last.i]}\t{_value(surface)}\t_\t_\t_\t_\t_\t_\t_\t"
+                             f"{'|'.join(misc_range) or '_'}")
+                pieces.append(surface + ("" if last.i in no_space else " "))
+                stats.multiword_tokens += 1
+            elif end is not None:
+                stats.skipped_ranges += 1
+            inside = token.i < range_end
+            if not inside:
+                if token.i in new_par and n > 1:
+                    misc.append("NewPar=Yes")
+                    stats.paragraphs += 1
+                if token.i in no_space:
+                    misc.append("SpaceAfter=No")
+                pieces.append(token.text + ("" if token.i in no_space else " "))
+            upos = token.pos_
+            if not upos:
+                upos = self.missing_upos
+                stats.missing_upos += 1
+            lines.append("\t".join((
+                str(n), _value(token.text), _value(token.lemma_), _value(upos), _value(token.tag_),
+                _value(str(token.morph)), str(heads[n - 1]), _value(labels[n - 1]), "_",
+                "|".join(misc) or "_",
+            )))
+        lines[text_at] = "# text = " + _BAD_IN_VALUE.sub(" ", "".join(pieces)).strip(" ")
+        stats.sentences += 1
+        stats.words += len(sentence)
+        return "\n".join(lines) + "\n\n"
+
+
+def docs_to_conllu(docs: Iterable, *, doc_ids: Optional[Iterable[Optional[str]]] = None,
+                   multiword: Optional[MultiwordRanges] = None, extra_root_deprel: str = "parataxis",
+                   missing_upos: str = "X", stats: Optional[WriteStats] = None) -> str:
+    """CoNLL-U text of docs, one document each (see the module docstring); ``stats``, if given, receives the
+    counts."""
+    import io
+
+    buffer = io.StringIO()
+    writer = ConlluWriter(buffer, multiword=multiword, extra_root_deprel=extra_root_deprel,
+                          missing_upos=missing_upos)
+    ids = iter(doc_ids) if doc_ids is not None else None
+    for doc in docs:
+        writer.write(doc, None if ids is None else next(ids, None))
+    if stats is not None:
+        for name, value in writer.stats.to_dict().items():
+            setattr(stats, name, getattr(stats, name) + value)
+    return buffer.getvalue()
