@@ -79,8 +79,8 @@ def ud_english_rules(nlp: Language) -> Dict[str, object]:
     spaCy tries them: the first alternative that matches wins) and `rules` (spaCy's special-case table).
     """
     defaults = nlp.Defaults
-    prefixes = [_RUN, _PLUS_RUN, _FINAL_RUN_PREFIX] + list(defaults.prefixes)
-    suffixes = [_RUN, _FINAL_RUN, _AM_PM] + list(defaults.suffixes)
+    prefixes = [_RUN, _PLUS_RUN, _FINAL_RUN_PREFIX, r"[-~](?=[^\W_]|\.[0-9])"] + list(defaults.prefixes)
+    suffixes = [_RUN, _FINAL_RUN, _AM_PM, rf"(?<=[{ALPHA}])(?:-|\++)", r"(?<=[0-9])k"] + list(defaults.suffixes)
     infixes = []
     for pattern in defaults.infixes:
         if pattern == r"(?<=[0-9])[+\-\*^](?=[0-9-])":
@@ -94,7 +94,7 @@ def ud_english_rules(nlp: Language) -> Dict[str, object]:
             infixes.append(pattern)
     if len(infixes) != len(defaults.infixes) + 3:
         raise RuntimeError("spaCy's English infixes changed: vineparse's UD rules need updating")
-    infixes.insert(0, _RUN)
+    infixes[:0] = [_RUN, r"[()\[\]]", rf'(?<=[{ALPHA}])"(?=<)', rf"(?<=[{ALPHA}]),(?=[0-9])", rf"(?<=[0-9]),(?=[{ALPHA}])"]
     rules = {key: value for key, value in (defaults.tokenizer_exceptions or {}).items()
              if key not in REMOVED_SPECIAL_CASES}
     for abbreviation in ABBREVIATIONS:
