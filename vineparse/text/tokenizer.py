@@ -18,7 +18,8 @@ derived from EWT train and dev (never test); the counts in the comments are trai
 - Clock times glued to am / pm split: "7:30PM" is "7:30" "PM" (spaCy does this only for "7pm").
 - Special cases: abbreviations UD keeps with their period (`ABBREVIATIONS`, "Ft.", "Lt.", "No.") are added;
   spaCy's "and/or" (UD: "and" "/" "or", 28 of 28) and its splits of "id", "Wed", "wed" (UD: one word) are
-  removed.
+  removed. The fused words of `vineparse.text.multiword.FUSED` split into UD's words ("wanna" is "wan" + "na",
+  "outta" "out" + "ta") where spaCy has no rule for them.
 
 Multiword tokens ("don't" as one surface token over "do" + "n't") are not the tokenizer's business: spaCy's
 tokens are UD's syntactic words, and `vineparse.text.multiword.multiword_ranges` finds the token ranges UD
@@ -35,6 +36,8 @@ from spacy.lang.char_classes import ALPHA, HYPHENS
 from spacy.language import Language
 from spacy.tokenizer import Tokenizer
 from spacy.util import compile_infix_regex, compile_prefix_regex, compile_suffix_regex
+
+from .multiword import FUSED
 
 # Prefixes UD EWT keeps attached before a hyphen and a word (lower case; kept at least twice, more often kept
 # than split, with at least two different words after it, in EWT train + dev): "e-mail" 45 kept / 2 split,
@@ -99,6 +102,11 @@ def ud_english_rules(nlp: Language) -> Dict[str, object]:
              if key not in REMOVED_SPECIAL_CASES}
     for abbreviation in ABBREVIATIONS:
         rules[abbreviation] = [{"ORTH": abbreviation}]
+    # UD's fused words ("wanna" is "wan" + "na"), lower case and capitalised, where spaCy has no rule
+    for words in FUSED:
+        for case in (str.lower, str.capitalize):
+            cased = [case(words[0])] + list(words[1:])
+            rules.setdefault("".join(cased), [{"ORTH": word} for word in cased])
     return {"prefixes": prefixes, "suffixes": suffixes, "infixes": infixes, "rules": rules}
 
 
