@@ -6,7 +6,7 @@ spaCy's English tokenizer already splits such tokens into UD's words, and nothin
 `multiword_ranges` does, by the conventions of UD English EWT, learned from EWT train's 2,614 multiword tokens
 (every one has two words but "dunno"):
 
-- a word followed, with no whitespace between, by a clitic UD writes as a word of its own (`CLITICS`: "n't",
+- a word (a token with a letter: "3M" is not "3" + "'m") followed, with no whitespace between, by a clitic UD writes as a word of its own (`CLITICS`: "n't",
   "'s", "'m", "'re", "'ve", "'ll", "'d", their forms without apostrophe "nt", "s", "m", "re", "ve", "ll",
   "r", as in "dont", "im", "youre") is one token with it: "I'm", "don't", "Bush's", "couldn't've";
 - the possessive apostrophe after a plural ("parents'") likewise, where the word before ends in "s" and the
@@ -33,8 +33,8 @@ def _norm(text: str) -> str:
     return text.lower().replace("\u2019", "'").replace("`", "'")
 
 
-def _is_word(text: str) -> bool:
-    return any(ch.isalnum() for ch in text)
+def _has_letter(text: str) -> bool:
+    return any(ch.isalpha() for ch in text)
 
 
 def multiword_ranges(doc: Doc) -> List[Tuple[int, int]]:
@@ -50,12 +50,12 @@ def multiword_ranges(doc: Doc) -> List[Tuple[int, int]]:
                     tuple(_norm(doc[k].text) for k in range(i, i + length)) in FUSED:
                 end = i + length
                 break
-        if _is_word(doc[i].text):
+        if _has_letter(doc[i].text):
             while end < n and doc[end - 1].whitespace_ == "" and _norm(doc[end].text) in CLITICS:
                 end += 1
             if end == i + 1 and end < n and doc[i].whitespace_ == "" and _norm(doc[end].text) == "'" \
                     and doc[i].text[-1:] in ("s", "S") and doc[i].is_alpha \
-                    and (doc[end].whitespace_ or end + 1 == n or not _is_word(doc[end + 1].text)):
+                    and (doc[end].whitespace_ or end + 1 == n or not _has_letter(doc[end + 1].text)):
                 end += 1
         if end > i + 1:
             ranges.append((i, end))
