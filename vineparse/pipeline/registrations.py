@@ -3,7 +3,9 @@
 Importing this module registers the factory `vine_cascade`, the architectures
 `vineparse.VineCascadeModel.v3` (and `.v2`, the same without a sentence-start scorer, for pipelines saved
 with it), `vineparse.MaxoutWindowBiLSTMEncoder.v1` and the callbacks
-`vineparse.scipy_blas.v1` (`vineparse.blas`) and `vineparse.calibrate_on_dev.v1` (`calibration.py`). The
+`vineparse.scipy_blas.v1` (`vineparse.blas`), `vineparse.calibrate_on_dev.v1` (`calibration.py`) and
+`vineparse.ud_english_tokenizer.v1`, and the tokenizer `vineparse.UDEnglishTokenizer.v1`
+(`vineparse.text.tokenizer`). The
 package's entry points (`spacy_factories`, `spacy_architectures`, `spacy_callbacks` in setup.cfg) name objects
 of this module, so a fresh interpreter finds them without importing vineparse first.
 """
@@ -16,6 +18,7 @@ from spacy.util import registry
 from thinc.api import Config, Model
 
 from ..blas import scipy_blas_before_creation
+from ..text.tokenizer import create_ud_english_tokenizer, ud_english_tokenizer_callback
 from .architectures import build_maxout_window_bilstm_encoder, build_vine_cascade_model, build_vine_cascade_model_v2
 from .calibration import calibrate_before_saving
 from .component import DEFAULT_MODEL_CONFIG, VineCascadeParser
@@ -26,6 +29,8 @@ registry.architectures.register("vineparse.VineCascadeModel.v2", func=build_vine
 registry.architectures.register("vineparse.MaxoutWindowBiLSTMEncoder.v1", func=build_maxout_window_bilstm_encoder)
 registry.callbacks.register("vineparse.scipy_blas.v1", func=scipy_blas_before_creation)
 registry.callbacks.register("vineparse.calibrate_on_dev.v1", func=calibrate_before_saving)
+registry.callbacks.register("vineparse.ud_english_tokenizer.v1", func=ud_english_tokenizer_callback)
+registry.tokenizers.register("vineparse.UDEnglishTokenizer.v1", func=create_ud_english_tokenizer)
 
 
 def make_vine_cascade(nlp: Language, name: str, model: Model, scorer: Optional[Callable],

@@ -1,0 +1,169 @@
+"""Tokenization of raw text against UD's tokens and words, scored by the CoNLL 2018 evaluation (issue 69).
+
+    python bench/tokenization.py [--sets ewt-dev,ewt-test,pud] [--out bench/results/tokenization.json]
+
+Each treebank becomes raw text as the CoNLL 2018 shared task gave it: the sentences' `# text` joined by a
+space within a paragraph (`# newpar`, `# newdoc`; PUD has documents only), paragraphs apart. Each paragraph
+is tokenized by `spacy.blank("en")` with spaCy's rules ("spacy") and with UD English's rules
+(`vineparse.text.tokenizer`, "ud"), the multiword ranges of `vineparse.text.multiword` written as range lines
+(for "spacy" too: without them its tokens score as below, see `--no-multiword`). The system CoNLL-U has one
+sentence per paragraph (Tokens and Words F1 do not depend on sentence splitting); the score is the official
+script's (`udtools.udeval`, PyPI udtools 0.2.9). Besides the scores: the gold tokens missed and the system
+tokens that are wrong, by kind (a multiword token, a run of punctuation, a hyphenated token, a URL or e-mail
+address, other), with the most frequent examples (gold token -> the system tokens over it).
+Develop on EWT dev; EWT test is for the final figure only.
+"""
+import argparse
+import io
+import json
+import os
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+import spacy
+from udtools.udeval import evaluate, load_conllu, load_conllu_file
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from runinfo import run_info  # noqa: E402
+
+from vineparse.text.multiword import multiword_ranges  # noqa: E402
+from vineparse.text.tokenizer import customize_tokenizer  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+SETS = {"ewt-dev": "ud-english-ewt/en_ewt-ud-dev.conllu", "ewt-test": "ud-english-ewt/en_ewt-ud-test.conllu",
+        "pud": "ud-pud/en_pud-ud-test.conllu"}
+
+
+def corpora() -> Path:
+    return Path(os.environ.get("VINEPARSE_CORPORA") or ROOT.parent / "shared" / "corpora")
+
+
+def paragraphs(path: Path):
+    """[(raw text, [(surface token, is multiword)])] per paragraph of a CoNLL-U file."""
+    result, texts, tokens, end = [], [], [], 0
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith(("# newdoc", "# newpar")) and texts:
+            result.append((" ".join(texts), tokens))
+            texts, tokens = [], []
+        elif line.startswith("# text = "):
+            texts.append(line[len("# text = "):])
+        elif line and line[0].isdigit():
+            cols = line.split("\t")
+            if "-" in cols[0]:
+                first, end = map(int, cols[0].split("-"))
+                tokens.append((cols[1], True))
+            elif "." not in cols[0] and int(cols[0]) > end:
+                tokens.append((cols[1], False))
+        elif not line:
+            end = 0
+    if texts:
+        result.append((" ".join(texts), tokens))
+    return result
+
+
+def system_tokens(doc, multiword: bool):
+    """[(surface token, [words])] of a doc: whitespace tokens dropped, multiword ranges grouped."""
+    ranges = dict(multiword_ranges(doc)) if multiword else {}
+    out, i = [], 0
+    while i < len(doc):
+        end = ranges.get(i, i + 1)
+        words = [t.text for t in doc[i:end] if not t.is_space]
+        if words:
+            out.append(("".join(t.text_with_ws for t in doc[i:end]).strip(), words))
+        i = end
+    return out
+
+
+def conllu(paragraph_tokens) -> str:
+    """A minimal CoNLL-U: one sentence per paragraph, the first word its root, every other word under it."""
+    lines = []
+    for tokens in paragraph_tokens:
+        n = 0
+        for form, words in tokens:
+            if len(words) > 1:
+                lines.append(f"{n + 1}-{n + len(words)}\t{form}" + "\t_" * 8)
+            for word in words:
+                n += 1
+                lines.append(f"{n}\t{word}\t_\t_\t_\t_\t{0 if n == 1 else 1}\t{'root' if n == 1 else 'dep'}\t_\t_")
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def kind(form: str, multiword: bool) -> str:
+    if multiword:
+        return "multiword"
+    if re.search(r"https?:|www\.|@|\.(com|org|net)\b", form):
+        return "url or e-mail"
+    if re.fullmatch(r"[^\w\s]+|_+", form):
+        return "punctuation run"
+    return "hyphenated" if "-" in form else "other"
+
+
+def spans(forms):
+    """Character spans of the forms over the text without whitespace."""
+    out, i = [], 0
+    for form in forms:
+        n = len(re.sub(r"\s", "", form))
+        out.append((i, i + n))
+        i += n
+    return out
+
+
+def errors(gold_paragraphs, system_paragraphs, examples=8):
+    """Gold tokens missed and system tokens wrong, by kind, with the most frequent examples of each."""
+    missed, wrong, shown = Counter(), Counter(), {}
+    for gold, system in zip(gold_paragraphs, system_paragraphs):
+        g, s = spans([f for f, _ in gold]), spans([f for f, _ in system])
+        gs, ss = set(g), set(s)
+        for (form, mwt), span in zip(gold, g):
+            if span not in ss:
+                k = kind(form, mwt)
+                missed[k] += 1
+                over = " ".join(f for (f, _), t in zip(system, s) if t[0] < span[1] and t[1] > span[0])
+                shown.setdefault(k, Counter())[f"{form} -> {over}"] += 1
+        for (form, words), span in zip(system, s):
+            if span not in gs:
+                wrong[kind(form, len(words) > 1)] += 1
+    return {"gold tokens missed": dict(missed.most_common()), "system tokens wrong": dict(wrong.most_common()),
+            "examples of missed (gold -> system)": {k: dict(c.most_common(examples)) for k, c in shown.items()}}
+
+
+def score(name: str, path: Path, nlp, multiword: bool):
+    gold = paragraphs(path)
+    system = [system_tokens(doc, multiword) for doc in nlp.pipe(text for text, _ in gold)]
+    assert len(gold) == len(system)
+    system_ud = load_conllu(io.StringIO(conllu(system)), name, {})
+    result = evaluate(load_conllu_file(str(path)), system_ud)
+    scores = {metric: {"precision": round(100 * result[metric].precision, 2),
+                       "recall": round(100 * result[metric].recall, 2), "f1": round(100 * result[metric].f1, 2)}
+              for metric in ("Tokens", "Words")}
+    return {**scores, "errors": errors([tokens for _, tokens in gold], system)}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sets", default="ewt-dev,ewt-test,pud")
+    parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "tokenization.json"))
+    args = parser.parse_args(argv)
+    default, ud = spacy.blank("en"), customize_tokenizer(spacy.blank("en"))
+    results = {"run": run_info(), "scorer": "udtools 0.2.9 udeval (the CoNLL 2018 shared task's script)",
+               "sets": {}}
+    for name in args.sets.split(","):
+        path = corpora() / SETS[name]
+        results["sets"][name] = {
+            "spacy, no multiword ranges": score(name, path, default, multiword=False),
+            "spacy": score(name, path, default, multiword=True),
+            "ud": score(name, path, ud, multiword=True)}
+        for system, r in results["sets"][name].items():
+            print(f"{name:9} {system:27} tokens {r['Tokens']['f1']:6.2f} (P {r['Tokens']['precision']:6.2f} "
+                  f"R {r['Tokens']['recall']:6.2f})  words {r['Words']['f1']:6.2f} (P {r['Words']['precision']:6.2f} "
+                  f"R {r['Words']['recall']:6.2f})  missed {sum(r['errors']['gold tokens missed'].values())}",
+                  flush=True)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
