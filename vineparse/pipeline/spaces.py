@@ -28,7 +28,7 @@ def space_tokens(doc: Doc) -> np.ndarray:
     """bool (len(doc),): which tokens are whitespace."""
     if not len(doc):
         return np.zeros(0, dtype=bool)
-    return doc.to_array([IS_SPACE])[:, 0].astype(bool)
+    return doc.to_array(IS_SPACE).astype(bool)
 
 
 def is_paragraph_break(text: str) -> bool:

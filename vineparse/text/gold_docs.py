@@ -108,3 +108,26 @@ def gold_document(vocab, text: str, sentences: Sequence[Sentence], spans: Sequen
 def _value(field):
     """A CoNLL-U column's value, None for "_" (unannotated)."""
     return None if field is None or field == "_" else str(field)
+
+
+def treebank_documents(vocab, source, language: str = "en") -> Tuple[List[Doc], List[str]]:
+    """The gold docs of a treebank's documents on its raw text (`rawtext.conllu_to_text`, `gold_document`).
+
+    source: a CoNLL-U path or sentences already read; language: the treebank's (the text's wrapping).
+    RETURNS (docs, skipped): one doc per document, and a line per document left out because a sentence's words
+    do not spell its text (`SpellingError`: multiword tokens whose words are not their letters, as in
+    Portuguese "do" = "de" + "o"), naming its first sentence.
+    RAISES (CorpusError): for a malformed file, naming the file and line.
+    """
+    from ..corpus.conllu import read_conllu
+    from .rawtext import conllu_to_text
+
+    sentences = read_conllu(source) if not isinstance(source, list) else source
+    docs, skipped = [], []
+    for document in conllu_to_text(sentences, language=language).documents:
+        try:
+            docs.append(gold_document(vocab, document.text, [sentences[i] for i in document.sentences],
+                                      document.spans))
+        except SpellingError as error:
+            skipped.append(f"document {document.doc_id or document.sentences[0]}: {error}")
+    return docs, skipped

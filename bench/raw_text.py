@@ -1,0 +1,158 @@
+"""Raw text in, CoNLL-U out, scored as the CoNLL 2018 shared task scored it.
+
+    python bench/raw_text.py --pipeline vine=PATH --pipeline spacy=PATH [--pipeline senter=PATH]
+        [--treebank ewt_test=GOLD.conllu ...] [--repeats 5] [--out bench/results/raw_text.json]
+
+Each treebank's raw text is the `.txt` UD releases (`vineparse.text.rawtext`: documents and paragraphs as
+blocks between empty lines, lines wrapped); each pipeline parses it with `vineparse.text.parse_text` (the
+`parse-text` command: multiword tokens written as UD writes them), and the output is scored against the gold
+CoNLL-U by the official evaluation (`vineparse.text.conll18`, udtools): Tokens, Sentences, Words, UPOS, UAS,
+LAS, CLAS F1 (every word, punctuation included). Words/s: the median over `--repeats` passes of each
+pipeline over the whole text, the pipelines taking turns, one core. Sentence boundaries each pipeline
+misses or adds, by kind (the word before the boundary: final punctuation, a closing quote or bracket, an
+emoticon, a URL or e-mail address, other punctuation, a word; and list items). The published systems'
+figures are copied beside them, marked published with their UD version.
+"""
+import argparse
+import io
+import json
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from runinfo import run_info  # noqa: E402
+
+METRICS = ("Tokens", "Sentences", "Words", "UPOS", "UAS", "LAS", "CLAS")
+# EWT test from raw text, the CoNLL 2018 script (the systems' own papers and model pages)
+PUBLISHED = {
+    "ewt_test": [
+        {"system": "Stanza 1.5.1", "ud": "2.12", "Sentences": 89.16, "UAS": 88.90, "LAS": 86.77},
+        {"system": "UDPipe 1.2", "ud": "2.5", "Sentences": 77.4, "UAS": 80.2, "LAS": 77.0},
+        {"system": "Trankit large (XLM-R)", "ud": "2.5", "Sentences": 90.49, "LAS": 89.40},
+        {"system": "UDPipe 2 (mBERT)", "ud": "2.12", "UAS": 90.71, "LAS": 88.81},
+    ],
+}
+FINAL = set(".!?") | {"...", "…"}
+CLOSING = set("\"')]}”’»")
+EMOTICON = re.compile(r"^(?:[:;=8][-'^]?[()\[\]DPpOo/\\|*3]+|<3|\^_*\^|[xX]D)$")
+URL = re.compile(r"(?:://|^www\.|@\w+\.\w)")
+BULLET = re.compile(r"^(?:[-*•·>]|\d{1,2}[.)]|[a-zA-Z][.)])$")
+
+
+def labelled(text):
+    label, _, value = text.partition("=")
+    if not label or not value:
+        raise argparse.ArgumentTypeError(f"expected LABEL=PATH, got {text!r}")
+    return label, value
+
+
+def boundaries(conllu: str):
+    """The sentence ends of a CoNLL-U text as offsets into its words' characters, and per offset the word before
+    it and the word after it."""
+    from vineparse.corpus.conllu import read_conllu
+
+    words, ends = [], []
+    for sentence in read_conllu(io.StringIO(conllu), require_heads=False):
+        words += list(sentence.words)
+        ends.append(len(words))
+    offsets, cumulative = {}, 0
+    index = 0
+    for i, word in enumerate(words, 1):
+        cumulative += len(re.sub(r"\s", "", word))
+        if index < len(ends) and ends[index] == i:
+            offsets[cumulative] = (word, words[i] if i < len(words) else "")
+            index += 1
+    return offsets
+
+
+def kind(before: str, after: str) -> str:
+    if BULLET.match(after):
+        return "before a list item"
+    if before in FINAL or (len(before) > 1 and set(before) <= set(".!?")):
+        return "after final punctuation"
+    if before and before[-1] in CLOSING and not before[:-1].isalnum():
+        return "after a closing quote or bracket"
+    if EMOTICON.match(before):
+        return "after an emoticon"
+    if URL.search(before):
+        return "after a URL or e-mail"
+    if not any(c.isalnum() for c in before):
+        return "after other punctuation"
+    return "after a word (no final punctuation)"
+
+
+def boundary_errors(gold: str, system: str) -> dict:
+    """Gold sentence ends the system misses and ends it adds that gold has not, counted by `kind`."""
+    expected, found = boundaries(gold), boundaries(system)
+    total = max(expected) if expected else 0
+    out = {"missed": {}, "added": {}}
+    for name, ends, other in (("missed", expected, found), ("added", found, expected)):
+        for offset, (before, after) in ends.items():
+            if offset not in other and offset != total:
+                label = kind(before, after)
+                out[name][label] = out[name].get(label, 0) + 1
+    return out
+
+
+def parse(nlp, text: str):
+    from vineparse.text.multiword import multiword_ranges
+    from vineparse.text.parse_text import parse_text
+
+    out = io.StringIO()
+    summary = parse_text(nlp, text, out, multiword=multiword_ranges)
+    return out.getvalue(), summary
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pipeline", type=labelled, action="append", required=True, metavar="LABEL=PATH")
+    parser.add_argument("--treebank", type=labelled, action="append", metavar="NAME=GOLD.conllu")
+    parser.add_argument("--language", default="en", help="the treebanks' language (the raw text's wrapping)")
+    parser.add_argument("--repeats", type=int, default=5, help="passes per pipeline for words/s")
+    parser.add_argument("--note", default="", help="how the pipelines were trained")
+    parser.add_argument("--out", default="bench/results/raw_text.json")
+    args = parser.parse_args(argv)
+
+    import spacy
+    from vineparse.corpus import corpus_path
+    from vineparse.text.conll18 import evaluate
+    from vineparse.text.rawtext import conllu_to_text
+
+    treebanks = args.treebank or [("ewt_test", str(corpus_path("ud-english-ewt", "en_ewt-ud-test.conllu"))),
+                                  ("pud", str(corpus_path("ud-pud", "en_pud-ud-test.conllu")))]
+    pipelines = [(label, spacy.load(path)) for label, path in args.pipeline]
+    result = {"run": run_info(), "note": args.note, "pipelines": dict(args.pipeline), "treebanks": {},
+              "published": PUBLISHED}
+    for name, gold_path in treebanks:
+        gold = Path(gold_path).read_text(encoding="utf-8")
+        raw = conllu_to_text(gold_path, language=args.language)
+        row = {"gold": gold_path, "characters": len(raw.text), "documents": len(raw.documents),
+               "paragraphs": raw.n_paragraphs, "systems": {}}
+        seconds = {label: [] for label, _ in pipelines}
+        for repeat in range(max(1, args.repeats)):
+            for label, nlp in pipelines:
+                start = time.perf_counter()
+                system, summary = parse(nlp, raw.text)
+                seconds[label].append(time.perf_counter() - start)
+                if repeat == 0:
+                    scores = evaluate(gold, system)
+                    row["systems"][label] = {
+                        "scores": {metric: round(100 * scores[metric]["f1"], 2) for metric in METRICS},
+                        "words": summary.written.words, "written": summary.written.to_dict(),
+                        "boundary_errors": boundary_errors(gold, system)}
+                    print(name, label, row["systems"][label]["scores"], flush=True)
+        for label, _ in pipelines:
+            found = row["systems"][label]
+            found["seconds"] = round(statistics.median(seconds[label]), 3)
+            found["words_per_second"] = round(found["words"] / found["seconds"])
+        result["treebanks"][name] = row
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
