@@ -24,10 +24,7 @@ last --blas ops).
 Writes JSON (--out, with the command line, git commit, machine and load averages, and issue 37's targets)
 and markdown (--markdown). With `--steps early-stopping` (runs trained until the dev score stopped rising, as
 `make ewt-compare-es` trains them), each run's record also gives the step it stopped at and the step its
-model-best is from, read from its log (SETTING-PIPELINE-sSEED.log beside the run's folder). With --merge (and
---no-speed) the runs under --runs join the run records of an earlier result, kept as measured: --out's, or
---merge-from's, of the pipelines --merge-pipes names (e.g. a variant of vine_cascade beside spaCy's parsers'
-runs of `make ewt-compare-es`, as `make ewt-compare-es-dropout0` does).
+model-best is from, read from its log (SETTING-PIPELINE-sSEED.log beside the run's folder).
 
     python bench/spacy_compare.py --runs bench/out/compare8k --steps 8000 \\
         --dev corpora/spacy/en_ewt-ud-dev.spacy --test corpora/spacy/en_ewt-ud-test.spacy \\
@@ -38,10 +35,8 @@ import argparse
 import gc
 import json
 import os
-import platform
 import re
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -49,33 +44,39 @@ from pathlib import Path
 import srsly
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from budget_curve import read_log  # noqa: E402
+from runinfo import run_info  # noqa: E402
 
 EARLY_STOPPING = "early-stopping"
 RUN_NAME = re.compile(r"^(cnn|bilstm)-(vine|spacy|beam)-s(\d+)$")
 PIPES = ("spacy", "beam", "vine")
 LONG = 30          # "long sentences": more than this many words
-SCORE_KEYS = ("dep_uas", "dep_las", "long_dep_uas", "long_dep_las")
-OTHER_DECODER = {"map": "mbr", "mbr": "map"}      # vine_cascade's runs are also scored with the decoder they lack
+
+LOG_ROW = re.compile(r"^\s*\d+\s+(\d+)\s+(.*)$")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def log(message):
     print(message, file=sys.stderr, flush=True)
 
 
-def machine():
-    import spacy
-    return {"platform": platform.platform(), "processor": platform.processor(), "cpus": os.cpu_count(),
-            "python": platform.python_version(), "spacy": spacy.__version__,
-            "threads": {k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}}
-
-
-def git_commit():
-    try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                              cwd=Path(__file__).resolve().parent).stdout.strip()
-    except OSError:
-        return None
+def read_log(path, columns=("DEP_UAS", "DEP_LAS")):
+    """[(step, {column: value})] of a `spacy train` console log, for the score `columns` it has."""
+    header, rows = None, []
+    for line in ANSI.sub("", Path(path).read_text(encoding="utf-8", errors="replace")).splitlines():
+        if line.lstrip().startswith("E ") and "#" in line:
+            header = []
+            for word in line.split():            # "LOSS TOK2VEC" is one column
+                if header and header[-1] == "LOSS":
+                    header[-1] = f"LOSS {word}"
+                else:
+                    header.append(word)
+            continue
+        if header and LOG_ROW.match(line) and len(line.split()) == len(header):
+            row = dict(zip(header, line.split()))
+            rows.append((int(row["#"]), {k: float(row[k]) for k in columns if k in row}))
+    if not rows:
+        raise SystemExit(f"{path}: no evaluation rows found")
+    return rows
 
 
 def gold_tokens(nlp, gold):
@@ -112,25 +113,14 @@ def accuracy(nlp, examples):
             "long_sentences": len(long)}
 
 
-def percent_scores(nlp, examples):
-    """UAS / LAS, also on sentences of more than LONG words (SCORE_KEYS), in percent: the dev scripts' row."""
-    score = accuracy(nlp, examples)
-    return {k: 100 * score[k] for k in SCORE_KEYS}
-
-
-def add_cut_arguments(parser):
-    """--orders and --recall of the dev scripts: the levels each vine_cascade keeps and the per-level recall it
-    is calibrated for on dev (`load`)."""
-    from vineparse.pipeline.__main__ import orders_argument
-    from vineparse.pipeline.thresholds import recall_argument
-    parser.add_argument("--orders", type=orders_argument, default=None, help="cascade levels kept, e.g. 1,3")
-    parser.add_argument("--recall", type=recall_argument, default=None, help="per-level recall to calibrate for")
-
-
 def run_record(**fields):
-    """The head of a bench JSON: command line, commit, machine and load average at the start, then `fields`."""
-    return {"command": " ".join([sys.executable] + sys.argv), "commit": git_commit(), "machine": machine(),
-            "load_average_start": os.getloadavg(), **fields}
+    """The head of a bench JSON: bench/runinfo.py's record with spaCy's version and the BLAS threads, then
+    `fields`."""
+    import spacy
+    info = run_info()
+    info["machine"].update(spacy=spacy.__version__,
+                           threads={k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")})
+    return {**info, **fields}
 
 
 def write_json(result, out):
@@ -221,15 +211,6 @@ def use_blas(name):
     set_current_ops(ScipyBlasOps() if name == "scipy" else NumpyOps())
 
 
-def save_differences(result, key, out, label):
-    """Average each run's differences `result["runs"][run][key]` into `result["mean_" + key]`, stamp the load
-    average, write `result` as JSON to `out` and print the means (decoders.py, orders_dev.py, variants_dev.py)."""
-    differences = [row[key] for row in result["runs"].values()]
-    result[f"mean_{key}"] = {k: statistics.mean(d[k] for d in differences) for k in differences[0]}
-    write_json(result, out)
-    print(f"mean {label}: " + ", ".join(f"{k} {v:+.2f}" for k, v in result[f"mean_{key}"].items()))
-
-
 def summary(values):
     values = [100 * v for v in values]
     return {"mean": statistics.mean(values), "std": statistics.stdev(values) if len(values) > 1 else 0.0,
@@ -260,26 +241,20 @@ def speed(setting, pipelines, texts, words, repeats):
     nlp_spacy, nlp_vine = pipelines
     component = nlp_vine.get_pipe("vine_cascade")
     orders = [str(order) for order in component.settings.prediction[0][1:]]
-    decoder = component.settings.decoder
-    configs = [("spacy", nlp_spacy, None, None)] + [(f"vine_{order}", nlp_vine, int(order), decoder)
-                                                    for order in orders]
-    other = OTHER_DECODER[decoder]
-    configs.append((f"vine_{orders[-1]}_{other}", nlp_vine, int(orders[-1]), other))
-    for _, nlp, _, _ in configs:
+    configs = [("spacy", nlp_spacy, None)] + [(f"vine_{order}", nlp_vine, int(order)) for order in orders]
+    for _, nlp, _ in configs:
         list(nlp.pipe(texts[:50]))                       # warm up
-    runs = {name: [] for name, _, _, _ in configs}
+    runs = {name: [] for name, _, _ in configs}
     loads = []
     for repeat in range(repeats):
         loads.append(os.getloadavg())
-        for name, nlp, order, order_decoder in configs:
+        for name, nlp, order in configs:
             if order is not None:
                 component.set_max_order(order)
-                component.set_decoder(order_decoder)
             runs[name].append(words_per_second(nlp, texts, words))
         log(f"{setting} speed round {repeat + 1}/{repeats}: " +
             ", ".join(f"{name} {rates[-1]:,.0f}" for name, rates in runs.items()) + " words/s")
     component.set_max_order(None)
-    component.set_decoder(decoder)
     out = {name: {"median": statistics.median(rates), "runs": rates} for name, rates in runs.items()}
     out["us_per_word_by_component"] = component_times({"spacy": nlp_spacy, "vine_cascade": nlp_vine}, texts, words,
                                                       repeats)
@@ -359,15 +334,10 @@ def markdown(result):
             s = timing["spacy"]["median"]
             lines.append(f"| spaCy parser | {100 * block['spacy_test']['dep_uas']:.2f} | "
                          f"{100 * block['spacy_test']['dep_las']:.2f} | {s:,.0f} | 1.00× |")
-            decoder = block.get("decoder", "map")
             for order, row in block["by_order"].items():
                 rate = timing[f"vine_{order}"]["median"]
-                lines.append(f"| vine_cascade up to order {order} ({decoder}) | {100 * row['dep_uas']:.2f} | "
+                lines.append(f"| vine_cascade up to order {order} | {100 * row['dep_uas']:.2f} | "
                              f"{100 * row['dep_las']:.2f} | {rate:,.0f} | {rate / s:.2f}× |")
-            other = OTHER_DECODER[decoder]
-            if f"vine_{order}_{other}" in timing:
-                rate = timing[f"vine_{order}_{other}"]["median"]
-                lines.append(f"| vine_cascade up to order {order} ({other}) | – | – | {rate:,.0f} | {rate / s:.2f}× |")
             parts = timing["us_per_word_by_component"]
             names = list(dict.fromkeys(name for pipe in parts.values() for name in pipe))
             lines += ["", f"µs per word by component, {BLAS_NAMES[blas]} (each run over all test texts, median "
@@ -427,23 +397,9 @@ def main():
                         help="accuracy only: skip seed 0's speed, per-order, per-level and long-input measurements")
     parser.add_argument("--note", default=None, help="how the runs were made, where their configs do not say it "
                                                      "(recorded in the JSON)")
-    parser.add_argument("--merge", action="store_true",
-                        help="add the runs under --runs to those already in --out (e.g. spaCy's beam parser beside "
-                             "runs measured before): their records are kept as measured, the means and targets "
-                             "recomputed; needs --no-speed and the same --steps")
-    parser.add_argument("--merge-from", default=None,
-                        help="with --merge: take the earlier runs from this result instead of --out (e.g. spaCy's "
-                             "parsers' runs beside a variant of vine_cascade)")
-    parser.add_argument("--merge-pipes", default=None,
-                        help="with --merge: keep only these pipelines' earlier runs, e.g. spacy,beam")
     parser.add_argument("--out", default="bench/results/spacy_compare.json")
     parser.add_argument("--markdown", default="bench/results/spacy_compare.md")
     args = parser.parse_args()
-    if (args.merge_from or args.merge_pipes) and not args.merge:
-        parser.error("--merge-from and --merge-pipes go with --merge")
-    if args.merge_pipes and not set(args.merge_pipes.split(",")) <= set(PIPES):
-        parser.error(f"--merge-pipes takes pipelines of {', '.join(PIPES)}, got {args.merge_pipes!r}")
-    earlier, measured_by = merged_runs(args) if args.merge else ({}, None)
 
     import spacy
 
@@ -459,11 +415,8 @@ def main():
             runs[key] = path / "model-best"
     if not runs:
         sys.exit(f"error: no SETTING-PIPELINE-sSEED/model-best pipelines under {args.runs}")
-    if earlier:
-        result["merged"] = {"runs": sorted(f"{k[0]}-{k[1]}-s{k[2]}" for k in earlier if k not in runs),
-                            "measured_by": measured_by}
-    result["seeds"] = sorted({seed for _, _, seed in [*runs, *earlier]})
-    per_run = {key: row for key, row in earlier.items() if key not in runs}
+    result["seeds"] = sorted({seed for _, _, seed in runs})
+    per_run = {}
     for (setting, pipe, seed), path in sorted(runs.items()):
         log(f"{setting}-{pipe}-s{seed}: measuring")
         nlp = load(path, pipe, args.dev, args.recall, args.orders)
@@ -521,7 +474,6 @@ def main():
             component.set_max_order(order)
             block["by_order"][str(order)] = accuracy(nlp_vine, test)
         component.set_max_order(None)
-        block["decoder"] = component.settings.decoder
         block["levels_dev"] = level_table(nlp_vine, gold_examples(nlp_vine, args.dev))
         block["speed"] = {}
         for blas in args.blas:
@@ -544,33 +496,6 @@ def run_key(name):
     """(setting, pipeline, seed) of a run named SETTING-PIPELINE-sSEED; None for another name."""
     match = RUN_NAME.match(name)
     return (match.group(1), match.group(2), int(match.group(3))) if match else None
-
-
-def merged_runs(args):
-    """For --merge: the run records of the earlier result at --merge-from (default --out), by (setting,
-    pipeline, seed), only those of --merge-pipes when given, and the command, commit and machine that measured
-    them. Exits with a message when the two cannot be merged."""
-    source = args.merge_from or args.out
-    if not args.no_speed:
-        sys.exit("error: --merge measures accuracy only; add --no-speed")
-    if not Path(source).exists():
-        sys.exit(f"error: --merge reads the earlier runs from {source}, which does not exist")
-    earlier = json.loads(Path(source).read_text())
-    measured = [earlier.get("steps"), earlier.get("recall"), earlier.get("orders")]
-    if measured != json.loads(json.dumps([args.steps, args.recall, args.orders])):    # tuples as the JSON has them
-        sys.exit(f"error: {source} was measured with --steps {earlier.get('steps')}, --recall "
-                 f"{earlier.get('recall')}, --orders {earlier.get('orders')}; merge runs measured alike")
-    if args.ood and any("ood" not in row for row in earlier["runs"].values()):
-        sys.exit(f"error: --ood given, but the runs in {source} were measured without it")
-    pipes = set(args.merge_pipes.split(",")) if args.merge_pipes else set(PIPES)
-    runs = {}
-    for name, row in earlier["runs"].items():
-        key = run_key(name)
-        if key is None:
-            sys.exit(f"error: {source} has a run named {name!r}, not SETTING-PIPELINE-sSEED")
-        if key[1] in pipes:
-            runs[key] = row
-    return runs, {key: earlier.get(key) for key in ("command", "commit", "machine")}
 
 
 def targets(result):

@@ -324,15 +324,6 @@ def test_multilingual_nonprojective_seeds_adds_the_arcs_of_each_seed_kept(monkey
     assert again["sparse_seeds"]["lifting_las_gain"] == pytest.approx({0: -0.5, 1: 1.0, 2: 2.0})     # kept
 
 
-def test_reparse_chooses_the_bonus_on_dev_las_then_uas():
-    reparse = load_bench("reparse")
-    rows = [{"bonus": None, "dev": {"las": 84.811, "uas": 89.66}}, {"bonus": 0.5, "dev": {"las": 84.72, "uas": 89.9}},
-            {"bonus": 0.9, "dev": {"las": 84.814, "uas": 89.66}}, {"bonus": 0.0, "dev": {"las": 84.81, "uas": 89.7}}]
-    assert reparse.chosen(rows)["bonus"] == 0.0        # equal LAS to two decimals, higher UAS
-    assert reparse.chosen(rows[:3])["bonus"] is None   # equal in both: the first
-    assert reparse.bonus_value("none") is None and reparse.bonus_value("0.25") == 0.25
-
-
 SPACY_TRAIN_LOG = """\x1b[38;5;4mℹ Pipeline: ['tok2vec', 'parser']\x1b[0m
 E    #       LOSS TOK2VEC  LOSS PARSER  DEP_UAS  DEP_LAS  SCORE 
 ---  ------  ------------  -----------  -------  -------  ------
@@ -370,30 +361,9 @@ def test_spacy_compare_reads_where_an_early_stopped_run_stopped(tmp_path):
     assert compare.budget_text({"steps": 8000}) == "8,000 training steps"
 
 
-def test_spacy_compare_merges_runs_into_an_earlier_result(tmp_path):
+def test_spacy_compare_names_runs_setting_pipeline_seed():
     compare = load_bench("spacy_compare")
-    out = tmp_path / "es.json"
-    row = {"dep_uas": 0.87, "dep_las": 0.83, "ood": {"dep_uas": 0.86}}
-    srsly.write_json(out, {"command": "x", "commit": "abc", "machine": {}, "steps": compare.EARLY_STOPPING,
-                           "recall": None, "orders": None, "runs": {"cnn-vine-s0": row, "cnn-spacy-s1": row}})
-    args = argparse.Namespace(out=str(out), no_speed=True, steps=compare.EARLY_STOPPING, recall=None, orders=None,
-                               ood="pud.spacy", merge_from=None, merge_pipes=None)
-    runs, measured_by = compare.merged_runs(args)
-    assert measured_by == {"command": "x", "commit": "abc", "machine": {}}
-    assert runs == {("cnn", "vine", 0): row, ("cnn", "spacy", 1): row}
-    variant = argparse.Namespace(**{**vars(args), "out": str(tmp_path / "variant.json"), "merge_from": str(out),
-                                    "merge_pipes": "spacy,beam"})      # a variant of vine_cascade beside spaCy's runs
-    assert compare.merged_runs(variant)[0] == {("cnn", "spacy", 1): row}
     assert compare.run_key("bilstm-beam-s12") == ("bilstm", "beam", 12) and compare.run_key("cnn-vine") is None
-    with pytest.raises(SystemExit, match="--no-speed"):
-        compare.merged_runs(argparse.Namespace(**{**vars(args), "no_speed": False}))
-    with pytest.raises(SystemExit, match="measured with --steps"):
-        compare.merged_runs(argparse.Namespace(**{**vars(args), "steps": 8000}))
-    with pytest.raises(SystemExit, match="does not exist"):
-        compare.merged_runs(argparse.Namespace(**{**vars(args), "out": str(tmp_path / "none.json")}))
-    srsly.write_json(out, {**srsly.read_json(out), "runs": {"cnn-vine-s0": {"dep_uas": 0.87}}})
-    with pytest.raises(SystemExit, match="without it"):
-        compare.merged_runs(args)
 
 
 def test_component_speed_times_whole_pipelines_against_the_first():
