@@ -448,3 +448,14 @@ def test_nonprojective_losses_sorts_each_crossing_arc_into_one_category():
     assert ceilings["las_gain_ceiling"] == pytest.approx(100 / 3)
     assert ceilings["recall_for_las_gain_0.3"] == pytest.approx(0.9)
     assert losses.lifted_words([sentence]) == 1
+
+
+def test_the_committed_configs_are_the_ones_written_from_configs_ewt_cfg():
+    spec = importlib.util.spec_from_file_location("make_configs", BENCH.parent / "configs" / "make_configs.py")
+    make_configs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_configs)
+    assert make_configs.main(["--check"]) == 0, "run python configs/make_configs.py"
+    ud = make_configs.build("ud.cfg")          # every setting of ewt.cfg's vine_cascade reaches configs/ud.cfg
+    for section in ("components.vine_cascade", "components.vine_cascade.model"):
+        assert make_configs.find(make_configs.parse(ud), section) == \
+            make_configs.find(make_configs.parse(make_configs.build("ewt.cfg")), section)
