@@ -289,9 +289,6 @@ def load(source: str) -> Any:
 
 # -- helpers for specs ----------------------------------------------------------------------------------------
 
-def seconds_to_ms(value):
-    return None if value is None else 1000 * value
-
 
 def ratio_to(system: str, field_: str = "words_per_second"):
     """A row's `field_` over the row of `system` in the same file."""
@@ -363,30 +360,11 @@ def compare_speed(doc):
     for setting, block in doc["seed0"].items():
         for ops, speed in block["speed"].items():
             last = max((k for k in speed if k.startswith("vine_") and k[5:].isdigit()), key=lambda k: int(k[5:]))
-            mbr = next((k for k in speed if k.startswith(last + "_")), None)
             rows.append({"setting": setting, "ops": OPS[ops], "spacy": speed["spacy"]["median"],
-                         "vine": speed[last]["median"], "vine_mbr": speed[mbr]["median"] if mbr else None,
-                         "ratio": speed["ratio_third_order"],
-                         "mbr_ratio": speed[mbr]["median"] / speed["spacy"]["median"] if mbr else None,
+                         "vine": speed[last]["median"], "ratio": speed["ratio_third_order"],
                          "rounds": len(speed["per_round_ratios"]),
                          "round_median": sorted(speed["per_round_ratios"])[len(speed["per_round_ratios"]) // 2]})
     return rows
-
-
-def compare_components(doc):
-    rows = []
-    for setting, block in doc["seed0"].items():
-        for ops, speed in block["speed"].items():
-            for pipeline, parts in speed["us_per_word_by_component"].items():
-                rows.append({"setting": setting, "ops": OPS[ops], "pipeline": pipeline, **parts,
-                             "total": sum(parts.values())})
-    return rows
-
-
-def compare_levels(doc):
-    return [{"setting": setting, "a": alpha, **level}
-            for setting, block in doc["seed0"].items()
-            for alpha, level in zip(block["alphas"], block["levels_dev"])]
 
 
 def long_inputs(doc):
@@ -399,119 +377,6 @@ def long_inputs(doc):
         rows += [{"setting": setting, "input": "a doc without sentence boundaries", **row}
                  for row in data["no_boundaries"]]
     return rows
-
-
-def stopping_rows(doc):
-    """Where each early-stopped run stopped and which step its model-best is from (bench/spacy_compare.py)."""
-    rows = []
-    for name, run in doc["runs"].items():
-        setting, pipe, seed = name.rsplit("-", 2)
-        rows.append({"setting": setting, "pipeline": PIPELINES[pipe], "seed": int(seed[1:]), **run["stopping"]})
-    return rows
-
-
-def paired_seeds(doc, baseline):
-    """vine_cascade's runs of `doc` beside the runs of the same seeds in the result file `baseline` (setting cnn):
-    model-best's dev UAS (where recorded), EWT test and out-of-domain UAS / LAS and the step model-best is
-    from, one row per seed both have, then (for two seeds or more) their means over those seeds."""
-    before = load(baseline)["runs"]
-    rows = []
-    for name, run in sorted(doc["runs"].items()):
-        setting, pipe, seed = name.rsplit("-", 2)
-        if setting != "cnn" or pipe != "vine" or name not in before:
-            continue
-        row = {"seed": seed[1:]}
-        for side, record in (("after", run), ("before", before[name])):
-            row.update({f"{side}_dev_uas": record["stopping"].get("dev_uas"),
-                        f"{side}_uas": 100 * record["dep_uas"], f"{side}_las": 100 * record["dep_las"],
-                        f"{side}_ood_uas": 100 * record["ood"]["dep_uas"],
-                        f"{side}_ood_las": 100 * record["ood"]["dep_las"],
-                        f"{side}_best_step": record["stopping"]["best_step"]})
-        rows.append(row)
-    if not rows:
-        raise SystemExit(f"no seed of vine_cascade is in both {doc.get('command')!r}'s result and {baseline}")
-    if len(rows) == 1:
-        return rows
-    keys = [key for key in rows[0] if key != "seed"]
-    rows.append({"seed": f"mean of {len(rows)}", **{key: None if any(row[key] is None for row in rows)
-                                                     else mean(row[key] for row in rows) for key in keys}})
-    return rows
-
-
-# the configuration and its narrower variants, each file's runs of the seeds WIDTH_SEEDS
-WIDTH_VARIANTS = {"spacy_compare_es_perkind.json": "configs/ewt.cfg before shared part roles (label_width 128, "
-                                                   "part_width 64)",
-                  "spacy_compare_es_narrow.json": "label_width 64, part_width 32",
-                  "spacy_compare_es_parts32.json": "part_width 32",
-                  "spacy_compare_es_labels64.json": "label_width 64"}
-WIDTH_SEEDS = (3,)
-# the configuration and the part kinds reading one shared projection, each file's runs of the seeds SHARED_SEEDS
-SHARED_VARIANTS = {"spacy_compare_es_perkind.json": "configs/ewt.cfg before (a projection per part kind, "
-                                                    "label_width 128)",
-                   "spacy_compare_es_shared.json": "shared part roles",
-                   "spacy_compare_es_labels64.json": "label_width 64",
-                   "spacy_compare_es.json": "configs/ewt.cfg (shared part roles, label_width 64)"}
-SHARED_SEEDS = (3,)
-# settings that change training only, each file's runs of the seeds TRAINING_SEEDS beside the configuration's
-TRAINING_VARIANTS = {"spacy_compare_es.json": "configs/ewt.cfg",
-                     "spacy_compare_es_lr2.json": "learn_rate_scale 2.0",
-                     "spacy_compare_es_sw03.json": "structured_weight 0.3",
-                     "spacy_compare_es_b2.json": "adam_beta2 0.9",
-                     "spacy_compare_es_lw1.json": "label_weight 1.0",
-                     "spacy_compare_es_sdrop.json": "scorer_dropout 0.2"}
-TRAINING_SEEDS = (1, 2, 3)
-TAG_VARIANTS = {"spacy_compare_es.json": "configs/ewt.cfg", "spacy_compare_es_tags.json": "tag_rows 128"}
-SPAN_VARIANTS = {"spacy_compare_es.json": "configs/ewt.cfg (span_width 32)",
-                 "spacy_compare_es_span64.json": "span_width 64"}
-WEIGHTED_SPAN_VARIANTS = {"spacy_compare_es.json": "configs/ewt.cfg (the plain mean)",
-                          "spacy_compare_es_spanw.json": "span_weighted"}
-
-
-def variant_seeds(name: str, variants: Dict[str, str], seeds: Sequence[int]) -> "Table":
-    """The table `name`: model-best of the vine_cascade runs of the seeds `seeds` in each result file of
-    `variants` (file -> what its runs vary), a row each: dev UAS, EWT test UAS / LAS and UAS on sentences of
-    more than 30 words, English PUD UAS / LAS, the step model-best is from."""
-    return Table(name, list(variants), "runs", [
-        Col("run", lambda row, doc: variants[row["_file"]]),
-        Col("seed", lambda row, doc: row["_key"].rsplit("-s", 1)[1]),
-        Col("dev UAS", "stopping.dev_uas", "2f"),
-        Col("UAS", lambda row, doc: 100 * row["dep_uas"], "2f"),
-        Col("LAS", lambda row, doc: 100 * row["dep_las"], "2f"),
-        Col("UAS > 30 words", lambda row, doc: 100 * row["long_dep_uas"], "2f"),
-        Col("PUD UAS", lambda row, doc: 100 * row["ood"]["dep_uas"], "2f"),
-        Col("PUD LAS", lambda row, doc: 100 * row["ood"]["dep_las"], "2f"),
-        Col("model-best step", "stopping.best_step", "int")],
-        where=lambda row: row["_key"] in {f"cnn-vine-s{seed}" for seed in seeds})
-
-PROFILE_STAGES = {"encoder": "encoder: tok2vec listener, BiLSTM, root rows", "bilstm": "the compiled BiLSTM",
-                  "projection": "projections of the batch's rows, biaffine row terms",
-                  "product": "the one matrix product", "sentences": "each sentence's arc scores, sentence starts",
-                  "cascade": "the cascade's dynamic programs", "labels": "the labeller",
-                  "assemble": "trees into heads", "write": "writing the docs", "other": "the rest"}
-
-
-def profile_rows(doc):
-    """bench/component_profile.py's stages (a part of another marked ↳, the product with its rate), then the
-    total."""
-    rows = []
-    for stage in doc["stages"]:
-        label = PROFILE_STAGES[stage["stage"]]
-        if stage["stage"] == "product":
-            label += f" ({doc['product_gflops']:.0f} GFLOP/s)"
-        rows.append({"label": ("↳ " if stage["parent"] else "") + label, "us_per_word": stage["us_per_word"],
-                     "share": stage["share"]})
-    rows.append({"label": "the component", "us_per_word": doc["total_us_per_word"], "share": 1.0})
-    return rows
-
-
-def seed_pair_columns(before: str, after: str, dev: bool = True) -> List[Col]:
-    """The columns of `paired_seeds`, each quantity for the baseline (`before`) and the variant (`after`); with
-    `dev`, model-best's dev UAS first (runs measured before their stopping records kept it have none)."""
-    quantities = ((("dev_uas", "dev UAS", "2f"),) if dev else ()) + (
-        ("uas", "UAS", "2f"), ("las", "LAS", "2f"), ("ood_uas", "PUD UAS", "2f"), ("ood_las", "PUD LAS", "2f"),
-        ("best_step", "model-best step", "int"))
-    return [Col("seed", "seed")] + [Col(f"{label}, {name}", f"{side}_{key}", fmt) for key, label, fmt in quantities
-                                    for side, name in (("before", before), ("after", after))]
 
 
 def whole_speed_columns(*settings: str) -> List[Col]:
@@ -616,29 +481,6 @@ def soak_rows(doc):
     labels = {"pipe": "`nlp.pipe` (vine_cascade pipeline)", "api": "`CascadeParser.parse_labelled`",
               "cli": "`vineparse parse MODEL -`"}
     return [{**data, **data["growth"], "run": labels[key]} for key, data in doc["runs"].items()]
-
-
-def paired_runs(base: str, variant: str, diff: str, mean_key: str):
-    """Dev studies that score each run twice (base, variant) and the difference, plus their mean."""
-    def rows(doc):
-        out = [{"run": run, "base": data[base], "variant": data[variant], "diff": data[diff]}
-               for run, data in doc["runs"].items()]
-        out.append({"run": "mean", "diff": doc[mean_key]})
-        return out
-    return rows
-
-
-def paired_columns(base_label: str, variant_label: str, us_per_word: bool = False) -> List[Col]:
-    cols = [Col("run", "run")]
-    for label, key in ((base_label, "base"), (variant_label, "variant")):
-        cols += [Col(f"{label}: UAS", f"{key}.dep_uas", "2f"), Col(f"{label}: LAS", f"{key}.dep_las", "2f")]
-        if us_per_word:
-            cols.append(Col(f"{label}: µs / word", f"{key}.us_per_word", "1f"))
-    cols += [Col("Δ UAS", "diff.dep_uas", "+2f"), Col("Δ LAS", "diff.dep_las", "+2f"),
-             Col("Δ UAS > 30 words", "diff.long_dep_uas", "+2f")]
-    if us_per_word:
-        cols.append(Col("Δ µs / word", "diff.us_per_word", "+2f"))
-    return cols
 
 
 def thread_rows(doc):
@@ -790,25 +632,6 @@ def multilingual_lifting(doc):
     return rows
 
 
-REPARSE_RUNS = {"mst": "crf_nonprojective", "flat": "crf (projective), pseudo_projective false"}
-
-
-def reparse_rows(doc):
-    """bench/reparse.py: one row per treebank, run and reparse bonus; the bonus chosen on dev is marked."""
-    rows = []
-    for name, found in doc["treebanks"].items():
-        for run, record in found["runs"].items():
-            for row in record["rows"]:
-                test, dev = row["test"], row["dev"]
-                bonus = "none (projective)" if row["bonus"] is None else f"{row['bonus']:g}"
-                rows.append({"treebank": treebank_label(name, found), "arc_loss": REPARSE_RUNS.get(run, run),
-                             "bonus": bonus + (" (chosen on dev)" if row["bonus"] == record["chosen_bonus"] else ""),
-                             "dev_las": dev["las"], "uas": test["uas"], "las": test["las"],
-                             "recall": test["nonprojective_arcs"]["recall"],
-                             "precision": test["nonprojective_arcs"]["precision"]})
-    return rows
-
-
 VINE_LOWERING_SETTINGS = (("lifted", "as_parsed", "decorated labels (pseudo_projective true)"),
                           ("flat", "as_parsed", "plain labels (pseudo_projective false)"),
                           ("flat", "lowered", "plain labels, then the lowering model"))
@@ -901,81 +724,6 @@ def calibration_rows(doc):
     return rows
 
 
-def coverage_rows(doc):
-    """vine_cascade's accuracy of the most confident arcs against the share kept, both test sets."""
-    sets = doc["systems"]["vine_cascade"]
-    return [{"coverage": point["coverage"], **{name: 100 * found["coverage"][k]["accuracy"]
-                                               for name, found in sets.items()},
-             "threshold": point["threshold"]}
-            for k, point in enumerate(sets["ewt_test"]["coverage"])]
-
-
-def budget_rows(doc):
-    """One row per run and budget of bench/budget_curve.py's output."""
-    return [{"run": name, **point} for name, run in doc["runs"].items() for point in run["budgets"]
-            if point.get("best_dev_uas") is not None]
-
-
-def recall_rows(doc):
-    rows = []
-    for path, runs in doc["pipelines"].items():
-        name = path.split("/")[-2]
-        for run in runs:
-            recall = run["recall"]
-            rows.append({**run, "pipeline": name, "recall": "as set while training" if recall is None else (
-                ", ".join(f"{r:g}" for r in recall) if isinstance(recall, list) else f"{recall:g}")})
-    return rows
-
-
-def band_rows(doc):
-    rows = []
-    for corpus, label in (("ewt", "EWT"), ("ptb", "PTB sample")):
-        for row in doc[corpus]:
-            rows.append({"corpus": label, "band_label": "FirstOnly-3" if row["band"] is None else str(row["band"]),
-                         **row})
-    return rows
-
-
-def setting_value(value: str) -> str:
-    """A config value as written in the results ("0.30000000000000004" -> "0.3")."""
-    try:
-        return f"{float(value):g}"
-    except ValueError:
-        return value
-
-
-def ablation_rows(doc):
-    return [{**value, "variant": key, "seeds": ", ".join(value["seeds"]),
-             "differs": ", ".join(f"{k} = {setting_value(v)}" for k, v in value.get("differs_from_base", {}).items())
-             or None} for key, value in doc["variants"].items()]
-
-
-def label_error_rows(doc):
-    rows = []
-    for name, data in doc["pipelines"].items():
-        for group in ("all", "length 1", "length 2", "length 3-6", "length 7+"):
-            if group in data["by"]:
-                rows.append({"pipeline": name, "group": group, **data["by"][group]})
-    return rows
-
-
-def errors_dev_rows(doc):
-    return [dict(row) for row in doc["head_error_differences"]]
-
-
-def band8_rows(doc):
-    row = next(r for r in doc["rows"] if r["system"] == "VineCascade-3")
-    first_only = next(r for r in doc["rows"] if r["system"] == "FirstOnly-3")
-    return [{"corpus": corpus_name(None, doc), "band": doc["settings"].get("band", 5),
-             "long_ratio": (row["buckets"]["21-40"]["words"] + row["buckets"]["> 40"]["words"]) / (
-                 row["buckets"]["21-40"]["words"] / row["buckets"]["21-40"]["words_per_second"]
-                 + row["buckets"]["> 40"]["words"] / row["buckets"]["> 40"]["words_per_second"]) / (
-                 (first_only["buckets"]["21-40"]["words"] + first_only["buckets"]["> 40"]["words"]) / (
-                     first_only["buckets"]["21-40"]["words"] / first_only["buckets"]["21-40"]["words_per_second"]
-                     + first_only["buckets"]["> 40"]["words"] / first_only["buckets"]["> 40"]["words_per_second"])),
-             **row}]
-
-
 CASCADE_COLUMNS = [
     Col("system", "system"), Col("UAS (no punct.)", "uas", "2f"), Col("UAS (all)", "uas_all", "2f"),
     Col("words/s", "words_per_second", "int"), Col("vs NoPrune-1", ratio_to("NoPrune-1"), "x"),
@@ -1011,23 +759,13 @@ def masked_speedup(row, doc):
     return None
 
 
-# the columns of a dev curve of bench/budget_curve.py: the best dev score up to each budget
-DEV_CURVE_COLUMNS = [Col("run", "run"), Col("steps", "budget", "int"),
-                     Col("best dev UAS up to it", "best_dev_uas", "2f"), Col("its dev LAS", "dev_las_there", "2f")]
-
 # the comparison's accuracy tables: mean ± std (min–max) per pipeline, or vine_cascade's difference
 COMPARE_ACCURACY_COLUMNS = [Col("shared encoder", "setting"), Col("parser", "pipeline"),
                             Col("seeds", "seeds", "int"), *[Col(label, accuracy_cell(key)) for label, key in ACCURACY]]
-STOPPING_COLUMNS = [Col("shared encoder", "setting"), Col("parser", "pipeline"), Col("seed", "seed", "int"),
-                    Col("stopped at step", "last_step", "int"), Col("model-best from step", "best_step", "int")]
 COMPARE_SPEED_COLUMNS = [
     Col("shared encoder", "setting"), Col("ops", "ops"), Col("spaCy parser (words/s)", "spacy", "int"),
     Col("vine_cascade (words/s)", "vine", "int"), Col("ratio", "ratio", "x"),
-    Col("median per-round ratio", "round_median", "x"),
-    Col('vine_cascade, decoder "mbr" (words/s)', "vine_mbr", "int"), Col("ratio (mbr)", "mbr_ratio", "x")]
-COMPARE_COMPONENT_COLUMNS = [
-    Col("shared encoder", "setting"), Col("ops", "ops"), Col("pipeline", "pipeline"),
-    *[Col(c, c, "1f") for c in ("tokenizer", "tok2vec", "tagger", "parser", "vine_cascade", "total")]]
+    Col("median per-round ratio", "round_median", "x")]
 # a results file's "targets": {name: [measured, target, met]}
 TARGET_COLUMNS = [Col("target", "_key"), Col("measured", "value.0"),
                   Col("met", lambda row, doc: "yes" if row["value"][2] else "no")]
@@ -1075,13 +813,6 @@ TABLES = [
         Col("corpus", corpus_name), Col("sentences", "sentences", "int"),
         Col("1 thread (words/s)", "one_thread_words_per_second", "int"),
         Col("2 threads (words/s)", "two_threads_words_per_second", "int"), Col("speed-up", "speedup", "x")]),
-    Table("cascade_band8", ["cascade_ewt.json", "cascade_ewt_band8.json", "cascade_ptb.json",
-                            "cascade_ptb_band8.json"], band8_rows, [
-        Col("corpus", "corpus"), Col("band", "band"), Col("VineCascade-3 UAS", "uas", "2f"),
-        Col("words/s", "words_per_second", "int"), Col("vs FirstOnly-3, > 20 words", "long_ratio", "x"),
-        Col("vine kept share", "levels.0.kept_share", "pct"),
-        Col("vine / first order seconds (test pass)",
-            lambda row, doc: f"{row['levels'][0]['seconds']:.2f} / {row['levels'][1]['seconds']:.2f}")]),
     # labels.json: bench/labels.py
     Fields("labels", "labels.json", [
         Col("UAS, punctuation excluded", "uas", "2f"), Col("LAS, punctuation excluded", "las", "2f"),
@@ -1096,69 +827,15 @@ TABLES = [
         Col("parser", "pipeline"), Col("seeds", "seeds", "int"), Col("UAS", "uas", "2f"), Col("LAS", "las", "2f"),
         Col("UAS, English PUD", "ood_uas", "2f"), Col("LAS, English PUD", "ood_las", "2f"),
         Col("words/s (pipeline)", "words", "int"), Col("vs spaCy", "ratio", "x")]),
-    Table("spacy_compare_accuracy", "spacy_compare.json", compare_accuracy, COMPARE_ACCURACY_COLUMNS),
-    Table("spacy_compare_ood", "spacy_compare.json", lambda doc: compare_accuracy(doc, "ood"),
-          COMPARE_ACCURACY_COLUMNS),
-    Table("spacy_compare_2k", "spacy_compare_2k.json", compare_accuracy, COMPARE_ACCURACY_COLUMNS),
     Table("spacy_compare_es", "spacy_compare_es.json", compare_accuracy, COMPARE_ACCURACY_COLUMNS),
     Table("spacy_compare_es_ood", "spacy_compare_es.json", lambda doc: compare_accuracy(doc, "ood"),
           COMPARE_ACCURACY_COLUMNS),
-    Table("spacy_compare_es_stopping", "spacy_compare_es.json", stopping_rows, STOPPING_COLUMNS),
     Table("spacy_compare_es_targets", "spacy_compare_es.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
     # spacy_compare_es_bilstm.json: make ewt-compare-es-bilstm (the equal-encoder setting, one seed each)
     Table("spacy_compare_es_bilstm", "spacy_compare_es_bilstm.json", compare_accuracy, COMPARE_ACCURACY_COLUMNS),
     Table("spacy_compare_es_bilstm_ood", "spacy_compare_es_bilstm.json", lambda doc: compare_accuracy(doc, "ood"),
           COMPARE_ACCURACY_COLUMNS),
-    Table("spacy_compare_es_bilstm_stopping", "spacy_compare_es_bilstm.json", stopping_rows, STOPPING_COLUMNS),
     Table("spacy_compare_es_bilstm_speed", "spacy_compare_es_bilstm.json", compare_speed, COMPARE_SPEED_COLUMNS),
-    Table("spacy_compare_es_bilstm_components", "spacy_compare_es_bilstm.json", compare_components,
-          COMPARE_COMPONENT_COLUMNS),
-    # spacy_compare_es_dropout0.json: make ewt-compare-es-dropout0 (vine_cascade with dropout 0.0, the setting
-    # configs/ewt.cfg had before; spaCy's runs merged)
-    Table("dropout_es_seeds", "spacy_compare_es_nospan.json",
-          lambda doc: paired_seeds(doc, "spacy_compare_es_dropout0.json"),
-          seed_pair_columns("dropout 0.0", "dropout 0.2", dev=False)),
-    Table("spacy_compare_es_dropout0_targets", "spacy_compare_es_dropout0.json", lambda doc: items(doc["targets"]),
-          TARGET_COLUMNS),
-    # spacy_compare_es_nospan.json: make ewt-compare-es-nospan (vine_cascade without the span term; spaCy's runs
-    # merged)
-    Table("span_es_seeds", "spacy_compare_es_perkind.json",
-          lambda doc: paired_seeds(doc, "spacy_compare_es_nospan.json"),
-          seed_pair_columns("without", "span term")),
-    Table("spacy_compare_es_nospan_targets", "spacy_compare_es_nospan.json", lambda doc: items(doc["targets"]),
-          TARGET_COLUMNS),
-    # the narrow probe (label_width 64 and part_width 32) and each of its halves beside the configuration's run of
-    # the same seed (make ewt-compare-es-narrow, make ewt-compare-es-widths; spaCy's runs merged)
-    variant_seeds("widths_es_seeds", WIDTH_VARIANTS, WIDTH_SEEDS),
-    # the part kinds reading one shared projection, alone and with label_width 64, beside the configuration's
-    # run of the same seed and label_width 64 alone (make ewt-compare-es-shared; spaCy's runs merged)
-    variant_seeds("shared_es_seeds", SHARED_VARIANTS, SHARED_SEEDS),
-    Table("shared_labels64_es_seeds", "spacy_compare_es.json",
-          lambda doc: paired_seeds(doc, "spacy_compare_es_perkind.json"),
-          seed_pair_columns("configs/ewt.cfg before", "shared part roles, label_width 64")),
-    # the settings that change training only, beside the configuration's runs of the same seeds (make
-    # ewt-compare-es-lr2, -sw03, -b2, -lw1; spaCy's runs merged)
-    variant_seeds("training_es_seeds", TRAINING_VARIANTS, TRAINING_SEEDS),
-    # spacy_compare_es_tags.json: make ewt-compare-es-tags; tags_speed.json: make tags-speed
-    variant_seeds("tags_es_seeds", TAG_VARIANTS, (1, 2)),
-    Table("tags_speed", "tags_speed.json", "pipelines", whole_speed_columns("tag_rows")),
-    # spacy_compare_es_span64.json: make ewt-compare-es-span64 (span_width 64; spaCy's runs merged)
-    variant_seeds("span64_es_seeds", SPAN_VARIANTS, (1, 2)),
-    # spacy_compare_es_spanw.json: make ewt-compare-es-spanw (span_weighted); spanw_speed.json: make spanw-speed
-    variant_seeds("spanw_es_seeds", WEIGHTED_SPAN_VARIANTS, (0, 1, 2, 3, 4)),
-    Table("spanw_speed", "spanw_speed.json", "pipelines", whole_speed_columns("span_weighted")),
-    # spacy_compare_es_parts128.json: make ewt-compare-es-parts128 (part_width 128; spaCy's runs merged)
-    Table("parts128_es_seeds", "spacy_compare_es_parts128.json",
-          lambda doc: paired_seeds(doc, "spacy_compare_es_perkind.json"),
-          seed_pair_columns("part_width 64", "part_width 128")),
-    Table("spacy_compare_es_parts128_targets", "spacy_compare_es_parts128.json", lambda doc: items(doc["targets"]),
-          TARGET_COLUMNS),
-    Table("spacy_compare_targets", "spacy_compare.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
-    Table("spacy_compare_speed", "spacy_compare.json", compare_speed, COMPARE_SPEED_COLUMNS),
-    Table("spacy_compare_components", "spacy_compare.json", compare_components, COMPARE_COMPONENT_COLUMNS),
-    Table("spacy_compare_levels", "spacy_compare.json", compare_levels, [
-        Col("shared encoder", "setting"), Col("pruning level", "level"), Col("a", "a", "+2f"),
-        Col("kept-arc share (dev)", "kept_share", "pct"), Col("gold-arc recall (dev)", "gold_recall", "pct2")]),
     Table("spacy_compare_long_inputs", "spacy_compare.json", long_inputs, [
         Col("shared encoder", "setting"), Col("input", "input"), Col("tokens", "tokens", "int"),
         Col("µs per token", "us_per_token", "int"), Col("sentences", "sentences", "int")]),
@@ -1215,23 +892,11 @@ TABLES = [
         Col("words lowered", "lowered", "int"), Col("of them right", "lowered right", "int"),
         Col("LAS gain, every arc right", "ceiling", "2f"), Col("LAS gain at 30% recall", "at_30", "2f"),
         Col("recall for +0.3 LAS", "needed", "1f")]),
-    # reparse.json: bench/reparse.py
-    Table("reparse", "reparse.json", reparse_rows, [
-        Col("treebank (training sentences)", "treebank"), Col("vine_cascade arc loss", "arc_loss"),
-        Col("reparse bonus", "bonus"), Col("dev LAS", "dev_las", "2f"), Col("test UAS", "uas", "2f"),
-        Col("test LAS", "las", "2f"), Col("non-projective recall", "recall", "1f"),
-        Col("non-projective precision", "precision", "1f")]),
     # calibration.json: bench/calibration.py
     Table("calibration", "calibration.json", calibration_rows, [
         Col("confidence of", "system"), Col("test set", "set"), Col("arcs", "arcs", "int"), Col("UAS", "uas", "2f"),
         Col("ECE of the head probability", "ece_head", "3f"), Col("ECE of the label probability", "ece_dep", "3f"),
         Col("UAS of the 80% most confident arcs", "uas_80", "2f")]),
-    Table("calibration_coverage", "calibration.json", coverage_rows, [
-        Col("share of arcs kept", "coverage", "pct"), Col("UAS, EWT test", "ewt_test", "2f"),
-        Col("UAS, English PUD", "pud", "2f"), Col("head_prob threshold (EWT test)", "threshold", "3f")]),
-    Table("calibration_cost", "calibration.json", lambda doc: [doc["cost"]], [
-        Col("component µs per word, confidences off", "us_per_word_off", "1f"),
-        Col("confidences on", "us_per_word_on", "1f"), Col("extra", "extra", "pct")]),
     Table("calibration_targets", "calibration.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
     # documents.json: bench/documents.py
     Table("documents", "documents.json", document_rows, [
@@ -1314,97 +979,10 @@ TABLES = [
         Col("RSS at the first sample (MiB)", "rss_from_mb", "1f"), Col("sentences then", "sentences_from", "int"),
         Col("RSS at the end (MiB)", "rss_to_mb", "1f"), Col("sentences then", "sentences_to", "int"),
         Col("growth", "growth", "pct2"), Col("peak (MiB)", "peak_mb", "1f")]),
-    # dev studies of vine_cascade (EWT dev)
-    Table("orders_dev", "orders_dev.json", paired_runs("all", "cut", "cut_minus_all", "mean_cut_minus_all"),
-          paired_columns("vine → 1 → 2 → 3", "vine → 1 → 3", us_per_word=True)),
-    Table("orders_13_dev", "orders_13_dev.json", paired_runs("base", "cut", "cut_minus_base", "mean_cut_minus_base"),
-          paired_columns("vine → 1 → 3", "1 → 3", us_per_word=True)),
-    Table("train_orders_013_dev", "train_orders_013_dev.json",
-          paired_runs("baseline", "variant", "variant_minus_baseline", "mean_variant_minus_baseline"),
-          paired_columns("trained with every level", "trained with vine → 1 → 3")),
-    Table("learn_held_out_dev", "learn_held_out_dev.json",
-          paired_runs("baseline", "variant", "variant_minus_baseline", "mean_variant_minus_baseline"),
-          paired_columns("learn_held_out = false", "learn_held_out = true")),
-    Table("decoders_dev", "decoders_dev.json", paired_runs("map", "mbr", "mbr_minus_map", "mean_mbr_minus_map"),
-          paired_columns('"map"', '"mbr"')),
-    Table("orders_es_dev", "orders_es_dev.json", paired_runs("base", "cut", "cut_minus_base", "mean_cut_minus_base"),
-          paired_columns("vine → 1 → 2 → 3", "1 → 3")),
-    Table("decoders_es_dev", "decoders_es_dev.json", paired_runs("map", "mbr", "mbr_minus_map", "mean_mbr_minus_map"),
-          paired_columns('"map"', '"mbr"')),
-    Table("splitting_dev", "splitting_dev.json", "mean", [
-        Col("pipeline, docs without sentence boundaries", lambda row, doc: {
-            "vine_margin_0": "vine_cascade, split margin 0", "vine_calibrated": "vine_cascade, margin calibrated on dev",
-            "vine_gold_sentences": "vine_cascade, gold sentence boundaries preset", "spacy": "spaCy parser",
-            "spacy_gold_sentences": "spaCy parser, gold sentence boundaries preset"}.get(row["_key"], row["_key"])),
-        Col("UAS", "dep_uas", "2f"), Col("LAS", "dep_las", "2f"), Col("UAS > 30 words", "long_dep_uas", "2f"),
-        Col("sentence F", "sents_f", "1f")]),
-    Table("budget_dev", "budget_dev.json", "by_budget", [
-        Col("encoder, steps", "_key"), Col("vine − spaCy UAS", "dep_uas", "+2f"),
-        Col("vine − spaCy LAS", "dep_las", "+2f"), Col("UAS > 30 words", "long_dep_uas", "+2f"),
-        Col("seeds", "pairs", "int")]),
-    # budget_curve.json, context_dev.json, capacity_dev.json, optimizer_dev.json, probes_dev.json,
-    # dropout_es_dev.json, span_es_dev.json:
-    # bench/budget_curve.py (dev scores read from the training logs)
-    Table("budget_curve", "budget_curve.json", budget_rows, [
-        Col("run", "run"), Col("budget (steps)", "budget", "int"), Col("best dev UAS up to it", "best_dev_uas", "2f"),
-        Col("its dev LAS", "dev_las_there", "2f"), Col("at step", "at_step", "int"),
-        Col("gain of doubling the budget", "gain_of_doubling", "+2f")]),
-    Table("context_dev", "context_dev.json", budget_rows, DEV_CURVE_COLUMNS),
-    Table("capacity_dev", "capacity_dev.json", budget_rows, DEV_CURVE_COLUMNS),
-    Table("optimizer_dev", "optimizer_dev.json", budget_rows, DEV_CURVE_COLUMNS),
-    Table("probes_dev", "probes_dev.json", budget_rows, DEV_CURVE_COLUMNS),
-    Table("dropout_es_dev", "dropout_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
-    Table("span_es_dev", "span_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
-    Table("label_span_es_dev", "label_span_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
-    Table("narrow_es_dev", "narrow_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
-    Table("widths_es_dev", "widths_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
-    Table("parts128_es_dev", "parts128_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
-    Table("shared_es_dev", "shared_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
-    Table("dropout_span_es_dev", "dropout_span_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
-    # parse_hashes.json: bench/parse_hashes.py before and after a refactoring
-    Table("parse_hashes", "parse_hashes.json",
-          lambda doc: [{"part": part, "what": key, "same": same} for part, found in doc["identical"].items()
-                       for key, same in found.items()], [
-              Col("parser", "part"), Col("fingerprint of", "what"),
-              Col("identical before and after", lambda row, doc: "yes" if row["same"] else "no")]),
-    Table("recall_sweep", "recall_sweep.json", recall_rows, [
-        Col("pipeline", "pipeline"), Col("recall targets (vine, first, second)", "recall"),
-        Col("UAS", "dep_uas", "2f"), Col("LAS", "dep_las", "2f"),
-        Col("component µs / word", "component_us_per_word", "1f")]),
-    Table("band_sweep", "band_sweep.json", band_rows, [
-        Col("corpus", "corpus"), Col("band", "band_label"), Col("dev UAS", "dev_uas", "2f"),
-        Col("vine kept share", "kept_share.vine", "pct"), Col("words/s", "all.words_per_second", "int"),
-        Col("vs FirstOnly-3", "all.vs_first_only", "x"),
-        Col("words/s, > 20 words", ("> 20 words", "words_per_second"), "int"),
-        Col("vs FirstOnly-3, > 20 words", ("> 20 words", "vs_first_only"), "x")]),
-    Table("dev_ablation", "dev_ablation.json", ablation_rows, [
-        Col("variant", "variant"), Col("differs from the base config", "differs"), Col("seeds", "seeds"),
-        Col("UAS", "mean.dep_uas", "2f"), Col("LAS", "mean.dep_las", "2f"), Col("note", "note")]),
-    Table("dev_compare_runs", "dev_compare_runs.json", ablation_rows, [
-        Col("runs", "variant"), Col("seeds", "seeds"), Col("UAS", "mean.dep_uas", "2f"),
-        Col("LAS", "mean.dep_las", "2f"), Col("note", "note")]),
-    Table("component_speed", "component_speed.json", "pipelines", [
-        Col("pipeline", "_key"), Col("part_width", "settings.part_width"),
-        Col("label_children", "settings.label_children"), Col("component µs / word", "us_per_word", "1f")]),
-    Table("ewt_speed", "ewt_speed.json", "pipelines",
-          whole_speed_columns("label_width", "part_width", "shared_part_roles")),
-    Table("span_speed", "span_speed.json", "pipelines", whole_speed_columns("span_width", "label_span")),
-    Table("narrow_speed", "narrow_speed.json", "pipelines", whole_speed_columns("label_width", "part_width")),
-    Table("widths_speed", "widths_speed.json", "pipelines", whole_speed_columns("label_width", "part_width")),
-    Table("shared_speed", "shared_speed.json", "pipelines",
-          whole_speed_columns("label_width", "part_width", "shared_part_roles")),
-    Table("component_profile", "component_profile.json", profile_rows, [
-        Col("stage", "label"), Col("µs / word", "us_per_word", "2f"), Col("share of the component", "share", "pct")]),
-    Table("label_errors", "label_errors.json", label_error_rows, [
-        Col("pipeline", "pipeline"), Col("arcs", "group"), Col("words", "words", "int"),
-        Col("head error (%)", "head_error", "2f"), Col("label error where the head is right (%)",
-                                                       "label_error_right_head", "2f")]),
-    Table("errors_dev", ["errors_dev_cnn.json", "errors_dev_bilstm.json"], errors_dev_rows, [
-        Col("encoder", lambda row, doc: "cnn" if "cnn" in row["_file"] else "bilstm"), Col("words", "row"),
-        Col("words per seed", "words_per_seed", "int"),
-        Col("head error, vine_cascade − spaCy (points)", "head_error_difference", "+2f"),
-        Col("head errors per seed", "head_errors_per_seed", "+2f")],
-        where=lambda row: not row["row"].startswith("label ")),
+    # ewt_speed.json: make ewt-speed (its middle run, the configuration before shared_part_roles, is a decision's)
+    Table("ewt_speed", "ewt_speed.json", "pipelines", whole_speed_columns("label_width", "part_width",
+                                                                          "shared_part_roles"),
+          where=lambda row: "before" not in row["_key"]),
 ]
 
 
