@@ -207,7 +207,7 @@ documents: $(DOCS)/vine/model-calibrated $(DOCS)/vine-sentencizer $(DOCS)/spacy/
 # (configs/ud_spacy_parser.cfg, configs/ud.cfg; German and Portuguese also without lifting: -flat), the EWT
 # comparison's seed-0 runs for English, then bench/multilingual.py (the sparse cascade by gold UPOS, and the
 # neural table). Runs are TREEBANK-PARSER-sSEED; MULTI_SEEDS="0 1" also trains seed 1 on every treebank.
-.PHONY: multilingual cascade-gap multilingual-seeds nonprojective
+.PHONY: multilingual cascade-gap multilingual-seeds
 MULTI := bench/out/multilingual
 TREEBANKS := pt_bosque pt_bosque_small bg_btb de_gsd sv_talbanken zh_gsd
 MULTI_SEEDS ?= 0
@@ -246,18 +246,6 @@ multilingual-seeds: $(foreach tb,$(CASCADE_GAP_TREEBANKS),$(MULTI)/sparse/$(tb).
 	    --out bench/results/multilingual.json --plot bench/results/multilingual.png
 	$(ONE_CORE) $(BIN)/python bench/multilingual.py --runs $(MULTI) --treebanks de_gsd,pt_bosque \
 	    --nonprojective-seeds --out bench/results/multilingual.json --plot bench/results/multilingual.png
-
-# nonprojective: the sparse cascade's lowering model on vine_cascade's parses trained without lifting (flat) and
-# with decorated labels (lifted), German seeds 3 and 4 too (vine_lowering.json); where both parsers lose the
-# crossing arcs of German and Portuguese test (nonprojective_losses.json)
-vine_lowering = $(ONE_CORE) $(BIN)/python bench/vine_lowering.py --out bench/results/vine_lowering.json --treebank
-nonprojective: $(foreach tb,de_gsd pt_bosque,$(MULTI)/$(tb)-vine-flat-s0/model-best $(MULTI)/$(tb)-vine-s0/model-best \
-    $(MULTI)/sparse/$(tb).json) $(foreach seed,3 4,$(MULTI)/de_gsd-vine-flat-s$(seed)/model-best $(MULTI)/de_gsd-vine-s$(seed)/model-best)
-	$(foreach tb,de_gsd pt_bosque,$(vine_lowering) $(tb) --run flat=$(MULTI)/$(tb)-vine-flat-s0 \
-	    --run lifted=$(MULTI)/$(tb)-vine-s0 &&) true
-	$(vine_lowering) de_gsd $(foreach seed,3 4,--run flat-s$(seed)=$(MULTI)/de_gsd-vine-flat-s$(seed) \
-	    --run lifted-s$(seed)=$(MULTI)/de_gsd-vine-s$(seed))
-	$(foreach tb,de_gsd pt_bosque,$(ONE_CORE) $(BIN)/python bench/nonprojective_losses.py --treebank $(tb) &&) true
 
 # ---- threads, bounds, hardening, scale, bitext ----
 # bench-threads: words/s with 1, 2 and 4 Python threads sharing one loaded model (a sparse cascade trained here, and

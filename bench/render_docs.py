@@ -590,35 +590,6 @@ def multilingual_sparse_seeds(doc):
     return rows
 
 
-def multilingual_nonprojective_seeds(doc):
-    """Per treebank and parser, the non-projective arcs of every seed measured (German, Portuguese): recall and
-    precision per seed, the mean recall, and CascadeParser's LAS gain from lifting per seed and its mean."""
-    def per_seed(values):
-        return " / ".join("–" if value is None else f"{value:.1f}" for value in values)
-
-    rows = []
-    for name, row in doc["treebanks"].items():
-        parsers = [(label, {seed: scores["nonprojective_arcs"] for seed, scores in row["seeds"][key].items()
-                            if "nonprojective_arcs" in scores}, None)
-                   for key, label in (("vine", "vine_cascade"), ("spacy", "spaCy parser")) if key in row.get("seeds", {})]
-        if "lifting_las_gain" in row.get("sparse_seeds", {}):
-            found = row["sparse_seeds"]
-            parsers.append(("CascadeParser (gold UPOS)", found["nonprojective_arcs"], found["lifting_las_gain"]))
-        for label, arcs, gains in parsers:
-            if len(arcs) < 2:
-                continue
-            seeds = sorted(arcs, key=int)
-            out = {"treebank": treebank_label(name, row), "parser": label, "seeds": ", ".join(map(str, seeds)),
-                   "recall": per_seed(arcs[seed]["recall"] for seed in seeds),
-                   "precision": per_seed(arcs[seed]["precision"] for seed in seeds),
-                   "mean_recall": mean(arcs[seed]["recall"] or 0.0 for seed in seeds)}
-            if gains is not None:
-                out["gains"] = " / ".join(f"{gains[seed]:+.2f}" for seed in seeds)
-                out["mean_gain"] = mean(gains[seed] for seed in seeds)
-            rows.append(out)
-    return rows
-
-
 def multilingual_lifting(doc):
     """CascadeParser's VineCascade-3 with and without pseudo-projective lifting (German, Portuguese)."""
     rows = []
@@ -629,60 +600,6 @@ def multilingual_lifting(doc):
                 rows.append({"treebank": treebank_label(name, row), "how": label, "uas": found["uas"],
                              "las": found["las"], "recall": found["nonprojective_arcs"]["recall"],
                              "precision": found["nonprojective_arcs"]["precision"]})
-    return rows
-
-
-VINE_LOWERING_SETTINGS = (("lifted", "as_parsed", "decorated labels (pseudo_projective true)"),
-                          ("flat", "as_parsed", "plain labels (pseudo_projective false)"),
-                          ("flat", "lowered", "plain labels, then the lowering model"))
-
-
-def vine_lowering_rows(doc):
-    """bench/vine_lowering.py: vine_cascade with decorated labels as parsed, and without them as parsed and with
-    the lowering model's moves."""
-    rows = []
-    for name, found in doc["treebanks"].items():
-        for run, how, label in VINE_LOWERING_SETTINGS:
-            if run in found:
-                test = found[run][how]
-                rows.append({"treebank": treebank_label(name, found), "how": label, "uas": test["uas"],
-                             "las": test["las"], "recall": test["nonprojective_arcs"]["recall"],
-                             "precision": test["nonprojective_arcs"]["precision"]})
-    return rows
-
-
-def vine_lowering_seed_rows(doc):
-    """bench/vine_lowering.py over seeds (runs named "lifted", "flat" for seed 0 and "lifted-sK", "flat-sK"):
-    per treebank and setting, LAS and non-projective recall per seed and their means, where a setting has
-    several seeds."""
-    rows = []
-    for name, found in doc["treebanks"].items():
-        for run, how, label in VINE_LOWERING_SETTINGS:
-            seeds = {0 if key == run else int(key[len(run) + 2:]): found[key][how] for key in found
-                     if key == run or (key.startswith(run + "-s") and key[len(run) + 2:].isdigit())}
-            if len(seeds) < 2:
-                continue
-            order = sorted(seeds)
-            recall = [seeds[seed]["nonprojective_arcs"]["recall"] or 0.0 for seed in order]
-            las = [seeds[seed]["las"] for seed in order]
-            rows.append({"treebank": treebank_label(name, found), "how": label, "seeds": ", ".join(map(str, order)),
-                         "las": " / ".join(f"{value:.2f}" for value in las), "mean_las": mean(las),
-                         "recall": " / ".join(f"{value:.1f}" for value in recall), "mean_recall": mean(recall)})
-    return rows
-
-
-def nonprojective_loss_rows(doc):
-    """bench/nonprojective_losses.py: per treebank and parser, where the gold crossing arcs went, and the LAS
-    ceilings of the treebank."""
-    rows = []
-    for name, found in doc["treebanks"].items():
-        for parser, record in found["parsers"].items():
-            arcs = record["arcs"]
-            rows.append({"treebank": treebank_label(name, found), "parser": parser,
-                         "arcs": found["nonprojective_arcs"], "training": found["training_lifted_words"], **arcs,
-                         "recall": 100.0 * arcs["right"] / found["nonprojective_arcs"],
-                         "ceiling": found["las_gain_ceiling"], "at_30": found["las_gain_at_recall_30"],
-                         "needed": found["recall_for_las_gain_0.3"]})
     return rows
 
 
@@ -864,34 +781,11 @@ TABLES = [
         Col("treebank (training sentences)", "treebank"), Col("seeds", "seeds"),
         Col("NoPrune-3 UAS, mean (range)", "NoPrune-3"), Col("VineCascade-3 UAS, mean (range)", "VineCascade-3"),
         Col("gap per seed", "gaps"), Col("mean gap", "mean_gap", "+2f")]),
-    Table("multilingual_nonprojective_seeds", "multilingual.json", multilingual_nonprojective_seeds, [
-        Col("treebank (training sentences)", "treebank"), Col("parser", "parser"), Col("seeds", "seeds"),
-        Col("non-projective recall per seed", "recall"), Col("mean recall", "mean_recall", "1f"),
-        Col("non-projective precision per seed", "precision"), Col("LAS gain from lifting per seed", "gains"),
-        Col("mean LAS gain", "mean_gain", "+2f")]),
     Table("multilingual_lifting", "multilingual.json", multilingual_lifting, [
         Col("treebank (training sentences)", "treebank"), Col("CascadeParser", "how"),
         Col("UAS", "uas", "2f"), Col("LAS", "las", "2f"), Col("non-projective recall", "recall", "1f"),
         Col("non-projective precision", "precision", "1f")]),
     Table("multilingual_targets", "multilingual.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
-    # vine_lowering.json: bench/vine_lowering.py
-    Table("vine_lowering", "vine_lowering.json", vine_lowering_rows, [
-        Col("treebank (training sentences)", "treebank"), Col("vine_cascade", "how"), Col("UAS", "uas", "2f"),
-        Col("LAS", "las", "2f"), Col("non-projective recall", "recall", "1f"),
-        Col("non-projective precision", "precision", "1f")]),
-    Table("vine_lowering_seeds", "vine_lowering.json", vine_lowering_seed_rows, [
-        Col("treebank (training sentences)", "treebank"), Col("vine_cascade", "how"), Col("seeds", "seeds"),
-        Col("LAS per seed", "las"), Col("mean LAS", "mean_las", "2f"),
-        Col("non-projective recall per seed", "recall"), Col("mean recall", "mean_recall", "1f")]),
-    # nonprojective_losses.json: bench/nonprojective_losses.py
-    Table("nonprojective_losses", "nonprojective_losses.json", nonprojective_loss_rows, [
-        Col("treebank (training sentences)", "treebank"), Col("lifted training words", "training", "int"),
-        Col("parser", "parser"), Col("crossing arcs", "arcs", "int"), Col("right", "right", "int"),
-        Col("lifted head wrong", "lifted head wrong", "int"), Col("not lowered", "not lowered", "int"),
-        Col("lowered elsewhere", "lowered elsewhere", "int"), Col("recall", "recall", "1f"),
-        Col("words lowered", "lowered", "int"), Col("of them right", "lowered right", "int"),
-        Col("LAS gain, every arc right", "ceiling", "2f"), Col("LAS gain at 30% recall", "at_30", "2f"),
-        Col("recall for +0.3 LAS", "needed", "1f")]),
     # calibration.json: bench/calibration.py
     Table("calibration", "calibration.json", calibration_rows, [
         Col("confidence of", "system"), Col("test set", "set"), Col("arcs", "arcs", "int"), Col("UAS", "uas", "2f"),

@@ -430,26 +430,6 @@ def test_cascade_gap_counts_the_right_arcs_a_mask_removes():
     assert gap.pruned_correct([None], [reference], [sentence]) == 0
 
 
-def test_nonprojective_losses_sorts_each_crossing_arc_into_one_category():
-    losses = load_bench("nonprojective_losses")
-    gold = [-1, 0, 4, 1, 1]          # 4 -> 2 crosses 1 -> 3: projectivized, word 2 hangs from 1
-    lifted = [-1, 0, 1, 1, 1]
-    cases = {"right": (lifted, gold), "lifted head wrong": ([-1, 0, 3, 1, 1], [-1, 0, 3, 1, 1]),
-             "not lowered": (lifted, lifted), "lowered elsewhere": (lifted, [-1, 0, 3, 1, 1])}
-    for category, (projective, final) in cases.items():
-        counts = losses.categorize(gold, numpy.array(projective), numpy.array(final))
-        assert [k for k in losses.CATEGORIES if counts[k]] == [category]
-        assert counts[category] == 1
-        assert counts["lowered"] == int(projective != final)
-        assert counts["lowered right"] == int(category == "right")
-    sentence = argparse.Namespace(heads=numpy.array(gold), labels=["root", "obj", "punct", "nsubj"])
-    ceilings = losses.ceilings([sentence])
-    assert ceilings["words"] == 3 and ceilings["nonprojective_arcs"] == 1
-    assert ceilings["las_gain_ceiling"] == pytest.approx(100 / 3)
-    assert ceilings["recall_for_las_gain_0.3"] == pytest.approx(0.9)
-    assert losses.lifted_words([sentence]) == 1
-
-
 def test_the_committed_configs_are_the_ones_written_from_configs_ewt_cfg():
     spec = importlib.util.spec_from_file_location("make_configs", BENCH.parent / "configs" / "make_configs.py")
     make_configs = importlib.util.module_from_spec(spec)
