@@ -2,55 +2,49 @@
 
     python bench/render_docs.py            # rewrite the tables in docs/**/*.md and README.md, copy the plots
     python bench/render_docs.py --check    # exit 1 if a table is out of date (nothing is written)
-    python bench/render_docs.py --list     # the tables and the results file each reads
 
-A page asks for a table by name with a marked region; the script replaces what is between the markers:
-
-    <!-- table: cascade_ewt -->
-    (generated)
-    <!-- end -->
-
-Each table is a small spec in `TABLES` below: the results file, how to get its rows, and its columns
-(header, the JSON field of a row, formatting). Add a table by adding a spec and a marked region. Every spec
-must be used by some page and every region must name a spec, or the script fails. Numbers come from the JSON
-only; provenance (commit, command, machine load) stays in the JSON files. One table is not of figures: the
-settings of vine_cascade, read from vineparse/pipeline/settings.py (`SettingsTable`), so that the docs list
-the settings the code declares. The plots in `PLOTS` are copied to
-docs/results/ (mkdocs only serves files under docs/; the copies are not committed).
+A page asks for a table by name with a marked region (`<!-- table: NAME -->` ... `<!-- end -->`); the script
+replaces what is between the markers. Each table is a spec in `TABLES`: its results file, how to get its rows,
+and its columns (header, the JSON field of a row or a function of it, a format). Every spec must be used by some
+page and every region must name a spec. Numbers come from the JSON only. One table is not of figures: the
+settings of vine_cascade, read from vineparse/pipeline/settings.py. The plots in `PLOTS` are copied to
+docs/results/ (mkdocs serves only docs/; the copies are not committed).
 """
 import argparse
+import ast
 import json
 import re
 import shutil
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from statistics import mean
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 DOCS = ROOT / "docs"
 PAGES = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
 PLOTS = ["kernels.png", "cascade_ewt.png", "cascade_ptb.png", "bitext_speed.png", "bitext_bias_binary.png",
-         "multilingual.png", "calibration.png",
-         "bitext_bias_ternary.png", "soak.png"]
+         "bitext_bias_ternary.png", "multilingual.png", "calibration.png", "soak.png"]
 MISSING = "–"
 REGION = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- end -->)", re.S)
-
-Path_ = Union[str, Sequence[Any]]          # "a.b.c" or ("a", "b.with.dots", 3)
-Value = Union[Path_, Callable[[dict, dict], Any]]
+_CACHE: dict = {}
 
 
-# -- reading values -------------------------------------------------------------------------------------------
+def load(source: str) -> Any:
+    if source not in _CACHE:
+        if not (RESULTS / source).exists():
+            raise SystemExit(f"{RESULTS / source} is missing (a table reads it)")
+        _CACHE[source] = json.loads((RESULTS / source).read_text(encoding="utf-8"))
+    return _CACHE[source]
 
-def get(data: Any, path: Path_, default: Any = None) -> Any:
-    """`data` followed along `path` (dict keys, list indices); `default` where a step is missing."""
-    keys = path.split(".") if isinstance(path, str) else list(path)
-    for key in keys:
-        if isinstance(data, dict):
-            if key not in data and str(key) not in data:
-                return default
+
+def get(data: Any, path, default: Any = None) -> Any:
+    """`data` followed along `path` ("a.b.c", or a sequence of keys and list indices); `default` if a step is
+    missing."""
+    for key in path.split(".") if isinstance(path, str) else path:
+        if isinstance(data, dict) and (key in data or str(key) in data):
             data = data[key] if key in data else data[str(key)]
         elif isinstance(data, list) and str(key).lstrip("-").isdigit() and -len(data) <= int(key) < len(data):
             data = data[int(key)]
@@ -61,92 +55,52 @@ def get(data: Any, path: Path_, default: Any = None) -> Any:
 
 def items(data: dict) -> List[dict]:
     """A dict of records as rows: each value (a dict) with its key as `_key`."""
-    return [{"_key": key, **value} if isinstance(value, dict) else {"_key": key, "value": value}
-            for key, value in data.items()]
+    return [{"_key": k, **v} if isinstance(v, dict) else {"_key": k, "value": v} for k, v in data.items()]
 
 
-# -- formatting -----------------------------------------------------------------------------------------------
-
-def number(spec: str) -> Callable[[Any], str]:
-    """A format string applied to numbers ("{:,.0f}", "{:.2f} ms")."""
-    return lambda value: spec.format(value)
-
-
-def share(digits: int = 1) -> Callable[[Any], str]:
-    """A fraction in [0, 1] as a percentage."""
-    return lambda value: f"{100 * value:.{digits}f}%"
-
-
-def times(digits: int = 2) -> Callable[[Any], str]:
-    return lambda value: f"{value:,.{digits}f}×"
-
-
-def signed(digits: int = 2) -> Callable[[Any], str]:
-    return lambda value: f"{value:+.{digits}f}"
-
-
-def spread(digits: int = 2) -> Callable[[Any], str]:
-    """{"mean", "std", "min", "max"} as "mean ± std (min–max)"."""
-    return lambda s: (f"{s['mean']:.{digits}f} ± {s['std']:.{digits}f} "
-                      f"({s['min']:.{digits}f}–{s['max']:.{digits}f})")
-
-
-def text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return str(value)
+def sig(value, digits: int = 3) -> str:
+    """`digits` significant digits, thousands separated."""
+    places = 0 if value == 0 else max(0, digits - 1 - int(f"{abs(value):e}".split("e")[1]))
+    return "0" if value == 0 else f"{value:,.{places}f}"
 
 
 def duration(value: float) -> str:
-    """Seconds as ms below one second, else s, three significant digits."""
-    return f"{sig(3)(1000 * value)} ms" if value < 1 else f"{sig(3)(value)} s"
+    return f"{sig(1000 * value)} ms" if value < 1 else f"{sig(value)} s"
 
 
-def sig(digits: int = 3) -> Callable[[Any], str]:
-    """`digits` significant digits, thousands separated (times from microseconds to seconds)."""
-    def fmt(value):
-        if value == 0:
-            return "0"
-        places = max(0, digits - 1 - int(f"{abs(value):e}".split("e")[1]))
-        return f"{value:,.{places}f}"
-    return fmt
+FMT = {"text": lambda v: ("yes" if v else "no") if isinstance(v, bool) else str(v),
+       "int": "{:,.0f}".format, "1f": "{:.1f}".format, "2f": "{:.2f}".format, "3f": "{:.3f}".format,
+       "+2f": "{:+.2f}".format, "pct": lambda v: f"{100 * v:.1f}%", "pct2": lambda v: f"{100 * v:.2f}%",
+       "x": "{:,.2f}×".format, "x1": "{:,.1f}×".format, "x0": "{:,.0f}×".format, "sig": sig,
+       "spread": lambda s: f"{s['mean']:.2f} ± {s['std']:.2f} ({s['min']:.2f}–{s['max']:.2f})"}
 
 
-FMT = {"text": text, "int": number("{:,.0f}"), "2f": number("{:.2f}"), "1f": number("{:.1f}"),
-       "3f": number("{:.3f}"), "pct": share(1), "pct2": share(2), "x": times(2), "x1": times(1), "x0": times(0),
-       "+2f": signed(2), "sig": sig(3), "spread": spread(2)}
+def grid(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    return "\n".join("| " + " | ".join(cells) + " |" for cells in [headers, ["---"] * len(headers), *rows])
 
-
-# -- specs ----------------------------------------------------------------------------------------------------
 
 @dataclass
 class Col:
-    """A column: its header, the value of a row (a path into the row, or `f(row, doc)`), its format (a name
-    of `FMT` or a function); a value that is None or missing prints as MISSING."""
-
+    """A column: its header, the value of a row (a path into it, or `f(row, doc)`) and its format (a name of
+    `FMT` or a function); a value that is None or missing prints as MISSING."""
     header: str
-    value: Value
+    value: Any
     fmt: Union[str, Callable[[Any], str]] = "text"
 
     def cell(self, row: dict, doc: dict) -> str:
         value = self.value(row, doc) if callable(self.value) else get(row, self.value)
         if value is None:
             return MISSING
-        fmt = FMT[self.fmt] if isinstance(self.fmt, str) else self.fmt
-        return fmt(value).replace("|", "\\|")
+        return (FMT[self.fmt] if isinstance(self.fmt, str) else self.fmt)(value).replace("|", "\\|")
 
 
 @dataclass
 class Table:
-    """A table of one results file (or several: `source` a list; each row then carries `_file`).
-
-    rows: a path to a list of records or a dict of records (`items`), or `f(doc) -> rows`.
-    where: keep the rows for which `where(row)` is true. order: (field, values): the rows in that order.
-    """
-
+    """A table of one results file, or of several (`source` a list; each row then carries `_file`). rows: a path
+    to a list or a dict of records (`items`), or `f(doc)`; where: the rows to keep; order: (field, values)."""
     name: str
     source: Union[str, List[str]]
-    rows: Union[Path_, Callable[[dict], List[dict]]]
+    rows: Any
     columns: List[Col]
     where: Optional[Callable[[dict], bool]] = None
     order: Optional[Tuple[str, Sequence[Any]]] = None
@@ -155,88 +109,43 @@ class Table:
         return [self.source] if isinstance(self.source, str) else list(self.source)
 
     def render(self) -> str:
-        lines = ["| " + " | ".join(c.header for c in self.columns) + " |",
-                 "| " + " | ".join("---" for _ in self.columns) + " |"]
+        lines = []
         for source in self.sources():
             doc = load(source)
             rows = self.rows(doc) if callable(self.rows) else get(doc, self.rows)
             if rows is None:
                 raise SystemExit(f"table {self.name}: {source} has no {self.rows!r}")
-            rows = items(rows) if isinstance(rows, dict) else [dict(row) for row in rows]
-            for row in rows:
-                row["_file"] = source
-            if self.where:
-                rows = [row for row in rows if self.where(row)]
+            rows = [{**row, "_file": source} for row in (items(rows) if isinstance(rows, dict) else rows)]
+            rows = [row for row in rows if not self.where or self.where(row)]
             if self.order:
                 key, values = self.order
-                rows = sorted((row for row in rows if row.get(key) in values),
-                              key=lambda row: list(values).index(row.get(key)))
+                rows = sorted((r for r in rows if r.get(key) in values), key=lambda r: list(values).index(r[key]))
             if not rows:
                 raise SystemExit(f"table {self.name}: no rows in {source}")
-            lines += ["| " + " | ".join(c.cell(row, doc) for c in self.columns) + " |" for row in rows]
-        return "\n".join(lines)
+            lines += [[c.cell(row, doc) for c in self.columns] for row in rows]
+        return grid([c.header for c in self.columns], lines)
 
 
-@dataclass
-class Fields:
+def fields(name: str, source: str, columns: List[Col], headers=("quantity", "value")) -> Table:
     """A two-column table (quantity, value) of single fields of one results file."""
-
-    name: str
-    source: str
-    fields: List[Col]
-    headers: Tuple[str, str] = ("quantity", "value")
-
-    def sources(self) -> List[str]:
-        return [self.source]
-
-    def render(self) -> str:
-        doc = load(self.source)
-        lines = [f"| {self.headers[0]} | {self.headers[1]} |", "| --- | --- |"]
-        lines += [f"| {c.header} | {c.cell(doc, doc)} |" for c in self.fields]
-        return "\n".join(lines)
+    return Table(name, source, lambda doc: [{"q": c.header, "v": c.cell(doc, doc)} for c in columns],
+                 [Col(headers[0], "q"), Col(headers[1], lambda row, doc: row["v"], lambda v: v)])
 
 
-@dataclass
-class Pivot:
-    """Rows of `source`'s list `rows` spread into a grid: one line per `row_key` value (labelled by
-    `labels`, in that order), one column per `column_key` value, cells `value` formatted by `fmt`; `extra`
-    columns get (row label key, doc)."""
-
-    name: str
-    source: str
-    rows: Path_
-    row_key: str
-    column_key: str
-    value: str
-    labels: Dict[str, str]
-    columns: Sequence[Any]
-    column_header: Callable[[Any], str] = str
-    corner: str = ""
-    fmt: Union[str, Callable[[Any], str]] = "sig"
-    extra: List[Col] = field(default_factory=list)
-
-    def sources(self) -> List[str]:
-        return [self.source]
-
-    def render(self) -> str:
-        doc = load(self.source)
-        cells = {(r[self.row_key], r[self.column_key]): r[self.value] for r in get(doc, self.rows)}
-        fmt = FMT[self.fmt] if isinstance(self.fmt, str) else self.fmt
-        headers = [self.corner] + [self.column_header(c) for c in self.columns] + [c.header for c in self.extra]
-        lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join("---" for _ in headers) + " |"]
-        for key, label in self.labels.items():
-            row = [label] + [fmt(cells[key, c]) if (key, c) in cells else MISSING for c in self.columns]
-            row += [c.cell({"_key": key}, doc) for c in self.extra]
-            lines.append("| " + " | ".join(row) + " |")
-        return "\n".join(lines)
+def pivot(name: str, source: str, labels: dict, columns: Sequence[int], extra: List[Col]) -> Table:
+    """kernels.json's rows (kernel, n, ms) as a grid: a line per kernel of `labels`, a column per n."""
+    def rows(doc):
+        cells = {(r["kernel"], r["n"]): r["ms"] for r in doc["rows"]}
+        return [{"_key": key, "label": label, **{f"n{n}": cells.get((key, n)) for n in columns}}
+                for key, label in labels.items()]
+    return Table(name, source, rows, [Col("kernel (ms per sentence)", "label"),
+                                      *[Col(f"n = {n}", f"n{n}", "sig") for n in columns], *extra])
 
 
 @dataclass
 class SettingsTable:
-    """The settings of a dataclass, read statically from its source file (no import: the docs build needs no
-    compiled vineparse): name, default as a config writes it, type and meaning from the class docstring's
-    "name (type): meaning" lines. Not a table of figures: it keeps the settings table in step with the code."""
-
+    """The settings of a dataclass, read from its source file (the docs build needs no compiled vineparse):
+    name, default as a config writes it, and type and meaning from the docstring's "name (type): meaning"."""
     name: str
     path: str
     cls: str
@@ -245,8 +154,6 @@ class SettingsTable:
         return [self.path]
 
     def render(self) -> str:
-        import ast
-
         tree = ast.parse((ROOT / self.path).read_text(encoding="utf-8"))
         node = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == self.cls)
         meanings, current = {}, None
@@ -259,7 +166,7 @@ class SettingsTable:
                 meanings[current][1] += " " + line.strip()
             else:
                 current = None
-        lines = ["| setting | default | type | meaning |", "| --- | --- | --- | --- |"]
+        rows = []
         for item in node.body:
             if not (isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)):
                 continue
@@ -267,24 +174,11 @@ class SettingsTable:
             if isinstance(value, ast.Call) and getattr(value.func, "id", "") == "field":
                 value = next(k.value for k in value.keywords if k.arg in ("default", "default_factory"))
                 value = value.body if isinstance(value, ast.Lambda) else value
-            default = json.dumps(ast.literal_eval(value))
             kind, meaning = meanings.get(name, ["", ""])
             if not meaning:
                 raise SystemExit(f"{self.path}: {self.cls}'s docstring does not describe {name}")
-            lines.append(f"| `{name}` | `{default}` | {kind} | {meaning.replace('|', chr(92) + '|')} |")
-        return "\n".join(lines)
-
-
-_CACHE: Dict[str, Any] = {}
-
-
-def load(source: str) -> Any:
-    if source not in _CACHE:
-        path = RESULTS / source
-        if not path.exists():
-            raise SystemExit(f"{path} is missing (a table reads it)")
-        _CACHE[source] = json.loads(path.read_text(encoding="utf-8"))
-    return _CACHE[source]
+            rows.append([f"`{name}`", f"`{json.dumps(ast.literal_eval(value))}`", kind, meaning.replace("|", "\\|")])
+        return grid(["setting", "default", "type", "meaning"], rows)
 
 
 # -- helpers for specs ----------------------------------------------------------------------------------------
@@ -658,22 +552,15 @@ MASKED_LABELS = {"eisner_vine_mask": "`eisner`", "eisner2_vine_mask": "`eisner2`
                  "vine_b5": "`vine`, band 5", "vine_b5_max_marginals": "`vine_max_marginals`, band 5"}
 
 
-def unpruned_speedup(order: str):
-    """Under the vine-style mask against unpruned, n = 100."""
-    def value(row, doc):
-        if row["_key"] not in (f"{order}_vine_mask",):
-            return None
-        cells = {(r["kernel"], r["n"]): r["ms"] for r in doc["rows"]}
-        full, masked = cells.get((order, 100)), cells.get((row["_key"], 100))
-        return None if full is None or masked is None else full / masked
-    return value
-
-
 def masked_speedup(row, doc):
-    for order in ("eisner", "eisner2", "eisner3"):
-        if row["_key"] == f"{order}_vine_mask":
-            return unpruned_speedup(order)(row, doc)
-    return None
+    """A kernel under the vine-style mask against the same kernel unpruned, n = 100."""
+    order = row["_key"][:-len("_vine_mask")] if row["_key"].endswith("_vine_mask") else None
+    full, masked = row.get("n100"), get(doc, ("rows",))
+    cells = {(r["kernel"], r["n"]): r["ms"] for r in masked}
+    return None if order is None or (order, 100) not in cells or full is None else cells[order, 100] / full
+
+
+EXPONENT = Col("time exponent", lambda row, doc: doc["exponents"].get(row["_key"]), "2f")
 
 
 # the comparison's accuracy tables: mean ± std (min–max) per pipeline, or vine_cascade's difference
@@ -696,7 +583,7 @@ TABLES = [
         Col("`eisner` (ms)", "eisner_ms.median", "sig"), Col("speed-up", "speedup_over_numpy.median", "x0"),
         Col("`eisner_marginals` (ms)", "eisner_marginals_ms.median", "sig"),
         Col("marginals / best tree", "marginals_over_best.median", "x")]),
-    Fields("kernels_supar", "kernels.json", [
+    fields("kernels_supar", "kernels.json", [
         Col("best trees, 1 thread (ms per sentence)", "batch.argmax_1.median", "sig"),
         Col("best trees, 2 threads (ms per sentence)", "batch.argmax_2.median", "sig"),
         Col("SuPar `DependencyCRF` argmax (ms per sentence)", "batch.supar_argmax.median", "sig"),
@@ -708,13 +595,9 @@ TABLES = [
         Col("2 threads / 1 thread, best trees", "batch.argmax_threads_speedup.median", "x"),
         Col("2 threads / 1 thread, marginals", "batch.marginals_threads_speedup.median", "x"),
         Col("SuPar's torch", "batch.torch")], headers=("batch of 32 sentences, n = 40", "measured")),
-    Pivot("kernels_all", "kernels.json", "rows", "kernel", "n", "ms", KERNEL_LABELS, [10, 20, 40, 60, 100],
-          column_header=lambda n: f"n = {n}", corner="kernel (ms per sentence)",
-          extra=[Col("time exponent", lambda row, doc: doc["exponents"].get(row["_key"]), "2f")]),
-    Pivot("kernels_masked", "kernels.json", "rows", "kernel", "n", "ms", MASKED_LABELS, [20, 50, 100, 150, 200, 400],
-          column_header=lambda n: f"n = {n}", corner="kernel (ms per sentence)",
-          extra=[Col("time exponent", lambda row, doc: doc["exponents"].get(row["_key"]), "2f"),
-                 Col("speed-up over unpruned, n = 100", masked_speedup, "x0")]),
+    pivot("kernels_all", "kernels.json", KERNEL_LABELS, [10, 20, 40, 60, 100], [EXPONENT]),
+    pivot("kernels_masked", "kernels.json", MASKED_LABELS, [20, 50, 100, 150, 200, 400],
+          [EXPONENT, Col("speed-up over unpruned, n = 100", masked_speedup, "x0")]),
     # cascade_{ewt,ptb}.json: bench/cascade.py
     Table("cascade_ewt", "cascade_ewt.json", "rows", CASCADE_COLUMNS, order=("system", SYSTEMS)),
     Table("cascade_ptb", "cascade_ptb.json", "rows", CASCADE_COLUMNS, order=("system", SYSTEMS)),
@@ -731,7 +614,7 @@ TABLES = [
         Col("1 thread (words/s)", "one_thread_words_per_second", "int"),
         Col("2 threads (words/s)", "two_threads_words_per_second", "int"), Col("speed-up", "speedup", "x")]),
     # labels.json: bench/labels.py
-    Fields("labels", "labels.json", [
+    fields("labels", "labels.json", [
         Col("UAS, punctuation excluded", "uas", "2f"), Col("LAS, punctuation excluded", "las", "2f"),
         Col("UAS, every word", "uas_all", "2f"), Col("LAS, every word", "las_all", "2f"),
         Col("labels", "labels", "int"), Col("label accuracy on the gold trees", "label_accuracy_on_gold_trees", "2f"),
@@ -833,7 +716,7 @@ TABLES = [
         Col("chain", "chain"), Col("pairs", "subset"), Col("(pair, beam) points", "points", "int"),
         Col("below tic-tac-toe", "below", "int"), Col("above", "above", "int"),
         Col("no equal-time point", "no_equal_time", "int"),
-        Col("largest tic-tac-toe L2 where above", "max_tictactoe_l2_where_above", number("{:.2g}"))]),
+        Col("largest tic-tac-toe L2 where above", "max_tictactoe_l2_where_above", "{:.2g}".format)]),
     Table("bitext_throughput", "bitext.json", "throughput", [
         Col("grammar", "grammar"), Col("pairs", "pairs", "int"), Col("samples per pair", "samples", "int"),
         Col("skipped", "skipped", "int"), Col("CPU (s)", "cpu_seconds", "1f"), Col("wall (s)", "seconds", "1f"),
@@ -854,7 +737,7 @@ TABLES = [
         *[Col(f"{part} (ms)", lambda row, doc, part=part: 1000 * row[f"split_{part}"], "sig")
           for part in ("read", "parse", "serialise", "write")],
         Col("Dask dispatch (ms)", lambda row, doc: 1000 * row["dispatch_per_shard"], "1f")]),
-    Fields("scale_checks", "scale.json", [
+    fields("scale_checks", "scale.json", [
         Col("input sentences (full run)", "input.sentences", "int"), Col("input words", "input.words", "int"),
         Col("sentences per shard", "input.shard_size", "int"),
         Col("per-shard overhead, share of shard time (full run, 1 worker)",
