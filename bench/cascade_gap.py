@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from provenance import provenance
+from runinfo import run_info
 from vineparse.cascade import CascadeParser
 from vineparse.cascade.encoding import encode_sentence
 from vineparse.cascade.evaluation import PUNCT_TAGS
@@ -105,7 +105,7 @@ def main(argv=None):
     if tuple(cascade.orders) != (0, 1, 2, 3) or tuple(exhaustive.orders) != (3,):
         ap.error("expected a vine -> 1 -> 2 -> 3 cascade and a third-order NoPrune-3")
     test = read_conllu(args.test)
-    record = {"provenance": provenance(), "models": str(args.models), "test_sentences": len(test),
+    record = {"provenance": run_info(), "models": str(args.models), "test_sentences": len(test),
               **decompose(cascade, exhaustive, test, args.tag)}
     out = json.loads(args.out.read_text()) if args.out.exists() else {"treebanks": {}}
     out["treebanks"][args.label] = record
