@@ -140,7 +140,7 @@ COMPARE_RUNS ?= $(foreach pipe,vine spacy,$(foreach seed,0 1 2,cnn-$(pipe)-s$(se
 $(eval $(call train_runs,$(COMPARE),--training.max_steps $(COMPARE_STEPS) --training.eval_frequency 1000))
 ewt-compare: $(foreach run,$(COMPARE_RUNS),$(COMPARE)/$(run)/model-best) $(PUD_SPACY)
 	$(ONE_CORE) $(BIN)/python bench/spacy_compare.py --runs $(COMPARE) --steps $(COMPARE_STEPS) $(EVAL_DATA) \
-	    --out bench/results/spacy_compare.json --markdown bench/results/spacy_compare.md
+	    --out bench/results/spacy_compare.json
 
 # early stopping as `spacy init config` writes it (evaluate every 200 steps, patience 1,600, at most 20,000):
 # ewt-compare-es, three seeds of each parser and the beam parser once, is the record (spacy_compare_es.json);
@@ -152,10 +152,10 @@ EARLY_STOPPING := --training.max_steps 20000 --training.patience 1600 --training
 $(foreach folder,$(COMPARE_ES) $(COMPARE_ES_BILSTM),$(eval $(call train_runs,$(folder),$(EARLY_STOPPING))))
 ewt-compare-es: $(foreach run,$(COMPARE_ES_RUNS),$(COMPARE_ES)/$(run)/model-best) $(PUD_SPACY)
 	$(ONE_CORE) $(BIN)/python bench/spacy_compare.py --runs $(COMPARE_ES) --steps early-stopping --no-speed \
-	    $(EVAL_DATA) --out bench/results/spacy_compare_es.json --markdown bench/results/spacy_compare_es.md
+	    $(EVAL_DATA) --out bench/results/spacy_compare_es.json
 ewt-compare-es-bilstm: $(foreach pipe,vine spacy,$(COMPARE_ES_BILSTM)/bilstm-$(pipe)-s0/model-best) $(PUD_SPACY)
 	$(ONE_CORE) $(BIN)/python bench/spacy_compare.py --runs $(COMPARE_ES_BILSTM) --steps early-stopping \
-	    $(EVAL_DATA) --out bench/results/spacy_compare_es_bilstm.json --markdown bench/results/spacy_compare_es_bilstm.md
+	    $(EVAL_DATA) --out bench/results/spacy_compare_es_bilstm.json
 
 # the README's words/s (each pipeline from text, one core, median of 7 interleaved rounds): spaCy's parser's
 # pipeline trained for 2,000 steps (it costs what it costs at any step), then the record's run of seed 0

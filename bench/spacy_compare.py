@@ -5,9 +5,7 @@ SETTING "cnn" (the shared tok2vec as spaCy's --optimize efficiency config has it
 a BiLSTM in the shared tok2vec, so both parsers get a whole-sentence encoder), PIPELINE "vine", "spacy" (the
 transition-based parser) or "beam" (its beam-search version). Each pipeline was tuned on dev only (model-best
 by dev score; vine_cascade as `spacy train` wrote it: its parsing levels, their thresholds set while
-training and then on dev before saving, `vineparse.calibrate_on_dev.v1` in configs/ewt.cfg; with --recall,
-calibrated on dev again for those per-level gold-arc recalls when loaded, after keeping only the cascade
-levels --orders when given). For every run: dep_uas / dep_las on the test set (spaCy's scorer, punctuation
+training and then on dev before saving, `vineparse.calibrate_on_dev.v1` in configs/ewt.cfg). For every run: dep_uas / dep_las on the test set (spaCy's scorer, punctuation
 excluded, gold tokens as `spacy evaluate --gold-preproc`), and the same on test sentences of more than 30
 words, and on the out-of-domain --ood set
 (English PUD: news and Wikipedia, where EWT is web text); per setting and pipeline the mean,
@@ -21,15 +19,13 @@ both pipelines on the same ops each time; accuracy of the cascade stopping at ea
 level's kept-arc share and gold-arc recall on dev, and time per token of long inputs: docs without sentence
 boundaries, and one preset sentence of 2,000 tokens against preset sentences of 20 (issue 15: within 2x; on the
 last --blas ops).
-Writes JSON (--out, with the command line, git commit, machine and load averages, and issue 37's targets)
-and markdown (--markdown). With `--steps early-stopping` (runs trained until the dev score stopped rising, as
+Writes JSON (--out, with the command line, git commit, machine and load averages, and issue 37's targets). With `--steps early-stopping` (runs trained until the dev score stopped rising, as
 `make ewt-compare-es` trains them), each run's record also gives the step it stopped at and the step its
 model-best is from, read from its log (SETTING-PIPELINE-sSEED.log beside the run's folder).
 
     python bench/spacy_compare.py --runs bench/out/compare8k --steps 8000 \\
         --dev corpora/spacy/en_ewt-ud-dev.spacy --test corpora/spacy/en_ewt-ud-test.spacy \\
-        --ood corpora/spacy/en_pud-ud-test.spacy --out bench/results/spacy_compare.json \\
-        --markdown bench/results/spacy_compare.md
+        --ood corpora/spacy/en_pud-ud-test.spacy --out bench/results/spacy_compare.json
 """
 import argparse
 import gc
@@ -92,16 +88,9 @@ def gold_examples(nlp, path):
     return [gold_tokens(nlp, d) for d in DocBin().from_disk(path).get_docs(nlp.vocab)]
 
 
-def load(path, pipe, dev_path, recall, orders=None):
-    """A trained pipeline; a vine_cascade one cut to the cascade levels `orders` when given, and calibrated on
-    dev first when `recall` is given."""
+def load(path):
     import spacy
-    nlp = spacy.load(path)
-    if pipe == "vine" and orders is not None:
-        nlp.get_pipe("vine_cascade").set_orders(orders)
-    if pipe == "vine" and recall is not None:
-        nlp.get_pipe("vine_cascade").calibrate(nlp, gold_examples(nlp, dev_path), recall)
-    return nlp
+    return spacy.load(path)
 
 
 def accuracy(nlp, examples):
@@ -191,7 +180,6 @@ def long_input_times(nlp, examples, repeats):
 
 
 BLAS = ("thinc", "scipy")
-BLAS_NAMES = {"thinc": "thinc's NumpyOps (blis)", "scipy": "vineparse's ScipyBlasOps (OpenBLAS)"}
 
 
 def blas_argument(text):
@@ -294,86 +282,7 @@ def stopping_steps(log, pipeline):
             "best_step": best[-1], "dev_uas": wanted["DEP_UAS"], "dev_las": wanted["DEP_LAS"]}
 
 
-def budget_text(result):
-    if result["steps"] != EARLY_STOPPING:
-        return f"{result['steps']:,} training steps"
-    stops = "; ".join(f"{name} (patience {row['stopping']['patience']:,}, at most {row['stopping']['max_steps']:,}) "
-                      f"stopped at {row['stopping']['last_step']:,}, best at {row['stopping']['best_step']:,}"
-                      for name, row in result["runs"].items())
-    return f"early stopping on dev: {stops}"
-
-
-def markdown(result):
-    lines = [f"Test set, gold tokens, {budget_text(result)}, seeds {result['seeds']}; "
-             f"mean ± sample std over seeds (min–max).", "",
-             "| setting | pipeline | UAS | LAS | UAS > 30 words | LAS > 30 words |", "| --- | --- | --- | --- | --- | --- |"]
-    for setting, pipes in result["settings"].items():
-        for test in ("test", "ood"):
-            for pipe, row in pipes.items():
-                row = row if test == "test" else row.get("ood")
-                if row is None:
-                    continue
-                cells = [f"{row[k]['mean']:.2f} ± {row[k]['std']:.2f} ({row[k]['min']:.2f}–{row[k]['max']:.2f})"
-                         for k in ("dep_uas", "dep_las", "long_dep_uas", "long_dep_las")]
-                lines.append(f"| {setting}{'' if test == 'test' else ', out of domain'} | {pipe} | "
-                             + " | ".join(cells) + " |")
-            for other in ("spacy", "beam"):
-                d = pipes.get("vine", {}).get(f"minus_{other}" if test == "test" else f"ood_minus_{other}")
-                if d is not None:
-                    lines.append(f"| {setting}{'' if test == 'test' else ', out of domain'} | vine − {other} | "
-                                 f"{d['dep_uas']:+.2f} | {d['dep_las']:+.2f} | {d['long_dep_uas']:+.2f} | "
-                                 f"{d['long_dep_las']:+.2f} |")
-    for setting, block in result.get("seed0", {}).items():
-        seeds = block.get("seeds", {"spacy": 0, "vine": 0})
-        for blas, timing in block["speed"].items():
-            rounds = len(timing["spacy"]["runs"])
-            lines += ["", f"Setting {setting}, spaCy seed {seeds['spacy']}, vine_cascade seed {seeds['vine']}, "
-                          f"{BLAS_NAMES[blas]}: words/s of the whole pipeline (median of {rounds} interleaved "
-                          f"runs), accuracy by the cascade's last order", "",
-                      "| pipeline | UAS | LAS | words/s | vs spaCy |", "| --- | --- | --- | --- | --- |"]
-            s = timing["spacy"]["median"]
-            lines.append(f"| spaCy parser | {100 * block['spacy_test']['dep_uas']:.2f} | "
-                         f"{100 * block['spacy_test']['dep_las']:.2f} | {s:,.0f} | 1.00× |")
-            for order, row in block["by_order"].items():
-                rate = timing[f"vine_{order}"]["median"]
-                lines.append(f"| vine_cascade up to order {order} | {100 * row['dep_uas']:.2f} | "
-                             f"{100 * row['dep_las']:.2f} | {rate:,.0f} | {rate / s:.2f}× |")
-            parts = timing["us_per_word_by_component"]
-            names = list(dict.fromkeys(name for pipe in parts.values() for name in pipe))
-            lines += ["", f"µs per word by component, {BLAS_NAMES[blas]} (each run over all test texts, median "
-                          f"of the same number of rounds):", "", "| pipeline | " + " | ".join(names) + " | total |",
-                      "| --- |" + " --- |" * (len(names) + 1)]
-            for pipe, row in parts.items():
-                lines.append(f"| {pipe} | " + " | ".join(f"{row[n]:.1f}" if n in row else "–" for n in names)
-                             + f" | {sum(row.values()):.1f} |")
-        if "levels_dev" in block:
-            lines += ["", "| cascade level | a | kept-arc share (dev) | gold-arc recall (dev) |",
-                      "| --- | --- | --- | --- |"]
-            for row, alpha in zip(block["levels_dev"], block["alphas"]):
-                lines.append(f"| {row['level']} | {alpha:+.2f} | {100 * row['kept_share']:.1f}% | "
-                             f"{100 * row['gold_recall']:.2f}% |")
-        if "long_inputs" in block:
-            li = block["long_inputs"]
-            lines += ["", "| input | tokens | µs per token | sentences |", "| --- | --- | --- | --- |",
-                      f"| {li['preset_20']['docs']} preset sentences of ~20 words | {li['preset_20']['tokens']:,} | "
-                      f"{li['preset_20']['us_per_token']:.0f} | {li['preset_20']['docs']} |",
-                      f"| one preset sentence | {li['preset_2000']['tokens']:,} | "
-                      f"{li['preset_2000']['us_per_token']:.0f} | {li['preset_2000']['sentences']} |"]
-            for row in li["no_boundaries"]:
-                lines.append(f"| doc without boundaries | {row['tokens']:,} | {row['us_per_token']:.0f} | "
-                             f"{row['sentences']} |")
-            lines.append(f"\nPreset 2,000-token sentence / 20-word sentences, time per token: "
-                         f"{li['preset_ratio']:.2f}×")
-    if result.get("targets"):
-        lines += ["", "| target | measured | met |", "| --- | --- | --- |"]
-        lines += [f"| {name} | {measured} | {'yes' if met else 'no'} |"
-                  for name, (measured, target, met) in result["targets"].items()]
-    return "\n".join(lines) + "\n"
-
-
 def main():
-    from vineparse.pipeline.__main__ import orders_argument
-    from vineparse.pipeline.thresholds import recall_argument
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", required=True, help="folder of SETTING-PIPELINE-sSEED/model-best pipelines")
     parser.add_argument("--steps", type=steps_argument, required=True,
@@ -382,13 +291,6 @@ def main():
     parser.add_argument("--dev", required=True)
     parser.add_argument("--test", required=True)
     parser.add_argument("--ood", default=None, help="an out-of-domain test set (.spacy), e.g. English PUD")
-    parser.add_argument("--recall", type=recall_argument, default=None,
-                        help="calibrate each vine_cascade on --dev for this gold-arc recall per pruning level "
-                             "(one number or comma-separated, one per level) before measuring; default: the "
-                             "thresholds set while training")
-    parser.add_argument("--orders", type=orders_argument, default=None,
-                        help="comma-separated cascade levels each vine_cascade keeps before calibrating (a "
-                             "subsequence of the trained ones, e.g. 0,1,3); default: all")
     parser.add_argument("--blas", type=blas_argument, default=["thinc", "scipy"],
                         help="comma-separated thinc ops to time both pipelines with: thinc (NumpyOps, blis) and/or "
                              "scipy (vineparse.blas.ScipyBlasOps, OpenBLAS); default both")
@@ -398,14 +300,13 @@ def main():
     parser.add_argument("--note", default=None, help="how the runs were made, where their configs do not say it "
                                                      "(recorded in the JSON)")
     parser.add_argument("--out", default="bench/results/spacy_compare.json")
-    parser.add_argument("--markdown", default="bench/results/spacy_compare.md")
     args = parser.parse_args()
 
     import spacy
 
     import vineparse.pipeline  # noqa: F401  registers vine_cascade (an installed vineparse has entry points too)
     use_blas(args.blas[0])
-    result = run_record(steps=args.steps, recall=args.recall, orders=args.orders, blas=args.blas, note=args.note,
+    result = run_record(steps=args.steps, blas=args.blas, note=args.note,
                         settings={},
                         seed0={})
     runs = {}
@@ -419,7 +320,7 @@ def main():
     per_run = {}
     for (setting, pipe, seed), path in sorted(runs.items()):
         log(f"{setting}-{pipe}-s{seed}: measuring")
-        nlp = load(path, pipe, args.dev, args.recall, args.orders)
+        nlp = load(path)
         test = gold_examples(nlp, args.test)
         per_run[(setting, pipe, seed)] = accuracy(nlp, test)
         if args.ood:
@@ -463,7 +364,7 @@ def main():
             continue
         spacy_key, vine_key = (setting, "spacy", first["spacy"]), (setting, "vine", first["vine"])
         nlp_spacy = spacy.load(runs[spacy_key])
-        nlp_vine = load(runs[vine_key], "vine", args.dev, args.recall, args.orders)
+        nlp_vine = load(runs[vine_key])
         component = nlp_vine.get_pipe("vine_cascade")
         test = gold_examples(nlp_vine, args.test)
         texts = [eg.reference.text for eg in test]
@@ -479,7 +380,7 @@ def main():
         for blas in args.blas:
             use_blas(blas)              # thinc gives a model the current ops when it is built: load anew
             nlp_spacy = spacy.load(runs[spacy_key])
-            nlp_vine = load(runs[vine_key], "vine", args.dev, args.recall, args.orders)
+            nlp_vine = load(runs[vine_key])
             block["speed"][blas] = speed(f"{setting}, {blas} BLAS", (nlp_spacy, nlp_vine), texts, words,
                                          args.repeats)
         log(f"{setting}: long inputs ({args.blas[-1]} BLAS)")
@@ -488,8 +389,7 @@ def main():
         result["seed0"][setting] = block
     result["targets"] = targets(result)
     write_json(result, args.out)
-    Path(args.markdown).write_text(markdown(result))
-    print(markdown(result))
+    print(json.dumps({"settings": result["settings"], "targets": result["targets"]}, indent=1))
 
 
 def run_key(name):
