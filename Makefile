@@ -32,9 +32,8 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# Tests run against the built wheel, not the source tree (the venv's console scripts keep it off sys.path). The
-# wheel is built once, kept in dist/ (rebuilt when missing), installed by tests/test_release.py into a clean venv
-# and shipped by `make dist`.
+# Tests run against the built wheel (kept in dist/, rebuilt when missing; tests/test_release.py installs it in a
+# clean venv, `make dist` ships it), not the source tree: the venv's console scripts keep that off sys.path.
 $(STAMP): $(BIN)/python $(SOURCES) $(if $(wildcard dist/vineparse-*.whl),,wheel-missing)
 	rm -f dist/vineparse-*.whl
 	# the build folder keeps the last build's modules: a module deleted since must not reach the wheel
@@ -52,8 +51,7 @@ dist: $(STAMP)
 	$(BIN)/python -I -m build --sdist --outdir dist .
 	@ls -l dist/vineparse-*
 
-# The docs site: the tables rendered from bench/results/ (bench/render_docs.py), then `mkdocs build --strict` into
-# build/site/. Needs only the venv's Python (installs the `docs` extra's tools when they are missing).
+# The docs site: the tables rendered from bench/results/, then `mkdocs build --strict` into build/site/.
 DOCS_TOOLS := "mkdocs>=1.6,<2" "mkdocstrings[python]>=0.27,<2"
 docs: | $(BIN)/python
 	$(BIN)/python -I -c "import mkdocs, mkdocstrings_handlers.python" 2>/dev/null || \
@@ -98,32 +96,25 @@ ONE_CORE := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 TRAIN_DATA = --paths.train $(SPACY_DATA)/en_ewt-ud-train.spacy --paths.dev $(SPACY_DATA)/en_ewt-ud-dev.spacy
 EVAL_DATA = --dev $(SPACY_DATA)/en_ewt-ud-dev.spacy --test $(SPACY_DATA)/en_ewt-ud-test.spacy --ood $(PUD_SPACY)
 # the config of a run (`python -I -m`: the installed vineparse is imported, not this source tree)
-run_pipe = $(word 2,$(subst -, ,$(1)))
-run_config = configs/$(if $(filter vine,$(call run_pipe,$(1))),ewt,$(if $(filter beam,$(call run_pipe,$(1))),ewt_spacy_beam,ewt_spacy_parser))$(if $(filter bilstm,$(word 1,$(subst -, ,$(1)))),_bilstm,).cfg
+run_config = configs/$(if $(filter vine,$(word 2,$(subst -, ,$(1)))),ewt,$(if $(filter beam,$(word 2,$(subst -, ,$(1)))),ewt_spacy_beam,ewt_spacy_parser))$(if $(filter bilstm,$(word 1,$(subst -, ,$(1)))),_bilstm,).cfg
 run_seed = $(subst s,,$(word 3,$(subst -, ,$(1))))
 .PHONY: ewt-vine package ewt-compare ewt-compare-es ewt-compare-es-bilstm ewt-speed
 
-$(SPACY_DATA)/en_ewt-ud-%.spacy: | $(STAMP)
+$(SPACY_DATA)/%.spacy: | $(STAMP)
 	@mkdir -p $(SPACY_DATA)
-	$(BIN)/python -I -m spacy convert $(VINEPARSE_CORPORA)/ud-english-ewt/en_ewt-ud-$*.conllu $(SPACY_DATA) --converter conllu -n 1
-$(PUD_SPACY): | $(STAMP)
-	@mkdir -p $(SPACY_DATA)
-	$(BIN)/python -I -m spacy convert $(VINEPARSE_CORPORA)/ud-pud/en_pud-ud-test.conllu $(SPACY_DATA) --converter conllu -n 1
-
+	$(BIN)/python -I -m spacy convert $(VINEPARSE_CORPORA)/$(if $(findstring pud,$*),ud-pud,ud-english-ewt)/$*.conllu \
+	    $(SPACY_DATA) --converter conllu -n 1
 $(VINE_OUT)/model-best: $(STAMP) $(EWT_SPACY) configs/ewt.cfg
 	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/ewt.cfg --output $(VINE_OUT) $(TRAIN_DATA)
-
 ewt-vine: $(VINE_OUT)/model-best
 	$(ONE_CORE) $(BIN)/python -I -m spacy evaluate $< $(SPACY_DATA)/en_ewt-ud-test.spacy --gold-preproc \
 	    --output $(VINE_OUT)/test.json
 	$(ONE_CORE) $(BIN)/python -I -m spacy benchmark speed $< $(SPACY_DATA)/en_ewt-ud-test.spacy
-
 package: $(VINE_OUT)/model-best
 	$(BIN)/python -m pip install --quiet wheel
 	@mkdir -p dist
 	$(BIN)/python -I -m spacy package $< dist --name vineparse_ewt --version 0.1.0 --build sdist,wheel --force
 	@ls dist/en_vineparse_ewt-0.1.0/dist/
-
 # the training of the runs under the folder $(1) with the extra arguments $(2)
 define train_runs
 $(1)/%/model-best: | $$(STAMP) $$(EWT_SPACY)
@@ -131,7 +122,6 @@ $(1)/%/model-best: | $$(STAMP) $$(EWT_SPACY)
 	$$(ONE_CORE) $$(BIN)/python -I -m spacy train $$(call run_config,$$*) --output $(1)/$$* $$(TRAIN_DATA) \
 	    --system.seed $$(call run_seed,$$*) $(2) > $(1)/$$*.log 2>&1
 endef
-
 # ewt-compare: three seeds of each parser for COMPARE_STEPS steps, then bench/spacy_compare.py: EWT test, PUD,
 # speed and long inputs (spacy_compare.json; its seed-0 pipeline is what calibration, threads and bounds measure)
 COMPARE := bench/out/compare8k
@@ -207,7 +197,7 @@ documents: $(DOCS)/vine/model-calibrated $(DOCS)/vine-sentencizer $(DOCS)/spacy/
 # (configs/ud_spacy_parser.cfg, configs/ud.cfg; German and Portuguese also without lifting: -flat), the EWT
 # comparison's seed-0 runs for English, then bench/multilingual.py (the sparse cascade by gold UPOS, and the
 # neural table). Runs are TREEBANK-PARSER-sSEED; MULTI_SEEDS="0 1" also trains seed 1 on every treebank.
-.PHONY: multilingual cascade-gap multilingual-seeds
+.PHONY: multilingual multilingual-seeds
 MULTI := bench/out/multilingual
 TREEBANKS := pt_bosque pt_bosque_small bg_btb de_gsd sv_talbanken zh_gsd
 MULTI_SEEDS ?= 0
@@ -230,18 +220,13 @@ multilingual: $(foreach run,$(MULTI_RUNS),$(MULTI)/$(run)/model-best) $(COMPARE)
 	$(ONE_CORE) $(BIN)/python bench/multilingual.py --runs $(MULTI) --ewt-runs $(COMPARE) \
 	    --out bench/results/multilingual.json --plot bench/results/multilingual.png
 
-# cascade-gap: NoPrune-3 - VineCascade-3 on each test set split into pruning and training (bench/cascade_gap.py),
-# on the sparse systems bench/multilingual.py keeps under $(MULTI)/sparse/. multilingual-seeds: the sparse systems
-# again with seeds 1 and 2, and German's and Portuguese's crossing arcs over the seeds (bench/multilingual.py).
-CASCADE_GAP_TREEBANKS := en_ewt $(TREEBANKS)
+# multilingual-seeds: the sparse systems bench/multilingual.py keeps under $(MULTI)/sparse/ trained again with seeds
+# 1 and 2, and German's and Portuguese's crossing arcs over the seeds
 $(MULTI)/sparse/%.json: | $(STAMP) $(UD)/%/split.json
 	@mkdir -p $(MULTI)/sparse/$*
 	$(ONE_CORE) $(BIN)/python bench/cascade.py --corpus ud:$* --tag upos --systems multilingual --epochs 5 \
 	    --repeats 3 --models $(MULTI)/sparse/$* --out $@ --plot $(@:.json=.png) > $(MULTI)/sparse/$*.log 2>&1
-cascade-gap: $(foreach tb,$(CASCADE_GAP_TREEBANKS),$(MULTI)/sparse/$(tb).json)
-	$(foreach tb,$(CASCADE_GAP_TREEBANKS),$(ONE_CORE) $(BIN)/python bench/cascade_gap.py --test $(UD)/$(tb)/test.conllu \
-	    --models $(MULTI)/sparse/$(tb) --label $(tb) --out bench/results/cascade_gap.json &&) true
-multilingual-seeds: $(foreach tb,$(CASCADE_GAP_TREEBANKS),$(MULTI)/sparse/$(tb).json)
+multilingual-seeds: $(foreach tb,en_ewt $(TREEBANKS),$(MULTI)/sparse/$(tb).json)
 	$(ONE_CORE) $(BIN)/python bench/multilingual.py --runs $(MULTI) --sparse-seeds 1,2 \
 	    --out bench/results/multilingual.json --plot bench/results/multilingual.png
 	$(ONE_CORE) $(BIN)/python bench/multilingual.py --runs $(MULTI) --treebanks de_gsd,pt_bosque \
@@ -254,9 +239,9 @@ multilingual-seeds: $(foreach tb,$(CASCADE_GAP_TREEBANKS),$(MULTI)/sparse/$(tb).
 # EWT test (8-26 words) and the PTB test range; bench-labels: a full EWT cascade with its labeller; soak: RSS over
 # 200,000 sentences through nlp.pipe, CascadeParser and the parse CLI (about 10 minutes each here).
 # bench-scale: parse_corpus on 1 and 2 Dask workers against the plain loop, EWT train repeated to 200,000
-# sentences (-smoke: 5% of it, to bench/out/). bench-bitext: the aligners compared on PUD, then speed, bias against
-# tic-tac-toe and full-corpus throughput for both grammars (about an hour).
-.PHONY: bench-threads bench-bounds bench-astar-backoff bench-labels soak bench-scale bench-scale-smoke bench-bitext
+# sentences. bench-bitext: the aligners compared on PUD, then speed, bias against tic-tac-toe and full-corpus
+# throughput for both grammars (about an hour).
+.PHONY: bench-threads bench-bounds bench-astar-backoff bench-labels soak bench-scale bench-bitext
 bench-threads: $(COMPARE)/cnn-vine-s0/model-best
 	$(BIN)/python bench/threads.py --pipeline $< --out bench/results/threads.json
 $(SPACY_DATA)/en_ewt-ud-train300.spacy: $(SPACY_DATA)/en_ewt-ud-train.spacy
@@ -275,8 +260,6 @@ soak: $(STAMP)
 	$(ONE_CORE) $(BIN)/python bench/soak.py --out bench/results/soak.json --plot bench/results/soak.png
 bench-scale: $(STAMP)
 	$(ONE_CORE) $(BIN)/python bench/scale.py --out bench/results/scale.json
-bench-scale-smoke: $(STAMP)
-	$(ONE_CORE) $(BIN)/python bench/scale.py --fraction 0.05 --out bench/out/scale_smoke.json
 bench-bitext: $(STAMP)
 	$(BIN)/python bench/bitext_aligners.py --out bench/results/bitext_aligners.json
 	$(BIN)/python bench/bitext.py --out bench/results/bitext.json --plots bench/results

@@ -415,21 +415,6 @@ def multilingual_sparse(doc):
     return rows
 
 
-def cascade_gap_rows(doc):
-    """Per treebank of bench/cascade_gap.py, in multilingual.json's order: NoPrune-3 - VineCascade-3 split into
-    what the pruning costs NoPrune-3's model and what the cascade's own training adds or saves."""
-    treebanks = load("multilingual.json")["treebanks"]
-    rows = []
-    for name, row in treebanks.items():
-        found = doc["treebanks"].get(name)
-        if found is None:
-            continue
-        lost = {level["level"]: level["arcs"] for level in found["noprune3_right_pruned_by_level"]}
-        rows.append({"treebank": treebank_label(name, row), **found,
-                     "lost": " / ".join(str(lost[level]) for level in ("vine", "first", "second"))})
-    return rows
-
-
 def multilingual_parsers(doc):
     """Per treebank: vine_cascade and spaCy's parser, UAS / LAS and non-projective arc recall and precision."""
     rows = []
@@ -644,13 +629,6 @@ TABLES = [
         Col("treebank (training sentences)", "treebank"),
         *[Col(f"{system} UAS", f"{system}_uas", "2f") for system in SYSTEMS[:5:2] + SYSTEMS[1:6:2]],
         Col("VineCascade-3 words/s", "words", "int"), Col("VineCascade-3 / NoPrune-3 words/s", "speedup", "x1")]),
-    # cascade_gap.json: bench/cascade_gap.py
-    Table("cascade_gap", "cascade_gap.json", cascade_gap_rows, [
-        Col("treebank (training sentences)", "treebank"), Col("NoPrune-3 UAS", "uas.NoPrune-3", "2f"),
-        Col("NoPrune-3 on the cascade's masks", ("uas", "NoPrune-3 on the cascade's masks"), "2f"),
-        Col("VineCascade-3 UAS", "uas.VineCascade-3", "2f"), Col("gap", "gap", "+2f"),
-        Col("of it: pruning", "pruning", "+2f"), Col("of it: training", "training", "+2f"),
-        Col("NoPrune-3's right arcs pruned (vine / first / second)", "lost")]),
     Table("multilingual_parsers", "multilingual.json", multilingual_parsers, [
         Col("treebank (training sentences)", "treebank"), Col("parser", "parser"), Col("UAS", "uas", "2f"),
         Col("LAS", "las", "2f"), Col("non-projective gold arcs", "gold_arcs", "int"),

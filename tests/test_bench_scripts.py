@@ -382,50 +382,6 @@ def test_component_speed_times_whole_pipelines_against_the_first():
     assert set(records["more"]["us_per_word_by_component"]) == {"tokenizer", "sentencizer"}
 
 
-def test_cascade_gap_splits_the_gap_into_pruning_and_training():
-    from vineparse.cascade import CascadeParser, Example, TrainingSettings, train
-    from vineparse.corpus import corpus_path, read_conllu
-
-    gap = load_bench("cascade_gap")
-    train_set = read_conllu(corpus_path("ud-english-ewt", "en_ewt-ud-train.conllu"))[:150]
-    test_set = read_conllu(corpus_path("ud-english-ewt", "en_ewt-ud-dev.conllu"))[:40]
-    examples = [Example.from_sentence(s, "upos") for s in train_set]
-    systems = []
-    for orders in ((0, 1, 2, 3), (3,)):
-        parser = CascadeParser(orders=orders, bits=14, tag="upos")
-        train(parser, examples[:120], examples[120:], TrainingSettings(epochs=1, recall=0.9),
-              report=lambda message: None)
-        systems.append(parser)
-    found = gap.decompose(*systems, test_set, "upos")
-    uas = found["uas"]
-    assert found["gap"] == pytest.approx(uas["NoPrune-3"] - uas["VineCascade-3"], abs=0.011)
-    assert found["gap"] == pytest.approx(found["pruning"] + found["training"], abs=0.011)
-    assert [row["level"] for row in found["noprune3_right_pruned_by_level"]] == ["vine", "first", "second"]
-    # at recall 0.9 the levels prune some arcs NoPrune-3 gets right, and that costs NoPrune-3 accuracy
-    assert sum(row["arcs"] for row in found["noprune3_right_pruned_by_level"]) > 0
-    assert uas["NoPrune-3 on the cascade's masks"] < uas["NoPrune-3"]
-
-
-def test_cascade_gap_counts_the_right_arcs_a_mask_removes():
-    from vineparse.corpus import Sentence
-
-    gap = load_bench("cascade_gap")
-    sentence = Sentence(words=["a", "b", "."], upos=["X", "X", "PUNCT"], xpos=["X", "X", "."],
-                        heads=numpy.array([-1, 2, 0, 2]))
-    keep_all = numpy.ones((4, 4), dtype=bool)
-    without_root_arc = keep_all.copy()
-    without_root_arc[0, 2] = False                   # word 2's gold (and reference) head
-    without_punct_arc = keep_all.copy()
-    without_punct_arc[2, 3] = False                  # the punctuation's arc: not counted
-    reference = numpy.array([-1, 2, 0, 2])
-    wrong = numpy.array([-1, 2, 1, 2])               # word 2's reference head is wrong: nothing to lose
-    assert gap.pruned_correct([keep_all], [reference], [sentence]) == 0
-    assert gap.pruned_correct([without_root_arc], [reference], [sentence]) == 1
-    assert gap.pruned_correct([without_punct_arc], [reference], [sentence]) == 0
-    assert gap.pruned_correct([without_root_arc], [wrong], [sentence]) == 0
-    assert gap.pruned_correct([None], [reference], [sentence]) == 0
-
-
 def test_the_committed_configs_are_the_ones_written_from_configs_ewt_cfg():
     spec = importlib.util.spec_from_file_location("make_configs", BENCH.parent / "configs" / "make_configs.py")
     make_configs = importlib.util.module_from_spec(spec)
