@@ -1,5 +1,4 @@
-# The two commands of the README: `make demo` and `make test`. Both create .venv if it is missing and (re)install
-# vineparse into it whenever a source changed.
+# `make demo` and `make test` (the README's) create .venv if missing and (re)install vineparse when a source changed.
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
@@ -12,21 +11,17 @@ ifneq ($(wildcard ../shared/corpora),)
 export VINEPARSE_CORPORA := $(abspath ../shared/corpora)
 endif
 endif
-
 .PHONY: demo test install clean docs dist wheel-missing bench bench-results supar-venv cascade-experiments bench-astar
 
-# The main job: treebank statistics (`vineparse stats`, then bench/treebank_stats.py for their plot and the kernel
-# benchmark), then a vine -> 1 -> 2 -> 3 cascade trained on 2,000 EWT sentences (about two minutes) and evaluated
-# on EWT dev with the per-level kept share and gold-arc recall.
+# The main job: treebank statistics and their plot, then a vine -> 1 -> 2 -> 3 cascade trained on 2,000 EWT
+# sentences (about two minutes) and evaluated on EWT dev with the per-level kept share and gold-arc recall.
 demo: $(STAMP)
 	$(BIN)/vineparse stats --json bench/out/stats.json
 	$(BIN)/python bench/treebank_stats.py --plot bench/out/stats.png --json bench/out/stats_bench.json
 	$(BIN)/vineparse train --train ewt-train --dev ewt-dev --limit 2000 --epochs 2 --out bench/out/demo.msgpack
 	$(BIN)/vineparse evaluate bench/out/demo.msgpack --treebank ewt-dev --json bench/out/demo.json
-
 test: $(STAMP)
 	$(BIN)/pytest -q tests
-
 install: $(STAMP)
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -43,14 +38,12 @@ $(STAMP): $(BIN)/python $(SOURCES) $(if $(wildcard dist/vineparse-*.whl),,wheel-
 	$(BIN)/python -m pip install --quiet "$$(ls dist/vineparse-*.whl)[test,plots]"
 	@touch $(STAMP)
 wheel-missing:
-
 # A release: the wheel of `make install` and an sdist, both under dist/ (`pip install dist/vineparse-*.whl`).
 dist: $(STAMP)
 	$(BIN)/python -I -c "import build.__main__" 2>/dev/null || $(BIN)/python -m pip install --quiet build
 	rm -f dist/vineparse-*.tar.gz
 	$(BIN)/python -I -m build --sdist --outdir dist .
 	@ls -l dist/vineparse-*
-
 # The docs site: the tables rendered from bench/results/, then `mkdocs build --strict` into build/site/.
 DOCS_TOOLS := "mkdocs>=1.6,<2" "mkdocstrings[python]>=0.27,<2"
 docs: | $(BIN)/python
@@ -58,15 +51,12 @@ docs: | $(BIN)/python
 	    $(BIN)/python -m pip install --quiet $(DOCS_TOOLS)
 	$(BIN)/python bench/render_docs.py
 	$(BIN)/python -I -m mkdocs build --strict
-
 clean:
 	rm -rf build dist *.egg-info vineparse/_kernels/*.c vineparse/_kernels/*.so bench/out docs/results/*.png $(STAMP)
 
 # ---- kernels, the sparse cascade, A* ----
-# bench: the kernel benchmark (issue 18; SuPar timed in its own venv, make supar-venv); bench-results writes the
-# committed kernels.json, waiting up to 45 minutes for a quiet machine (load < 1.5) before thread scaling.
-# cascade-experiments (issues 4, 13): VineCascade-k against NoPrune-k, FirstOnly-3 and Local-3 trained alike,
-# speed by length, thread scaling (about 1.5 hours). bench-astar (issue 6): every heuristic x model on the PTB sample.
+# bench(-results): the kernels (SuPar in its own venv, make supar-venv; -results waits for a quiet machine);
+# cascade-experiments: VineCascade-k against its baselines (1.5 hours); bench-astar: every A* heuristic x model.
 SUPAR_VENV ?= ../supar-venv
 SUPAR_ARG = $(if $(wildcard $(SUPAR_VENV)/bin/python),--supar $(SUPAR_VENV)/bin/python)
 bench: $(STAMP)
@@ -83,11 +73,9 @@ cascade-experiments: $(STAMP)
 bench-astar: $(STAMP)
 	$(BIN)/python bench/astar.py --out bench/out/astar.json --table bench/out/astar.md --plot bench/out/astar.png
 
-# ---- the spaCy component vine_cascade on EWT ----
-# ewt-vine: EWT converted to .spacy (one sentence per doc, under the git-ignored corpora/spacy/), tok2vec + tagger
-# + vine_cascade trained (configs/ewt.cfg), evaluated on test, `spacy benchmark speed`. package: `spacy package`
-# on it, an sdist and a wheel of en_vineparse_ewt under dist/. The other configs are written from configs/ewt.cfg
-# by configs/make_configs.py. Comparison runs are named SETTING-PIPELINE-sSEED (`make -j2` trains two at a time).
+# ---- the spaCy component vine_cascade on EWT (configs/ewt.cfg; the others written from it by make_configs.py) ----
+# ewt-vine: EWT as .spacy (one sentence per doc, in corpora/spacy/), trained, evaluated on test and timed; package:
+# `spacy package` on it, under dist/. Runs are named SETTING-PIPELINE-sSEED (`make -j2`: two at a time).
 SPACY_DATA := corpora/spacy
 EWT_SPACY := $(SPACY_DATA)/en_ewt-ud-train.spacy $(SPACY_DATA)/en_ewt-ud-dev.spacy $(SPACY_DATA)/en_ewt-ud-test.spacy
 PUD_SPACY := $(SPACY_DATA)/en_pud-ud-test.spacy
@@ -114,7 +102,6 @@ package: $(VINE_OUT)/model-best
 	$(BIN)/python -m pip install --quiet wheel
 	@mkdir -p dist
 	$(BIN)/python -I -m spacy package $< dist --name vineparse_ewt --version 0.1.0 --build sdist,wheel --force
-	@ls dist/en_vineparse_ewt-0.1.0/dist/
 # the training of the runs under the folder $(1) with the extra arguments $(2)
 define train_runs
 $(1)/%/model-best: | $$(STAMP) $$(EWT_SPACY)
@@ -122,8 +109,8 @@ $(1)/%/model-best: | $$(STAMP) $$(EWT_SPACY)
 	$$(ONE_CORE) $$(BIN)/python -I -m spacy train $$(call run_config,$$*) --output $(1)/$$* $$(TRAIN_DATA) \
 	    --system.seed $$(call run_seed,$$*) $(2) > $(1)/$$*.log 2>&1
 endef
-# ewt-compare: three seeds of each parser for COMPARE_STEPS steps, then bench/spacy_compare.py: EWT test, PUD,
-# speed and long inputs (spacy_compare.json; its seed-0 pipeline is what calibration, threads and bounds measure)
+# ewt-compare: three seeds of each parser for 8,000 steps; spacy_compare.json (its long inputs) and the seed-0
+# pipeline that calibration, threads, bounds and multilingual measure
 COMPARE := bench/out/compare8k
 COMPARE_STEPS ?= 8000
 COMPARE_RUNS ?= $(foreach pipe,vine spacy,$(foreach seed,0 1 2,cnn-$(pipe)-s$(seed)))
@@ -131,10 +118,8 @@ $(eval $(call train_runs,$(COMPARE),--training.max_steps $(COMPARE_STEPS) --trai
 ewt-compare: $(foreach run,$(COMPARE_RUNS),$(COMPARE)/$(run)/model-best) $(PUD_SPACY)
 	$(ONE_CORE) $(BIN)/python bench/spacy_compare.py --runs $(COMPARE) --steps $(COMPARE_STEPS) $(EVAL_DATA) \
 	    --out bench/results/spacy_compare.json
-
-# early stopping as `spacy init config` writes it (evaluate every 200 steps, patience 1,600, at most 20,000):
-# ewt-compare-es, three seeds of each parser and the beam parser once, is the record (spacy_compare_es.json);
-# ewt-compare-es-bilstm the equal-encoder setting (a BiLSTM in the shared tok2vec), one seed each, with speed
+# spaCy's default early stopping: ewt-compare-es, the record (spacy_compare_es.json); ewt-compare-es-bilstm, the
+# equal-encoder setting (a BiLSTM in the shared tok2vec), one seed each, with the pipelines' speed
 COMPARE_ES := bench/out/compare_es
 COMPARE_ES_BILSTM := bench/out/compare_es_bilstm
 COMPARE_ES_RUNS ?= $(foreach pipe,vine spacy,$(foreach seed,0 1 2,cnn-$(pipe)-s$(seed))) cnn-beam-s0
@@ -146,20 +131,15 @@ ewt-compare-es: $(foreach run,$(COMPARE_ES_RUNS),$(COMPARE_ES)/$(run)/model-best
 ewt-compare-es-bilstm: $(foreach pipe,vine spacy,$(COMPARE_ES_BILSTM)/bilstm-$(pipe)-s0/model-best) $(PUD_SPACY)
 	$(ONE_CORE) $(BIN)/python bench/spacy_compare.py --runs $(COMPARE_ES_BILSTM) --steps early-stopping \
 	    $(EVAL_DATA) --out bench/results/spacy_compare_es_bilstm.json
-
-# the README's words/s (each pipeline from text, one core, median of 7 interleaved rounds): spaCy's parser's
-# pipeline trained for 2,000 steps (it costs what it costs at any step), then the record's run of seed 0
+# the README's words/s: spaCy's parser's pipeline (2,000 steps: it costs the same at any step), the record's seed 0
 SPEED := bench/out/speed
 $(eval $(call train_runs,$(SPEED),--training.max_steps 2000 --training.eval_frequency 2000))
 ewt-speed: $(SPEED)/cnn-spacy-s0/model-best $(COMPARE_ES)/cnn-vine-s0/model-best
 	$(ONE_CORE) $(BIN)/python bench/component_speed.py --docs $(SPACY_DATA)/en_ewt-ud-test.spacy --repeats 7 --whole \
 	    --models "spaCy's parser, 2,000 steps=$<" "vine_cascade, early stopping=$(COMPARE_ES)/cnn-vine-s0/model-best" \
-	    --note "seed 0 each; vine_cascade trained until the dev score stopped rising (the comparison's run), spaCy's \
-	parser for 2,000 steps, which costs what it costs at any step" --out bench/results/ewt_speed.json
-
+	    --note "seed 0 each; spaCy's parser for 2,000 steps: it costs the same at any step" --out bench/results/ewt_speed.json
 # ---- confidences and whole documents ----
-# calibration: calibration error, reliability diagram and coverage of vine_cascade's head probabilities on EWT
-# test and PUD (the comparison's seed-0 pipeline).
+# calibration: how well vine_cascade's head probabilities are calibrated on EWT test and PUD (seed-0 pipeline).
 # documents: vine_cascade, spaCy's parser and spaCy's senter + parser trained on EWT's documents (DOC_STEPS steps),
 # vine_cascade's sentence-start threshold calibrated on EWT dev documents, and vine_cascade after spaCy's
 # rule-based sentencizer; then EWT test and PUD parsed as documents.
@@ -193,17 +173,14 @@ documents: $(DOCS)/vine/model-calibrated $(DOCS)/vine-sentencizer $(DOCS)/spacy/
 	    --pipeline senter=$(DOCS)/senter/model-best --out bench/results/documents.json
 
 # ---- the paper's languages ----
-# multilingual: bench/ud_data.py's splits of the six languages, spaCy's parser and vine_cascade trained on each
-# (configs/ud_spacy_parser.cfg, configs/ud.cfg; German and Portuguese also without lifting: -flat), the EWT
-# comparison's seed-0 runs for English, then bench/multilingual.py (the sparse cascade by gold UPOS, and the
-# neural table). Runs are TREEBANK-PARSER-sSEED; MULTI_SEEDS="0 1" also trains seed 1 on every treebank.
+# multilingual: spaCy's parser and vine_cascade (configs/ud*.cfg; -flat: without lifting) on six languages, then the
+# sparse cascade (bench/multilingual.py). MULTI_SEEDS="0 1": seed 1 too. SMALL_DATA (dev less a tenth): dropout 0.1.
 .PHONY: multilingual multilingual-seeds
 MULTI := bench/out/multilingual
 TREEBANKS := pt_bosque pt_bosque_small bg_btb de_gsd sv_talbanken zh_gsd
 MULTI_SEEDS ?= 0
 MULTI_RUNS := $(foreach tb,$(TREEBANKS),$(foreach seed,$(MULTI_SEEDS),$(tb)-spacy-s$(seed) $(tb)-vine-s$(seed))) \
     de_gsd-vine-flat-s0 pt_bosque-vine-flat-s0
-# trained on a dev file less a tenth: vine_cascade's encoder dropout 0.1 instead of configs/ud.cfg's (docs/ud.md)
 SMALL_DATA := pt_bosque_small bg_btb de_gsd sv_talbanken zh_gsd
 multi_tb = $(word 1,$(subst -, ,$(1)))
 multi_seed = $(subst s,,$(lastword $(subst -, ,$(1))))
@@ -219,9 +196,7 @@ $(MULTI)/%/model-best: | $(STAMP) $(foreach tb,$(TREEBANKS) en_ewt,$(UD)/$(tb)/s
 multilingual: $(foreach run,$(MULTI_RUNS),$(MULTI)/$(run)/model-best) $(COMPARE)/cnn-vine-s0/model-best $(COMPARE)/cnn-spacy-s0/model-best
 	$(ONE_CORE) $(BIN)/python bench/multilingual.py --runs $(MULTI) --ewt-runs $(COMPARE) \
 	    --out bench/results/multilingual.json --plot bench/results/multilingual.png
-
-# multilingual-seeds: the sparse systems bench/multilingual.py keeps under $(MULTI)/sparse/ trained again with seeds
-# 1 and 2, and German's and Portuguese's crossing arcs over the seeds
+# multilingual-seeds: the sparse systems again with seeds 1 and 2; German's and Portuguese's crossing arcs by seed
 $(MULTI)/sparse/%.json: | $(STAMP) $(UD)/%/split.json
 	@mkdir -p $(MULTI)/sparse/$*
 	$(ONE_CORE) $(BIN)/python bench/cascade.py --corpus ud:$* --tag upos --systems multilingual --epochs 5 \
@@ -231,24 +206,15 @@ multilingual-seeds: $(foreach tb,en_ewt $(TREEBANKS),$(MULTI)/sparse/$(tb).json)
 	    --out bench/results/multilingual.json --plot bench/results/multilingual.png
 	$(ONE_CORE) $(BIN)/python bench/multilingual.py --runs $(MULTI) --treebanks de_gsd,pt_bosque \
 	    --nonprojective-seeds --out bench/results/multilingual.json --plot bench/results/multilingual.png
-
-# ---- threads, bounds, hardening, scale, bitext ----
-# bench-threads: words/s with 1, 2 and 4 Python threads sharing one loaded model (a sparse cascade trained here, and
-# the comparison's seed-0 pipeline); bench-bounds: time per token of a 2,000-token preset sentence against 20-word
-# ones, for that pipeline and one trained on 300 sentences. bench-astar-backoff: A* with the back-off grammar on
-# EWT test (8-26 words) and the PTB test range; bench-labels: a full EWT cascade with its labeller; soak: RSS over
-# 200,000 sentences through nlp.pipe, CascadeParser and the parse CLI (about 10 minutes each here).
-# bench-scale: parse_corpus on 1 and 2 Dask workers against the plain loop, EWT train repeated to 200,000
-# sentences. bench-bitext: the aligners compared on PUD, then speed, bias against tic-tac-toe and full-corpus
-# throughput for both grammars (about an hour).
+# ---- threads, bounds, hardening, scale, bitext (docs/robustness.md, astar.md, cascade.md, scale.md, bitext.md) ----
+# bench-threads: words/s of 1, 2 and 4 threads sharing one model; bench-bounds: time per token of a 2,000-token
+# sentence against 20-word ones (the comparison's pipeline, one trained on 300 sentences); soak: RSS over time.
 .PHONY: bench-threads bench-bounds bench-astar-backoff bench-labels soak bench-scale bench-bitext
 bench-threads: $(COMPARE)/cnn-vine-s0/model-best
 	$(BIN)/python bench/threads.py --pipeline $< --out bench/results/threads.json
-$(SPACY_DATA)/en_ewt-ud-train300.spacy: $(SPACY_DATA)/en_ewt-ud-train.spacy
-	$(BIN)/python -c "import spacy; from spacy.tokens import DocBin; docs = list(DocBin().from_disk('$<').get_docs(spacy.blank('en').vocab))[:300]; DocBin(docs=docs).to_disk('$@')"
-bench/out/ewt_vine300/model-last: $(SPACY_DATA)/en_ewt-ud-train300.spacy | $(STAMP)
-	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/ewt.cfg --output bench/out/ewt_vine300 \
-	    --paths.train $< --paths.dev $(SPACY_DATA)/en_ewt-ud-dev.spacy --training.max_steps 300 --training.eval_frequency 100
+bench/out/ewt_vine300/model-last: | $(STAMP) $(EWT_SPACY)
+	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/ewt.cfg --output bench/out/ewt_vine300 $(TRAIN_DATA) \
+	    --corpora.train.limit 300 --training.max_steps 300 --training.eval_frequency 100
 bench-bounds: $(COMPARE)/cnn-vine-s0/model-best bench/out/ewt_vine300/model-last
 	$(BIN)/python bench/bounds.py --pipeline trained=$< --pipeline 300-sentences=bench/out/ewt_vine300/model-last \
 	    --out bench/results/bounds.json
