@@ -105,13 +105,10 @@ class Table:
     where: Optional[Callable[[dict], bool]] = None
     order: Optional[Tuple[str, Sequence[Any]]] = None
 
-    def sources(self) -> List[str]:
-        return [self.source] if isinstance(self.source, str) else list(self.source)
-
     def render(self) -> str:
         lines = []
-        for source in self.sources():
-            doc = load(source)
+        for source in [self.source] if isinstance(self.source, str) or self.source is None else self.source:
+            doc = load(source) if source else {}
             rows = self.rows(doc) if callable(self.rows) else get(doc, self.rows)
             if rows is None:
                 raise SystemExit(f"table {self.name}: {source} has no {self.rows!r}")
@@ -142,20 +139,12 @@ def pivot(name: str, source: str, labels: dict, columns: Sequence[int], extra: L
                                       *[Col(f"n = {n}", f"n{n}", "sig") for n in columns], *extra])
 
 
-@dataclass
-class SettingsTable:
+def settings_table(name: str, path: str, cls: str) -> Table:
     """The settings of a dataclass, read from its source file (the docs build needs no compiled vineparse):
     name, default as a config writes it, and type and meaning from the docstring's "name (type): meaning"."""
-    name: str
-    path: str
-    cls: str
-
-    def sources(self) -> List[str]:
-        return [self.path]
-
-    def render(self) -> str:
-        tree = ast.parse((ROOT / self.path).read_text(encoding="utf-8"))
-        node = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == self.cls)
+    def rows(doc):
+        node = next(n for n in ast.parse((ROOT / path).read_text(encoding="utf-8")).body
+                    if isinstance(n, ast.ClassDef) and n.name == cls)
         meanings, current = {}, None
         for line in (ast.get_docstring(node) or "").splitlines():
             match = re.match(r"(\w+) \(([^)]*)\): (.*)", line)
@@ -166,48 +155,34 @@ class SettingsTable:
                 meanings[current][1] += " " + line.strip()
             else:
                 current = None
-        rows = []
-        for item in node.body:
-            if not (isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)):
-                continue
-            name, value = item.target.id, item.value
+        out = []
+        for item in (i for i in node.body if isinstance(i, ast.AnnAssign) and isinstance(i.target, ast.Name)):
+            value = item.value
             if isinstance(value, ast.Call) and getattr(value.func, "id", "") == "field":
                 value = next(k.value for k in value.keywords if k.arg in ("default", "default_factory"))
                 value = value.body if isinstance(value, ast.Lambda) else value
-            kind, meaning = meanings.get(name, ["", ""])
-            if not meaning:
-                raise SystemExit(f"{self.path}: {self.cls}'s docstring does not describe {name}")
-            rows.append([f"`{name}`", f"`{json.dumps(ast.literal_eval(value))}`", kind, meaning.replace("|", "\\|")])
-        return grid(["setting", "default", "type", "meaning"], rows)
+            if not meanings.get(item.target.id, ["", ""])[1]:
+                raise SystemExit(f"{path}: {cls}'s docstring does not describe {item.target.id}")
+            out.append({"name": f"`{item.target.id}`", "default": f"`{json.dumps(ast.literal_eval(value))}`",
+                        "type": meanings[item.target.id][0], "meaning": meanings[item.target.id][1]})
+        return out
+    return Table(name, None, rows, [Col(header, key) for header, key in (("setting", "name"), ("default", "default"),
+                                                                       ("type", "type"), ("meaning", "meaning"))])
 
 
 # -- helpers for specs ----------------------------------------------------------------------------------------
 
 
-def ratio_to(system: str, field_: str = "words_per_second"):
-    """A row's `field_` over the row of `system` in the same file."""
-    def value(row, doc):
-        base = next(r for r in doc["rows"] if r["system"] == system)
-        return row[field_] / base[field_]
-    return value
-
-
 def pruning(row, doc):
     """Kept share / gold recall after each pruning level: "vine 67.8% / 99.72%; first (cap 7) ..."."""
-    parts = []
-    for level in row.get("levels", []):
-        cap = "" if level.get("head_cap") is None else f" (cap {level['head_cap']})"
-        parts.append(f"{level['level']}{cap} {100 * level['kept_share']:.1f}% / {100 * level['gold_recall']:.2f}%")
-    return "; ".join(parts) or None
-
-
-def corpus_name(row, doc):
-    return {"ewt": "EWT", "ptb": "PTB sample"}.get(doc.get("corpus"), doc.get("corpus"))
+    caps = [("" if lv.get("head_cap") is None else f" (cap {lv['head_cap']})") for lv in row.get("levels", [])]
+    return "; ".join(f"{lv['level']}{cap} {100 * lv['kept_share']:.1f}% / {100 * lv['gold_recall']:.2f}%"
+                     for lv, cap in zip(row.get("levels", []), caps)) or None
 
 
 def recall_targets(row, doc):
-    """bench/cascade.py's recall targets, "vine / first order / later levels" (results written before
-    --first-order-recall and --jackknife existed used --recall for the first order and no folds)."""
+    """bench/cascade.py's recall targets, "vine / first order / later levels" (older results have no
+    first_order_recall: --recall was the first order's too)."""
     settings = doc["settings"]
     first = settings.get("first_order_recall") or settings["recall"]
     return f"{settings['vine_recall']:g} / {first:g} / {settings['recall']:g}"
@@ -215,13 +190,10 @@ def recall_targets(row, doc):
 
 SYSTEMS = ["NoPrune-1", "VineCascade-1", "NoPrune-2", "VineCascade-2", "NoPrune-3", "VineCascade-3", "FirstOnly-3",
            "Local-3"]
-BUCKETS = ["<= 10", "11-20", "21-40", "> 40"]
 OPS = {"thinc": "thinc NumpyOps (blis)", "scipy": "ScipyBlasOps (OpenBLAS)"}
-ACCURACY = [("UAS", "dep_uas"), ("LAS", "dep_las"), ("UAS > 30 words", "long_dep_uas"),
-            ("LAS > 30 words", "long_dep_las")]
-
-
 PIPELINES = {"spacy": "spaCy parser", "beam": "spaCy beam parser", "vine": "vine_cascade"}
+CORPUS = Col("corpus", lambda row, doc: {"ewt": "EWT", "ptb": "PTB sample"}.get(doc["corpus"], doc["corpus"]))
+TREEBANK = Col("treebank (training sentences)", "treebank")
 
 
 def compare_accuracy(doc, test="test"):
@@ -232,21 +204,13 @@ def compare_accuracy(doc, test="test"):
         for pipe, label in PIPELINES.items():
             found = pipes.get(pipe) if test == "test" else pipes.get(pipe, {}).get("ood")
             if found:
-                runs = len(found["dep_uas"]["runs"])
-                rows.append({"setting": setting, "pipeline": label, "seeds": runs, **found})
+                rows.append({"setting": setting, "pipeline": label, "seeds": len(found["dep_uas"]["runs"]), **found})
         for other in ("spacy", "beam"):
-            vine = pipes.get("vine", {})
-            diff = vine.get(f"minus_{other}" if test == "test" else f"ood_minus_{other}")
-            if diff is None and other == "spacy" and test == "test":
-                diff = vine.get("difference")        # as spacy_compare_2k.json, written before beam was compared
+            diff = pipes.get("vine", {}).get(f"minus_{other}" if test == "test" else f"ood_minus_{other}")
             if diff:
                 rows.append({"setting": setting, "pipeline": f"vine_cascade − {PIPELINES[other]}", "_diff": True,
                              **diff})
     return rows
-
-
-def accuracy_cell(key):
-    return lambda row, doc: (f"{row[key]:+.2f}" if row.get("_diff") else FMT["spread"](row[key]))
 
 
 def compare_speed(doc):
@@ -254,10 +218,10 @@ def compare_speed(doc):
     for setting, block in doc["seed0"].items():
         for ops, speed in block["speed"].items():
             last = max((k for k in speed if k.startswith("vine_") and k[5:].isdigit()), key=lambda k: int(k[5:]))
+            ratios = sorted(speed["per_round_ratios"])
             rows.append({"setting": setting, "ops": OPS[ops], "spacy": speed["spacy"]["median"],
                          "vine": speed[last]["median"], "ratio": speed["ratio_third_order"],
-                         "rounds": len(speed["per_round_ratios"]),
-                         "round_median": sorted(speed["per_round_ratios"])[len(speed["per_round_ratios"]) // 2]})
+                         "round_median": ratios[len(ratios) // 2]})
     return rows
 
 
@@ -265,76 +229,36 @@ def long_inputs(doc):
     rows = []
     for setting, block in doc["seed0"].items():
         data = block["long_inputs"]
-        rows.append({"setting": setting, "input": "preset sentences of about 20 words", **data["preset_20"],
-                     "sentences": data["preset_20"]["docs"]})
-        rows.append({"setting": setting, "input": "one preset sentence", **data["preset_2000"]})
-        rows += [{"setting": setting, "input": "a doc without sentence boundaries", **row}
-                 for row in data["no_boundaries"]]
+        rows += [{"setting": setting, "input": "preset sentences of about 20 words", **data["preset_20"],
+                  "sentences": data["preset_20"]["docs"]},
+                 {"setting": setting, "input": "one preset sentence", **data["preset_2000"]},
+                 *[{"setting": setting, "input": "a doc without sentence boundaries", **row}
+                   for row in data["no_boundaries"]]]
     return rows
 
 
-def whole_speed_columns(*settings: str) -> List[Col]:
-    """The columns of a `component_speed.py --whole` result: each pipeline, the model settings named, its parser
-    component's µs per word alone and in the pipeline, the pipeline's words/s and its ratio to the first's."""
-    return [Col("pipeline", "_key")] + [Col(name, f"settings.{name}") for name in settings] + [
-        Col("parser µs / word, alone", "us_per_word", "1f"),
-        Col("parser µs / word, in the pipeline",
-            lambda row, doc: get(row, "us_per_word_by_component.vine_cascade")
-            or get(row, "us_per_word_by_component.parser"), "1f"),
-        Col("pipeline words/s", "words_per_second", "int"),
-        Col("× spaCy's parser's pipeline", "ratio_to_first", "x")]
-
-
-def readme_summary(doc, speed_source="ewt_speed.json"):
-    """EWT test (mean over seeds) and English PUD of `doc`, setting cnn, and the pipelines' words/s of
-    `speed_source` (`component_speed.py --whole`: spaCy's parser's pipeline first, the comparison's
-    vine_cascade run last)."""
+def readme_summary(doc):
+    """EWT test (mean over seeds) and English PUD of the record, setting cnn, and the pipelines' words/s of
+    ewt_speed.json (spaCy's parser's pipeline first, the record's vine_cascade run last)."""
+    speeds = [p["words_per_second"] for p in load("ewt_speed.json")["pipelines"].values()]
     rows = []
-    pipes = doc["settings"]["cnn"]
-    speeds = [p["words_per_second"] for p in load(speed_source)["pipelines"].values()]
-    spacy_speed, vine_speed = speeds[0], speeds[-1]
-    for pipe, label in PIPELINES.items():
-        if pipe not in pipes:
-            continue
-        acc = pipes[pipe]
-        words = {"spacy": spacy_speed, "vine": vine_speed}.get(pipe)
-        rows.append({"pipeline": label, "seeds": len(acc["dep_uas"]["runs"]),
+    for pipe, acc in ((pipe, doc["settings"]["cnn"][pipe]) for pipe in PIPELINES if pipe in doc["settings"]["cnn"]):
+        words = {"spacy": speeds[0], "vine": speeds[-1]}.get(pipe)
+        rows.append({"pipeline": PIPELINES[pipe], "seeds": len(acc["dep_uas"]["runs"]),
                      "uas": acc["dep_uas"]["mean"], "las": acc["dep_las"]["mean"],
-                     "ood_uas": acc.get("ood", {}).get("dep_uas", {}).get("mean"),
-                     "ood_las": acc.get("ood", {}).get("dep_las", {}).get("mean"),
-                     "words": words, "ratio": None if words is None else words / spacy_speed})
-    return rows
-
-
-def astar_rows(doc):
-    rows = []
-    for model, data in doc["models"].items():
-        for corpus, label in (("ewt_test_8_26", "EWT test, 8–26 words"), ("ptb_test_le_40", "PTB test, ≤ 40 words")):
-            c = data["corpora"][corpus]
-            rows.append({"model": model, "heuristic": data["heuristic"], "corpus": label, **c})
+                     "ood_uas": get(acc, "ood.dep_uas.mean"), "ood_las": get(acc, "ood.dep_las.mean"),
+                     "words": words, "ratio": None if words is None else words / speeds[0]})
     return rows
 
 
 def times_ms(key):
-    def value(row, doc):
-        t = row[key]
-        if not t.get("sentences"):
-            return None
-        return " / ".join(FMT["sig"](t[k]) for k in ("median_ms", "mean_ms", "p90_ms"))
-    return value
-
-
-def backoff_cell(row, doc):
-    reasons = row["backoff"]
-    return (f"{100 * row['backoff_share']:.2f}% ({reasons.get('unknown tag', 0)} / {reasons.get('no parse', 0)})")
-
-
-BITEXT_BUCKETS = ["(0, 130]", "(130, 400]", "(400, 700]", "(700, 1000]"]
+    return lambda row, doc: (" / ".join(sig(row[key][k]) for k in ("median_ms", "mean_ms", "p90_ms"))
+                             if row[key].get("sentences") else None)
 
 
 def bitext_speed(doc):
     rows = []
-    for bucket in BITEXT_BUCKETS:
+    for bucket in ["(0, 130]", "(130, 400]", "(400, 700]", "(700, 1000]"]:
         row = {"bucket": bucket}
         for grammar in ("binary", "ternary"):
             s = doc["summary"]["speed"].get(f"{grammar} {bucket}")
@@ -346,23 +270,6 @@ def bitext_speed(doc):
     return rows
 
 
-def bitext_per_pair(doc):
-    rows = []
-    for chain, label in (("randomized", "the paper's chain"), ("screened", "screened")):
-        for subset, counts in doc["summary"]["bias_per_pair"][chain].items():
-            rows.append({"chain": label, "subset": subset, **counts})
-    return rows
-
-
-def scale_runs(doc):
-    round_ = doc["rounds"][0]
-    plain = round_["plain"]["words_per_second"]
-    labels = {"plain": "plain loop (`vineparse parse`, one process)", "dask1": "`parse_corpus`, 1 local worker",
-              "dask2": "`parse_corpus`, 2 local workers"}
-    return [{**round_[key], "run": labels[key], "ratio": round_[key]["words_per_second"] / plain}
-            for key in ("plain", "dask1", "dask2")]
-
-
 def scale_costs(doc):
     rows = []
     for key, label in (("rounds.0.dask1", "1 worker, full input"), ("check.dask2", "2 workers, check input")):
@@ -371,24 +278,13 @@ def scale_costs(doc):
     return rows
 
 
-def soak_rows(doc):
-    labels = {"pipe": "`nlp.pipe` (vine_cascade pipeline)", "api": "`CascadeParser.parse_labelled`",
-              "cli": "`vineparse parse MODEL -`"}
-    return [{**data, **data["growth"], "run": labels[key]} for key, data in doc["runs"].items()]
-
-
 def thread_rows(doc):
-    """One row per model and calling-thread count of bench/threads.py's output."""
     names = {"cascade": "CascadeParser.parse_batch", "pipeline": "nlp.pipe (vine_cascade pipeline)"}
-    rows = []
-    for key, name in names.items():
-        block = doc[key]
-        for n in doc["threads"]:
-            rows.append({"model": name, "threads": n, "words": block["median_words_per_second"][str(n)],
-                         "speedup": block.get("speedup", {}).get(str(n), 1.0),
-                         "round_speedup": block.get("speedup_per_round_median", {}).get(str(n), 1.0),
-                         "differences": block["differences_from_sequential"][str(n)]})
-    return rows
+    return [{"model": name, "threads": n, "words": doc[key]["median_words_per_second"][str(n)],
+             "speedup": doc[key].get("speedup", {}).get(str(n), 1.0),
+             "round_speedup": doc[key].get("speedup_per_round_median", {}).get(str(n), 1.0),
+             "differences": doc[key]["differences_from_sequential"][str(n)]}
+            for key, name in names.items() for n in doc["threads"]]
 
 
 LANGUAGES = {"en_ewt": "English-EWT", "pt_bosque": "Portuguese-Bosque", "pt_bosque_small": "Portuguese-Bosque",
@@ -396,90 +292,61 @@ LANGUAGES = {"en_ewt": "English-EWT", "pt_bosque": "Portuguese-Bosque", "pt_bosq
              "zh_gsd": "Chinese-GSD"}
 
 
-def treebank_label(name, row):
-    """A treebank's name, its training sentences and "small data" where it was trained on dev less a tenth."""
-    small = ", small data" if row["small_data"] else ""
-    return f"{LANGUAGES.get(name, name)} ({row['sentences']['train']:,} sentences{small})"
-
-
-def multilingual_sparse(doc):
-    """Per treebank of bench/multilingual.py: the sparse systems' UAS and VineCascade-3's speed-up."""
-    rows = []
-    for name, row in doc["treebanks"].items():
-        if "sparse" not in row:
-            continue
-        found = row["sparse"]["rows"]
-        rows.append({"treebank": treebank_label(name, row), **{f"{k}_uas": v["uas"] for k, v in found.items()},
-                     "speedup": found["VineCascade-3"]["words_per_second"] / found["NoPrune-3"]["words_per_second"],
-                     "words": found["VineCascade-3"]["words_per_second"]})
+def per_treebank(rows_of):
+    """Rows of multilingual.json: `rows_of(row)` for each treebank, each with the treebank's name, training
+    sentences and "small data" where it was trained on dev less a tenth."""
+    def rows(doc):
+        out = []
+        for name, row in doc["treebanks"].items():
+            small = ", small data" if row["small_data"] else ""
+            label = f"{LANGUAGES.get(name, name)} ({row['sentences']['train']:,} sentences{small})"
+            out += [{"treebank": label, **found} for found in rows_of(row)]
+        return out
     return rows
 
 
-def multilingual_parsers(doc):
-    """Per treebank: vine_cascade and spaCy's parser, UAS / LAS and non-projective arc recall and precision."""
-    rows = []
-    for name, row in doc["treebanks"].items():
-        for key, label in (("spacy", "spaCy parser"), ("vine", "vine_cascade"),
-                           ("vine_flat", "vine_cascade, pseudo_projective false")):
-            if key in row:
-                arcs = row[key]["nonprojective_arcs"]
-                rows.append({"treebank": treebank_label(name, row), "parser": label, "uas": row[key]["uas"],
-                             "las": row[key]["las"], "gold_arcs": arcs["gold"], "recall": arcs["recall"],
-                             "precision": arcs["precision"]})
-    return rows
+def sparse_row(row):
+    found = row.get("sparse", {}).get("rows")
+    return [] if found is None else [{**{f"{k}_uas": v["uas"] for k, v in found.items()},
+                                      "words": found["VineCascade-3"]["words_per_second"],
+                                      "speedup": found["VineCascade-3"]["words_per_second"]
+                                      / found["NoPrune-3"]["words_per_second"]}]
+
+
+def parser_rows(row):
+    return [{"parser": label, "uas": row[key]["uas"], "las": row[key]["las"], **row[key]["nonprojective_arcs"]}
+            for key, label in (("spacy", "spaCy parser"), ("vine", "vine_cascade"),
+                               ("vine_flat", "vine_cascade, pseudo_projective false")) if key in row]
 
 
 def mean_and_range(scores):
-    """A cell of scores over seeds: "mean (min–max)", two decimals."""
     return f"{mean(scores):.2f} ({min(scores):.2f}–{max(scores):.2f})"
 
 
-def multilingual_seeds(doc):
-    """Per treebank trained with several seeds: each parser's mean UAS / LAS and range, and the difference."""
-    rows = []
-    for name, row in doc["treebanks"].items():
-        difference = row.get("difference", {})
-        if len(difference.get("seeds", [])) < 2:
-            continue
-        found = {"treebank": treebank_label(name, row), "seeds": len(difference["seeds"]),
-                 "uas": difference["uas"], "las": difference["las"]}
-        for key in ("vine", "spacy"):
-            for k in ("uas", "las"):
-                scores = [row["seeds"][key][str(seed)][k] for seed in difference["seeds"]]
-                found[f"{key}_{k}"] = mean_and_range(scores)
-        rows.append(found)
-    return rows
+def seed_rows(row):
+    seeds = row.get("difference", {}).get("seeds", [])
+    if len(seeds) < 2:
+        return []
+    return [{"seeds": len(seeds), "uas": row["difference"]["uas"], "las": row["difference"]["las"],
+             **{f"{key}_{k}": mean_and_range([row["seeds"][key][str(seed)][k] for seed in seeds])
+                for key in ("vine", "spacy") for k in ("uas", "las")}}]
 
 
-def multilingual_sparse_seeds(doc):
-    """Per treebank with sparse runs of several training seeds: NoPrune-3 and VineCascade-3, each seed's gap and
-    the mean gap."""
-    rows = []
-    for name, row in doc["treebanks"].items():
-        if "sparse_seeds" not in row:
-            continue
-        found = row["sparse_seeds"]
-        seeds = sorted(found["uas"], key=int)
-        out = {"treebank": treebank_label(name, row), "seeds": ", ".join(seeds), "mean_gap": found["mean_gap"],
-               "gaps": " / ".join(f"{found['gap'][seed]:+.2f}" for seed in seeds)}
-        for system in ("NoPrune-3", "VineCascade-3"):
-            scores = [found["uas"][seed][system] for seed in seeds]
-            out[system] = mean_and_range(scores)
-        rows.append(out)
-    return rows
+def sparse_seed_rows(row):
+    found = row.get("sparse_seeds")
+    if found is None:
+        return []
+    seeds = sorted(found["uas"], key=int)
+    return [{"seeds": ", ".join(seeds), "mean_gap": found["mean_gap"],
+             "gaps": " / ".join(f"{found['gap'][seed]:+.2f}" for seed in seeds),
+             **{system: mean_and_range([found["uas"][seed][system] for seed in seeds])
+                for system in ("NoPrune-3", "VineCascade-3")}}]
 
 
-def multilingual_lifting(doc):
-    """CascadeParser's VineCascade-3 with and without pseudo-projective lifting (German, Portuguese)."""
-    rows = []
-    for name, row in doc["treebanks"].items():
-        for key, label in (("pseudo_projective", "lifted, lowering model"), ("without", "without lifting")):
-            if key in row.get("sparse_lifting", {}):
-                found = row["sparse_lifting"][key]
-                rows.append({"treebank": treebank_label(name, row), "how": label, "uas": found["uas"],
-                             "las": found["las"], "recall": found["nonprojective_arcs"]["recall"],
-                             "precision": found["nonprojective_arcs"]["precision"]})
-    return rows
+def lifting_rows(row):
+    return [{"how": label, **found, **found["nonprojective_arcs"]}
+            for key, label in (("pseudo_projective", "lifted, lowering model"), ("without", "without lifting"))
+            for found in [row.get("sparse_lifting", {}).get(key)] if found]
 
 
 DOCUMENT_PIPELINES = {"vine": "vine_cascade", "vine_sentencizer": "spaCy sentencizer + vine_cascade",
@@ -488,46 +355,32 @@ DOCUMENT_SETS = {"ewt_test": "EWT test", "pud": "English PUD"}
 
 
 def document_rows(doc):
-    """One row per pipeline, test set and input (gold tokens or raw text) of bench/documents.py's output."""
-    rows = []
-    for name, label in DOCUMENT_SETS.items():
-        for raw in ("", ", raw text"):
-            for pipe, found in doc["pipelines"].items():
-                row = found["rows"].get(name + raw)
-                if row:
-                    rows.append({"set": label, "input": "raw text" if raw else "gold tokens",
-                                 "pipeline": DOCUMENT_PIPELINES.get(pipe, pipe), **row})
-    return rows
-
-
-def boundary_error_rows(doc):
-    """Sentence-boundary errors by kind, per pipeline and test set (gold tokens)."""
-    return [{"pipeline": DOCUMENT_PIPELINES.get(pipe, pipe), "set": label, **found["rows"][name]["boundary_errors"]}
-            for name, label in DOCUMENT_SETS.items() for pipe, found in doc["pipelines"].items()
-            if name in found["rows"]]
+    return [{"set": label, "input": "raw text" if raw else "gold tokens",
+             "pipeline": DOCUMENT_PIPELINES.get(pipe, pipe), **found["rows"][name + raw]}
+            for name, label in DOCUMENT_SETS.items() for raw in ("", ", raw text")
+            for pipe, found in doc["pipelines"].items() if found["rows"].get(name + raw)]
 
 
 def calibration_rows(doc):
-    """Per system and test set of bench/calibration.py: ECE of head and label probabilities, UAS at 80%."""
     rows = []
     for system, sets in doc["systems"].items():
         for name, found in sets.items():
             at_80 = next((c for c in found["coverage"] if c["coverage"] == 0.8), None)
             rows.append({"system": {"beam_parser": "spaCy beam parser (beam mass of the parse)"}.get(system, system),
-                         "set": DOCUMENT_SETS.get(name, name), "arcs": found["arcs"], "uas": found["uas"],
-                         "ece_head": found["ece_head"], "ece_dep": found["ece_dep"],
+                         "set": DOCUMENT_SETS.get(name, name), **found,
                          "uas_80": None if at_80 is None else 100 * at_80["accuracy"]})
     return rows
 
 
 CASCADE_COLUMNS = [
     Col("system", "system"), Col("UAS (no punct.)", "uas", "2f"), Col("UAS (all)", "uas_all", "2f"),
-    Col("words/s", "words_per_second", "int"), Col("vs NoPrune-1", ratio_to("NoPrune-1"), "x"),
+    Col("words/s", "words_per_second", "int"),
+    Col("vs NoPrune-1", lambda row, doc: row["words_per_second"] / next(
+        r["words_per_second"] for r in doc["rows"] if r["system"] == "NoPrune-1"), "x"),
     *[Col(f"words/s, {b.replace('<=', '≤').replace('-', '–')} words", ("buckets", b, "words_per_second"), "int")
-      for b in BUCKETS],
+      for b in ["<= 10", "11-20", "21-40", "> 40"]],
     Col("time exponent", "exponent", "2f"), Col("training (s)", "training_seconds", "int"),
     Col("kept share / gold recall after each pruning level (test)", pruning)]
-
 KERNEL_LABELS = {"eisner": "`eisner` (best tree)", "eisner_max_marginals": "`eisner_max_marginals`",
                  "eisner_marginals": "`eisner_marginals`", "eisner_hypergraph": '`eisner`, `engine="hypergraph"`',
                  "eisner_marginals_hypergraph": '`eisner_marginals`, `engine="hypergraph"`',
@@ -539,18 +392,19 @@ MASKED_LABELS = {"eisner_vine_mask": "`eisner`", "eisner2_vine_mask": "`eisner2`
 
 def masked_speedup(row, doc):
     """A kernel under the vine-style mask against the same kernel unpruned, n = 100."""
+    cells = {(r["kernel"], r["n"]): r["ms"] for r in doc["rows"]}
     order = row["_key"][:-len("_vine_mask")] if row["_key"].endswith("_vine_mask") else None
-    full, masked = row.get("n100"), get(doc, ("rows",))
-    cells = {(r["kernel"], r["n"]): r["ms"] for r in masked}
-    return None if order is None or (order, 100) not in cells or full is None else cells[order, 100] / full
+    return cells[order, 100] / row["n100"] if (order, 100) in cells and row.get("n100") else None
 
 
 EXPONENT = Col("time exponent", lambda row, doc: doc["exponents"].get(row["_key"]), "2f")
-
-
-# the comparison's accuracy tables: mean ± std (min–max) per pipeline, or vine_cascade's difference
-COMPARE_ACCURACY_COLUMNS = [Col("shared encoder", "setting"), Col("parser", "pipeline"),
-                            Col("seeds", "seeds", "int"), *[Col(label, accuracy_cell(key)) for label, key in ACCURACY]]
+# the comparison's accuracy: mean ± std (min–max) per pipeline, or vine_cascade's difference
+COMPARE_ACCURACY_COLUMNS = [Col("shared encoder", "setting"), Col("parser", "pipeline"), Col("seeds", "seeds", "int"),
+                            *[Col(label, lambda row, doc, key=key: f"{row[key]:+.2f}" if row.get("_diff")
+                                  else FMT["spread"](row[key]))
+                              for label, key in [("UAS", "dep_uas"), ("LAS", "dep_las"),
+                                                 ("UAS > 30 words", "long_dep_uas"),
+                                                 ("LAS > 30 words", "long_dep_las")]]]
 COMPARE_SPEED_COLUMNS = [
     Col("shared encoder", "setting"), Col("ops", "ops"), Col("spaCy parser (words/s)", "spacy", "int"),
     Col("vine_cascade (words/s)", "vine", "int"), Col("ratio", "ratio", "x"),
@@ -558,10 +412,9 @@ COMPARE_SPEED_COLUMNS = [
 # a results file's "targets": {name: [measured, target, met]}
 TARGET_COLUMNS = [Col("target", "_key"), Col("measured", "value.0"),
                   Col("met", lambda row, doc: "yes" if row["value"][2] else "no")]
-
 TABLES = [
     # not figures: the settings of vine_cascade as declared in the code
-    SettingsTable("vine_cascade_settings", "vineparse/pipeline/settings.py", "CascadeSettings"),
+    settings_table("vine_cascade_settings", "vineparse/pipeline/settings.py", "CascadeSettings"),
     # kernels.json: bench/kernels.py
     Table("kernels_yardstick", "kernels.json", "yardstick", [
         Col("n", "_key"), Col("numpy yardstick (ms)", "numpy_ms.median", "sig"),
@@ -587,7 +440,7 @@ TABLES = [
     Table("cascade_ewt", "cascade_ewt.json", "rows", CASCADE_COLUMNS, order=("system", SYSTEMS)),
     Table("cascade_ptb", "cascade_ptb.json", "rows", CASCADE_COLUMNS, order=("system", SYSTEMS)),
     Table("cascade_corpora", ["cascade_ewt.json", "cascade_ptb.json"], lambda doc: [doc], [
-        Col("corpus", corpus_name), Col("training sentences", "train_sentences", "int"),
+        CORPUS, Col("training sentences", "train_sentences", "int"),
         Col("test sentences", "test_sentences", "int"), Col("test words", "test_words", "int"),
         Col("hashed weights per level", lambda row, doc: 2 ** doc["settings"]["bits"], "int"),
         Col("epochs per level", "settings.epochs"), Col("gold-arc recall target (vine / first order / later levels)",
@@ -595,7 +448,7 @@ TABLES = [
         Col("jackknife folds for the training masks", lambda row, doc: doc["settings"].get("jackknife", 0), "int"),
         Col("NoPrune-3 trained on sentences of at most", "noprune3_training.max_length", "int")]),
     Table("cascade_threads", ["cascade_ewt.json", "cascade_ptb.json"], lambda doc: [doc["threads"]], [
-        Col("corpus", corpus_name), Col("sentences", "sentences", "int"),
+        CORPUS, Col("sentences", "sentences", "int"),
         Col("1 thread (words/s)", "one_thread_words_per_second", "int"),
         Col("2 threads (words/s)", "two_threads_words_per_second", "int"), Col("speed-up", "speedup", "x")]),
     # labels.json: bench/labels.py
@@ -625,25 +478,25 @@ TABLES = [
         Col("shared encoder", "setting"), Col("input", "input"), Col("tokens", "tokens", "int"),
         Col("µs per token", "us_per_token", "int"), Col("sentences", "sentences", "int")]),
     # multilingual.json: bench/multilingual.py
-    Table("multilingual_sparse", "multilingual.json", multilingual_sparse, [
-        Col("treebank (training sentences)", "treebank"),
+    Table("multilingual_sparse", "multilingual.json", per_treebank(sparse_row), [
+        TREEBANK,
         *[Col(f"{system} UAS", f"{system}_uas", "2f") for system in SYSTEMS[:5:2] + SYSTEMS[1:6:2]],
         Col("VineCascade-3 words/s", "words", "int"), Col("VineCascade-3 / NoPrune-3 words/s", "speedup", "x1")]),
-    Table("multilingual_parsers", "multilingual.json", multilingual_parsers, [
-        Col("treebank (training sentences)", "treebank"), Col("parser", "parser"), Col("UAS", "uas", "2f"),
-        Col("LAS", "las", "2f"), Col("non-projective gold arcs", "gold_arcs", "int"),
+    Table("multilingual_parsers", "multilingual.json", per_treebank(parser_rows), [
+        TREEBANK, Col("parser", "parser"), Col("UAS", "uas", "2f"),
+        Col("LAS", "las", "2f"), Col("non-projective gold arcs", "gold", "int"),
         Col("their recall", "recall", "1f"), Col("non-projective precision", "precision", "1f")]),
-    Table("multilingual_seeds", "multilingual.json", multilingual_seeds, [
-        Col("treebank (training sentences)", "treebank"), Col("seeds", "seeds", "int"),
+    Table("multilingual_seeds", "multilingual.json", per_treebank(seed_rows), [
+        TREEBANK, Col("seeds", "seeds", "int"),
         Col("vine_cascade UAS, mean (range)", "vine_uas"), Col("spaCy parser UAS", "spacy_uas"),
         Col("UAS difference of the means", "uas", "+2f"), Col("vine_cascade LAS", "vine_las"),
         Col("spaCy parser LAS", "spacy_las"), Col("LAS difference", "las", "+2f")]),
-    Table("multilingual_sparse_seeds", "multilingual.json", multilingual_sparse_seeds, [
-        Col("treebank (training sentences)", "treebank"), Col("seeds", "seeds"),
+    Table("multilingual_sparse_seeds", "multilingual.json", per_treebank(sparse_seed_rows), [
+        TREEBANK, Col("seeds", "seeds"),
         Col("NoPrune-3 UAS, mean (range)", "NoPrune-3"), Col("VineCascade-3 UAS, mean (range)", "VineCascade-3"),
         Col("gap per seed", "gaps"), Col("mean gap", "mean_gap", "+2f")]),
-    Table("multilingual_lifting", "multilingual.json", multilingual_lifting, [
-        Col("treebank (training sentences)", "treebank"), Col("CascadeParser", "how"),
+    Table("multilingual_lifting", "multilingual.json", per_treebank(lifting_rows), [
+        TREEBANK, Col("CascadeParser", "how"),
         Col("UAS", "uas", "2f"), Col("LAS", "las", "2f"), Col("non-projective recall", "recall", "1f"),
         Col("non-projective precision", "precision", "1f")]),
     Table("multilingual_targets", "multilingual.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
@@ -658,7 +511,10 @@ TABLES = [
         Col("test set", "set"), Col("input", "input"), Col("pipeline", "pipeline"),
         Col("sentence P", "sents_p", "2f"), Col("sentence R", "sents_r", "2f"), Col("sentence F1", "sents_f", "2f"),
         Col("UAS", "dep_uas", "2f"), Col("LAS", "dep_las", "2f")]),
-    Table("documents_errors", "documents.json", boundary_error_rows, [
+    Table("documents_errors", "documents.json", lambda doc: [
+        {"pipeline": DOCUMENT_PIPELINES.get(pipe, pipe), "set": label, **found["rows"][name]["boundary_errors"]}
+        for name, label in DOCUMENT_SETS.items() for pipe, found in doc["pipelines"].items()
+        if name in found["rows"]], [
         Col("pipeline", "pipeline"), Col("test set", "set"),
         *[Col(kind, kind, "int") for kind in ("missed after final punctuation", "missed after none",
                                                "wrong cut after final punctuation", "wrong cut after other punctuation",
@@ -676,10 +532,15 @@ TABLES = [
         Col("µs per token, one preset sentence of 2,000 tokens", "preset_2000.us_per_token", "1f"),
         Col("ratio (at most 2)", "preset_ratio", "x")]),
     # astar_backoff.json: bench/astar_backoff.py
-    Table("astar_backoff", "astar_backoff.json", astar_rows, [
+    Table("astar_backoff", "astar_backoff.json", lambda doc: [
+        {"model": model, "heuristic": data["heuristic"], "corpus": label, **data["corpora"][corpus]}
+        for model, data in doc["models"].items()
+        for corpus, label in (("ewt_test_8_26", "EWT test, 8–26 words"),
+                              ("ptb_test_le_40", "PTB test, ≤ 40 words"))], [
         Col("model", "model"), Col("heuristic", "heuristic"), Col("corpus", "corpus"),
         Col("sentences", "sentences", "int"), Col("parsed", "parsed_share", "pct"),
-        Col("back-off (unknown tag / no derivation)", backoff_cell),
+        Col("back-off (unknown tag / no derivation)", lambda row, doc: f"{100 * row['backoff_share']:.2f}% "
+            f"({row['backoff'].get('unknown tag', 0)} / {row['backoff'].get('no parse', 0)})"),
         Col("ms per sentence, all (median / mean / p90)", times_ms("time_all")),
         Col("covered by the treebank grammar", times_ms("time_covered")),
         Col("back-off", times_ms("time_backoff")),
@@ -690,7 +551,10 @@ TABLES = [
     Table("bitext_speed", "bitext.json", bitext_speed, [
         Col("p×q", "bucket"), Col("binary: exact / one sample (median speed-up; screened)", "binary"),
         Col("ternary: exact / one sample (median speed-up; screened)", "ternary")]),
-    Table("bitext_per_pair", "bitext.json", bitext_per_pair, [
+    Table("bitext_per_pair", "bitext.json", lambda doc: [
+        {"chain": label, "subset": subset, **counts}
+        for chain, label in (("randomized", "the paper's chain"), ("screened", "screened"))
+        for subset, counts in doc["summary"]["bias_per_pair"][chain].items()], [
         Col("chain", "chain"), Col("pairs", "subset"), Col("(pair, beam) points", "points", "int"),
         Col("below tic-tac-toe", "below", "int"), Col("above", "above", "int"),
         Col("no equal-time point", "no_equal_time", "int"),
@@ -705,7 +569,12 @@ TABLES = [
         Col("corresponding links per pair", "correspond_per_pair", "2f"),
         Col("training (s)", "train_seconds", "1f")]),
     # scale.json: bench/scale.py
-    Table("scale_runs", "scale.json", scale_runs, [
+    Table("scale_runs", "scale.json", lambda doc: [
+        {**doc["rounds"][0][key], "run": label,
+         "ratio": doc["rounds"][0][key]["words_per_second"] / doc["rounds"][0]["plain"]["words_per_second"]}
+        for key, label in (("plain", "plain loop (`vineparse parse`, one process)"),
+                           ("dask1", "`parse_corpus`, 1 local worker"),
+                           ("dask2", "`parse_corpus`, 2 local workers"))], [
         Col("run", "run"), Col("words/s (after model load)", "words_per_second", "int"),
         Col("vs plain loop", "ratio", "x"), Col("wall (s)", "wall_seconds", "int"),
         Col("output identical to the plain loop", lambda row, doc: row.get("identical_to_plain", "reference"))]),
@@ -729,14 +598,23 @@ TABLES = [
         Col("killed worker: extra seconds against the undisturbed run", "killed.extra_seconds_vs_dask2", "1f"),
         Col("every run's output identical to the plain loop", "targets.identical_output.measured")]),
     # soak.json: bench/soak.py
-    Table("soak", "soak.json", soak_rows, [
+    Table("soak", "soak.json", lambda doc: [
+        {**data, **data["growth"], "run": {"pipe": "`nlp.pipe` (vine_cascade pipeline)",
+                                           "api": "`CascadeParser.parse_labelled`",
+                                           "cli": "`vineparse parse MODEL -`"}[key]}
+        for key, data in doc["runs"].items()], [
         Col("run", "run"), Col("sentences/s", "sentences_per_second", "int"),
         Col("RSS at the first sample (MiB)", "rss_from_mb", "1f"), Col("sentences then", "sentences_from", "int"),
         Col("RSS at the end (MiB)", "rss_to_mb", "1f"), Col("sentences then", "sentences_to", "int"),
         Col("growth", "growth", "pct2"), Col("peak (MiB)", "peak_mb", "1f")]),
     # ewt_speed.json: make ewt-speed (its middle run, the configuration before shared_part_roles, is a decision's)
-    Table("ewt_speed", "ewt_speed.json", "pipelines", whole_speed_columns("label_width", "part_width",
-                                                                          "shared_part_roles"),
+    Table("ewt_speed", "ewt_speed.json", "pipelines", [
+        Col("pipeline", "_key"), *[Col(name, f"settings.{name}") for name in ("label_width", "part_width",
+                                                                              "shared_part_roles")],
+        Col("parser µs / word, alone", "us_per_word", "1f"),
+        Col("parser µs / word, in the pipeline", lambda row, doc: get(row, "us_per_word_by_component.vine_cascade")
+            or get(row, "us_per_word_by_component.parser"), "1f"),
+        Col("pipeline words/s", "words_per_second", "int"), Col("× spaCy's parser's pipeline", "ratio_to_first", "x")],
           where=lambda row: "before" not in row["_key"]),
 ]
 
@@ -746,57 +624,41 @@ TABLES = [
 def render_pages(write: bool) -> List[Path]:
     """Fill every marked region; RETURNS the pages whose text changed (written unless `write` is False)."""
     specs = {spec.name: spec for spec in TABLES}
-    if len(specs) != len(TABLES):
-        raise SystemExit("two table specs share a name")
     used, changed = set(), []
     for page in PAGES:
-        source = page.read_text(encoding="utf-8")
-
         def fill(match):
-            name = match.group("name")
-            if name not in specs:
-                raise SystemExit(f"{page.relative_to(ROOT)}: no table spec named {name!r}")
-            used.add(name)
-            return f"{match.group(1)}\n{specs[name].render()}\n\n{match.group(4)}"
+            if match.group("name") not in specs:
+                raise SystemExit(f"{page.relative_to(ROOT)}: no table spec named {match.group('name')!r}")
+            used.add(match.group("name"))
+            return f"{match.group(1)}\n{specs[match.group('name')].render()}\n\n{match.group(4)}"
 
+        source = page.read_text(encoding="utf-8")
         rendered = REGION.sub(fill, source)
         if rendered != source:
             changed.append(page)
             if write:
                 page.write_text(rendered, encoding="utf-8")
-    unused = sorted(set(specs) - used)
-    if unused:
-        raise SystemExit(f"table specs no page uses: {', '.join(unused)}")
+    if len(specs) != len(TABLES) or set(specs) - used:
+        raise SystemExit(f"table specs named twice or used by no page: {sorted(set(specs) - used)}")
     return changed
-
-
-def copy_plots() -> None:
-    out = DOCS / "results"
-    out.mkdir(parents=True, exist_ok=True)
-    for name in PLOTS:
-        source = RESULTS / name
-        if not source.exists():
-            raise SystemExit(f"{source} is missing (a page shows it)")
-        target = out / name
-        if not target.exists() or target.read_bytes() != source.read_bytes():
-            shutil.copyfile(source, target)
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if a page's tables are out of date")
-    parser.add_argument("--list", action="store_true", help="list the tables and their results files")
     args = parser.parse_args(argv)
-    if args.list:
-        for spec in TABLES:
-            print(f"{spec.name}: {', '.join(spec.sources())}")
-        return 0
     changed = render_pages(write=not args.check)
+    for page in changed if args.check else []:
+        print(f"{page.relative_to(ROOT)}: tables out of date (run python bench/render_docs.py)")
     if args.check:
-        for page in changed:
-            print(f"{page.relative_to(ROOT)}: tables out of date (run python bench/render_docs.py)")
         return 1 if changed else 0
-    copy_plots()
+    (DOCS / "results").mkdir(parents=True, exist_ok=True)
+    for name in PLOTS:              # mkdocs serves only docs/: copies, not committed
+        if not (RESULTS / name).exists():
+            raise SystemExit(f"{RESULTS / name} is missing (a page shows it)")
+        copy = DOCS / "results" / name
+        if not copy.exists() or copy.read_bytes() != (RESULTS / name).read_bytes():
+            shutil.copyfile(RESULTS / name, copy)
     print(f"rendered {len(TABLES)} tables; {len(changed)} page(s) changed; {len(PLOTS)} plots in docs/results/")
     return 0
 

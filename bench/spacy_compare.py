@@ -1,27 +1,26 @@
 """vine_cascade against spaCy's parsers: same shared tok2vec, tagger, data, steps and tuning.
 
-Reads the trained pipelines under --runs, named SETTING-PIPELINE-sSEED/model-best (`make ewt-compare`):
-SETTING "cnn" (the shared tok2vec as spaCy's --optimize efficiency config has it) or "bilstm" (the same with
-a BiLSTM in the shared tok2vec, so both parsers get a whole-sentence encoder), PIPELINE "vine", "spacy" (the
-transition-based parser) or "beam" (its beam-search version). Each pipeline was tuned on dev only (model-best
-by dev score; vine_cascade as `spacy train` wrote it: its parsing levels, their thresholds set while
-training and then on dev before saving, `vineparse.calibrate_on_dev.v1` in configs/ewt.cfg). For every run: dep_uas / dep_las on the test set (spaCy's scorer, punctuation
-excluded, gold tokens as `spacy evaluate --gold-preproc`), and the same on test sentences of more than 30
-words, and on the out-of-domain --ood set
-(English PUD: news and Wikipedia, where EWT is web text); per setting and pipeline the mean,
-sample standard deviation, min and max over seeds. For the first seed of each pipeline and setting: words
-per second of the whole pipeline (tokenizer, tok2vec, tagger, parser; `nlp.pipe` over the test texts, one core,
-median of --repeats runs, the runs of spaCy's pipeline and of the cascade stopping at each order interleaved so
-that the shared machine's load hits them alike, each from a collected heap), the µs per word of each
-component of both pipelines (where the time goes), all of it once per --blas: with thinc's NumpyOps (blis, whose
-reference kernels run where it does not recognise the CPU) and with `vineparse.blas.ScipyBlasOps` (OpenBLAS),
-both pipelines on the same ops each time; accuracy of the cascade stopping at each order, each pruning
-level's kept-arc share and gold-arc recall on dev, and time per token of long inputs: docs without sentence
-boundaries, and one preset sentence of 2,000 tokens against preset sentences of 20 (issue 15: within 2x; on the
-last --blas ops).
-Writes JSON (--out, with the command line, git commit, machine and load averages, and issue 37's targets). With `--steps early-stopping` (runs trained until the dev score stopped rising, as
-`make ewt-compare-es` trains them), each run's record also gives the step it stopped at and the step its
-model-best is from, read from its log (SETTING-PIPELINE-sSEED.log beside the run's folder).
+Reads the trained pipelines under --runs, named SETTING-PIPELINE-sSEED/model-best (`make ewt-compare`): SETTING
+"cnn" (the shared tok2vec as spaCy's --optimize efficiency config has it) or "bilstm" (the same with a BiLSTM in the
+shared tok2vec, so both parsers get a whole-sentence encoder), PIPELINE "vine", "spacy" (the transition-based
+parser) or "beam" (its beam-search version). Each pipeline was tuned on dev only (model-best by dev score;
+vine_cascade as `spacy train` wrote it: its parsing levels, their thresholds set while training and then on dev
+before saving, `vineparse.calibrate_on_dev.v1` in configs/ewt.cfg). For every run: dep_uas / dep_las on the test set
+(spaCy's scorer, punctuation excluded, gold tokens as `spacy evaluate --gold-preproc`), and the same on test
+sentences of more than 30 words, and on the out-of-domain --ood set (English PUD: news and Wikipedia, where EWT is
+web text); per setting and pipeline the mean, sample standard deviation, min and max over seeds. For the first seed
+of each pipeline and setting: words per second of the whole pipeline (tokenizer, tok2vec, tagger, parser; `nlp.pipe`
+over the test texts, one core, median of --repeats runs, the runs of spaCy's pipeline and of the cascade stopping at
+each order interleaved so that the shared machine's load hits them alike, each from a collected heap), the µs per
+word of each component of both pipelines (where the time goes), all of it once per --blas: with thinc's NumpyOps
+(blis, whose reference kernels run where it does not recognise the CPU) and with `vineparse.blas.ScipyBlasOps`
+(OpenBLAS), both pipelines on the same ops each time; accuracy of the cascade stopping at each order, each pruning
+level's kept- arc share and gold-arc recall on dev, and time per token of long inputs: docs without sentence
+boundaries, and one preset sentence of 2,000 tokens against preset sentences of 20 (issue 15: within 2x; on the last
+--blas ops). Writes JSON (--out, with the command line, git commit, machine and load averages, and issue 37's
+targets). With `--steps early-stopping` (runs trained until the dev score stopped rising, as `make ewt-compare-es`
+trains them), each run's record also gives the step it stopped at and the step its model-best is from, read from its
+log (SETTING-PIPELINE- sSEED.log beside the run's folder).
 
     python bench/spacy_compare.py --runs bench/out/compare8k --steps 8000 \\
         --dev corpora/spacy/en_ewt-ud-dev.spacy --test corpora/spacy/en_ewt-ud-test.spacy \\
