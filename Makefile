@@ -4,17 +4,16 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.vineparse-installed
 SOURCES := setup.py setup.cfg pyproject.toml $(shell find vineparse -name '*.py' -o -name '*.pyx' -o -name '*.pxd' -o -name '*.h')
-
 # The installed package cannot see the repository, so point it at the shared treebanks if they are there.
 ifeq ($(VINEPARSE_CORPORA),)
 ifneq ($(wildcard ../shared/corpora),)
 export VINEPARSE_CORPORA := $(abspath ../shared/corpora)
 endif
 endif
-.PHONY: demo test install clean docs dist wheel-missing bench bench-results supar-venv cascade-experiments bench-astar
-
-# The main job: treebank statistics and their plot, then a vine -> 1 -> 2 -> 3 cascade trained on 2,000 EWT
-# sentences (about two minutes) and evaluated on EWT dev with the per-level kept share and gold-arc recall.
+.PHONY: demo test install clean docs dist wheel-missing bench bench-results supar-venv cascade-experiments bench-astar \
+    ewt-vine package ewt-compare ewt-compare-es ewt-compare-es-bilstm ewt-speed multilingual multilingual-seeds \
+    bench-threads bench-bounds bench-astar-backoff bench-labels soak bench-scale bench-bitext
+# The main job: treebank statistics, then a vine -> 1 -> 2 -> 3 cascade on 2,000 EWT sentences, evaluated on dev.
 demo: $(STAMP)
 	$(BIN)/vineparse stats --json bench/out/stats.json
 	$(BIN)/python bench/treebank_stats.py --plot bench/out/stats.png --json bench/out/stats_bench.json
@@ -26,9 +25,7 @@ install: $(STAMP)
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-
-# Tests run against the built wheel (kept in dist/, rebuilt when missing; tests/test_release.py installs it in a
-# clean venv, `make dist` ships it), not the source tree: the venv's console scripts keep that off sys.path.
+# Tests run against the built wheel (dist/, also for tests/test_release.py and `make dist`), not the source tree.
 $(STAMP): $(BIN)/python $(SOURCES) $(if $(wildcard dist/vineparse-*.whl),,wheel-missing)
 	rm -f dist/vineparse-*.whl
 	# the build folder keeps the last build's modules: a module deleted since must not reach the wheel
@@ -74,19 +71,18 @@ bench-astar: $(STAMP)
 	$(BIN)/python bench/astar.py --out bench/out/astar.json --table bench/out/astar.md --plot bench/out/astar.png
 
 # ---- the spaCy component vine_cascade on EWT (configs/ewt.cfg; the others written from it by make_configs.py) ----
-# ewt-vine: EWT as .spacy (one sentence per doc, in corpora/spacy/), trained, evaluated on test and timed; package:
-# `spacy package` on it, under dist/. Runs are named SETTING-PIPELINE-sSEED (`make -j2`: two at a time).
+# ewt-vine: EWT as .spacy (one sentence per doc), trained, evaluated, timed; package: `spacy package` on it, into
+# dist/. Runs are SETTING-PIPELINE-sSEED (`make -j2`: two at a time; `python -I -m`: the installed vineparse).
 SPACY_DATA := corpora/spacy
 EWT_SPACY := $(SPACY_DATA)/en_ewt-ud-train.spacy $(SPACY_DATA)/en_ewt-ud-dev.spacy $(SPACY_DATA)/en_ewt-ud-test.spacy
 PUD_SPACY := $(SPACY_DATA)/en_pud-ud-test.spacy
 VINE_OUT := bench/out/ewt_vine
 ONE_CORE := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 TRAIN_DATA = --paths.train $(SPACY_DATA)/en_ewt-ud-train.spacy --paths.dev $(SPACY_DATA)/en_ewt-ud-dev.spacy
-EVAL_DATA = --dev $(SPACY_DATA)/en_ewt-ud-dev.spacy --test $(SPACY_DATA)/en_ewt-ud-test.spacy --ood $(PUD_SPACY)
-# the config of a run (`python -I -m`: the installed vineparse is imported, not this source tree)
+COMPARE_TO = $(ONE_CORE) $(BIN)/python bench/spacy_compare.py --dev $(SPACY_DATA)/en_ewt-ud-dev.spacy \
+    --test $(SPACY_DATA)/en_ewt-ud-test.spacy --ood $(PUD_SPACY) --out bench/results
 run_config = configs/$(if $(filter vine,$(word 2,$(subst -, ,$(1)))),ewt,$(if $(filter beam,$(word 2,$(subst -, ,$(1)))),ewt_spacy_beam,ewt_spacy_parser))$(if $(filter bilstm,$(word 1,$(subst -, ,$(1)))),_bilstm,).cfg
 run_seed = $(subst s,,$(word 3,$(subst -, ,$(1))))
-.PHONY: ewt-vine package ewt-compare ewt-compare-es ewt-compare-es-bilstm ewt-speed
 
 $(SPACY_DATA)/%.spacy: | $(STAMP)
 	@mkdir -p $(SPACY_DATA)
@@ -109,15 +105,12 @@ $(1)/%/model-best: | $$(STAMP) $$(EWT_SPACY)
 	$$(ONE_CORE) $$(BIN)/python -I -m spacy train $$(call run_config,$$*) --output $(1)/$$* $$(TRAIN_DATA) \
 	    --system.seed $$(call run_seed,$$*) $(2) > $(1)/$$*.log 2>&1
 endef
-# ewt-compare: three seeds of each parser for 8,000 steps; spacy_compare.json (its long inputs) and the seed-0
-# pipeline that calibration, threads, bounds and multilingual measure
+# ewt-compare: 3 seeds of each parser, 8,000 steps (seed 0: what calibration, threads, bounds, multilingual measure)
 COMPARE := bench/out/compare8k
 COMPARE_STEPS ?= 8000
-COMPARE_RUNS ?= $(foreach pipe,vine spacy,$(foreach seed,0 1 2,cnn-$(pipe)-s$(seed)))
 $(eval $(call train_runs,$(COMPARE),--training.max_steps $(COMPARE_STEPS) --training.eval_frequency 1000))
-ewt-compare: $(foreach run,$(COMPARE_RUNS),$(COMPARE)/$(run)/model-best) $(PUD_SPACY)
-	$(ONE_CORE) $(BIN)/python bench/spacy_compare.py --runs $(COMPARE) --steps $(COMPARE_STEPS) $(EVAL_DATA) \
-	    --out bench/results/spacy_compare.json
+ewt-compare: $(foreach run,$(foreach pipe,vine spacy,$(foreach s,0 1 2,cnn-$(pipe)-s$(s))),$(COMPARE)/$(run)/model-best) $(PUD_SPACY)
+	$(COMPARE_TO)/spacy_compare.json --runs $(COMPARE) --steps $(COMPARE_STEPS)
 # spaCy's default early stopping: ewt-compare-es, the record (spacy_compare_es.json); ewt-compare-es-bilstm, the
 # equal-encoder setting (a BiLSTM in the shared tok2vec), one seed each, with the pipelines' speed
 COMPARE_ES := bench/out/compare_es
@@ -126,11 +119,9 @@ COMPARE_ES_RUNS ?= $(foreach pipe,vine spacy,$(foreach seed,0 1 2,cnn-$(pipe)-s$
 EARLY_STOPPING := --training.max_steps 20000 --training.patience 1600 --training.eval_frequency 200
 $(foreach folder,$(COMPARE_ES) $(COMPARE_ES_BILSTM),$(eval $(call train_runs,$(folder),$(EARLY_STOPPING))))
 ewt-compare-es: $(foreach run,$(COMPARE_ES_RUNS),$(COMPARE_ES)/$(run)/model-best) $(PUD_SPACY)
-	$(ONE_CORE) $(BIN)/python bench/spacy_compare.py --runs $(COMPARE_ES) --steps early-stopping --no-speed \
-	    $(EVAL_DATA) --out bench/results/spacy_compare_es.json
+	$(COMPARE_TO)/spacy_compare_es.json --runs $(COMPARE_ES) --steps early-stopping --no-speed
 ewt-compare-es-bilstm: $(foreach pipe,vine spacy,$(COMPARE_ES_BILSTM)/bilstm-$(pipe)-s0/model-best) $(PUD_SPACY)
-	$(ONE_CORE) $(BIN)/python bench/spacy_compare.py --runs $(COMPARE_ES_BILSTM) --steps early-stopping \
-	    $(EVAL_DATA) --out bench/results/spacy_compare_es_bilstm.json
+	$(COMPARE_TO)/spacy_compare_es_bilstm.json --runs $(COMPARE_ES_BILSTM) --steps early-stopping
 # the README's words/s: spaCy's parser's pipeline (2,000 steps: it costs the same at any step), the record's seed 0
 SPEED := bench/out/speed
 $(eval $(call train_runs,$(SPEED),--training.max_steps 2000 --training.eval_frequency 2000))
@@ -147,6 +138,7 @@ ewt-speed: $(SPEED)/cnn-spacy-s0/model-best $(COMPARE_ES)/cnn-vine-s0/model-best
 DOCS := bench/out/documents
 DOC_STEPS ?= 2000
 UD := corpora/ud
+.PRECIOUS: $(UD)/%/split.json
 $(UD)/%/split.json: | $(STAMP)
 	$(BIN)/python bench/ud_data.py --out $(UD) --treebanks $*
 calibration: $(COMPARE)/cnn-vine-s0/model-best $(PUD_SPACY)
@@ -175,7 +167,6 @@ documents: $(DOCS)/vine/model-calibrated $(DOCS)/vine-sentencizer $(DOCS)/spacy/
 # ---- the paper's languages ----
 # multilingual: spaCy's parser and vine_cascade (configs/ud*.cfg; -flat: without lifting) on six languages, then the
 # sparse cascade (bench/multilingual.py). MULTI_SEEDS="0 1": seed 1 too. SMALL_DATA (dev less a tenth): dropout 0.1.
-.PHONY: multilingual multilingual-seeds
 MULTI := bench/out/multilingual
 TREEBANKS := pt_bosque pt_bosque_small bg_btb de_gsd sv_talbanken zh_gsd
 MULTI_SEEDS ?= 0
@@ -193,23 +184,21 @@ $(MULTI)/%/model-best: | $(STAMP) $(foreach tb,$(TREEBANKS) en_ewt,$(UD)/$(tb)/s
 	    $(if $(findstring -flat,$*),--components.vine_cascade.pseudo_projective false) \
 	    $(if $(and $(findstring -vine,$*),$(filter $(call multi_tb,$*),$(SMALL_DATA))),--components.vine_cascade.dropout 0.1) \
 	    > $(MULTI)/$*.log 2>&1
+MULTILINGUAL = $(ONE_CORE) $(BIN)/python bench/multilingual.py --runs $(MULTI) --out bench/results/multilingual.json \
+    --plot bench/results/multilingual.png
 multilingual: $(foreach run,$(MULTI_RUNS),$(MULTI)/$(run)/model-best) $(COMPARE)/cnn-vine-s0/model-best $(COMPARE)/cnn-spacy-s0/model-best
-	$(ONE_CORE) $(BIN)/python bench/multilingual.py --runs $(MULTI) --ewt-runs $(COMPARE) \
-	    --out bench/results/multilingual.json --plot bench/results/multilingual.png
+	$(MULTILINGUAL) --ewt-runs $(COMPARE)
 # multilingual-seeds: the sparse systems again with seeds 1 and 2; German's and Portuguese's crossing arcs by seed
 $(MULTI)/sparse/%.json: | $(STAMP) $(UD)/%/split.json
 	@mkdir -p $(MULTI)/sparse/$*
 	$(ONE_CORE) $(BIN)/python bench/cascade.py --corpus ud:$* --tag upos --systems multilingual --epochs 5 \
 	    --repeats 3 --models $(MULTI)/sparse/$* --out $@ --plot $(@:.json=.png) > $(MULTI)/sparse/$*.log 2>&1
 multilingual-seeds: $(foreach tb,en_ewt $(TREEBANKS),$(MULTI)/sparse/$(tb).json)
-	$(ONE_CORE) $(BIN)/python bench/multilingual.py --runs $(MULTI) --sparse-seeds 1,2 \
-	    --out bench/results/multilingual.json --plot bench/results/multilingual.png
-	$(ONE_CORE) $(BIN)/python bench/multilingual.py --runs $(MULTI) --treebanks de_gsd,pt_bosque \
-	    --nonprojective-seeds --out bench/results/multilingual.json --plot bench/results/multilingual.png
+	$(MULTILINGUAL) --sparse-seeds 1,2
+	$(MULTILINGUAL) --treebanks de_gsd,pt_bosque --nonprojective-seeds
 # ---- threads, bounds, hardening, scale, bitext (docs/robustness.md, astar.md, cascade.md, scale.md, bitext.md) ----
-# bench-threads: words/s of 1, 2 and 4 threads sharing one model; bench-bounds: time per token of a 2,000-token
-# sentence against 20-word ones (the comparison's pipeline, one trained on 300 sentences); soak: RSS over time.
-.PHONY: bench-threads bench-bounds bench-astar-backoff bench-labels soak bench-scale bench-bitext
+# bench-threads: 1, 2 and 4 threads sharing one model; bench-bounds: time per token of a 2,000-token sentence
+# against 20-word ones (the comparison's pipeline, one trained on 300 sentences); soak: RSS over time.
 bench-threads: $(COMPARE)/cnn-vine-s0/model-best
 	$(BIN)/python bench/threads.py --pipeline $< --out bench/results/threads.json
 bench/out/ewt_vine300/model-last: | $(STAMP) $(EWT_SPACY)
