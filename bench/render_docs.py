@@ -173,21 +173,6 @@ def settings_table(name: str, path: str, cls: str) -> Table:
 # -- helpers for specs ----------------------------------------------------------------------------------------
 
 
-def pruning(row, doc):
-    """Kept share / gold recall after each pruning level: "vine 67.8% / 99.72%; first (cap 7) ..."."""
-    caps = [("" if lv.get("head_cap") is None else f" (cap {lv['head_cap']})") for lv in row.get("levels", [])]
-    return "; ".join(f"{lv['level']}{cap} {100 * lv['kept_share']:.1f}% / {100 * lv['gold_recall']:.2f}%"
-                     for lv, cap in zip(row.get("levels", []), caps)) or None
-
-
-def recall_targets(row, doc):
-    """bench/cascade.py's recall targets, "vine / first order / later levels" (older results have no
-    first_order_recall: --recall was the first order's too)."""
-    settings = doc["settings"]
-    first = settings.get("first_order_recall") or settings["recall"]
-    return f"{settings['vine_recall']:g} / {first:g} / {settings['recall']:g}"
-
-
 SYSTEMS = ["NoPrune-1", "VineCascade-1", "NoPrune-2", "VineCascade-2", "NoPrune-3", "VineCascade-3", "FirstOnly-3",
            "Local-3"]
 OPS = {"thinc": "thinc NumpyOps (blis)", "scipy": "ScipyBlasOps (OpenBLAS)"}
@@ -270,23 +255,6 @@ def bitext_speed(doc):
     return rows
 
 
-def scale_costs(doc):
-    rows = []
-    for key, label in (("rounds.0.dask1", "1 worker, full input"), ("check.dask2", "2 workers, check input")):
-        costs = get(doc, key)["costs"]
-        rows.append({"run": label, **costs, **{f"split_{k}": v for k, v in costs["split_per_shard"].items()}})
-    return rows
-
-
-def thread_rows(doc):
-    names = {"cascade": "CascadeParser.parse_batch", "pipeline": "nlp.pipe (vine_cascade pipeline)"}
-    return [{"model": name, "threads": n, "words": doc[key]["median_words_per_second"][str(n)],
-             "speedup": doc[key].get("speedup", {}).get(str(n), 1.0),
-             "round_speedup": doc[key].get("speedup_per_round_median", {}).get(str(n), 1.0),
-             "differences": doc[key]["differences_from_sequential"][str(n)]}
-            for key, name in names.items() for n in doc["threads"]]
-
-
 LANGUAGES = {"en_ewt": "English-EWT", "pt_bosque": "Portuguese-Bosque", "pt_bosque_small": "Portuguese-Bosque",
              "bg_btb": "Bulgarian-BTB", "de_gsd": "German-GSD", "sv_talbanken": "Swedish-Talbanken",
              "zh_gsd": "Chinese-GSD"}
@@ -313,12 +281,6 @@ def sparse_row(row):
                                       / found["NoPrune-3"]["words_per_second"]}]
 
 
-def parser_rows(row):
-    return [{"parser": label, "uas": row[key]["uas"], "las": row[key]["las"], **row[key]["nonprojective_arcs"]}
-            for key, label in (("spacy", "spaCy parser"), ("vine", "vine_cascade"),
-                               ("vine_flat", "vine_cascade, pseudo_projective false")) if key in row]
-
-
 def mean_and_range(scores):
     return f"{mean(scores):.2f} ({min(scores):.2f}–{max(scores):.2f})"
 
@@ -343,22 +305,9 @@ def sparse_seed_rows(row):
                 for system in ("NoPrune-3", "VineCascade-3")}}]
 
 
-def lifting_rows(row):
-    return [{"how": label, **found, **found["nonprojective_arcs"]}
-            for key, label in (("pseudo_projective", "lifted, lowering model"), ("without", "without lifting"))
-            for found in [row.get("sparse_lifting", {}).get(key)] if found]
-
-
 DOCUMENT_PIPELINES = {"vine": "vine_cascade", "vine_sentencizer": "spaCy sentencizer + vine_cascade",
                       "spacy": "spaCy parser", "senter": "spaCy senter + parser"}
 DOCUMENT_SETS = {"ewt_test": "EWT test", "pud": "English PUD"}
-
-
-def document_rows(doc):
-    return [{"set": label, "input": "raw text" if raw else "gold tokens",
-             "pipeline": DOCUMENT_PIPELINES.get(pipe, pipe), **found["rows"][name + raw]}
-            for name, label in DOCUMENT_SETS.items() for raw in ("", ", raw text")
-            for pipe, found in doc["pipelines"].items() if found["rows"].get(name + raw)]
 
 
 def calibration_rows(doc):
@@ -380,7 +329,9 @@ CASCADE_COLUMNS = [
     *[Col(f"words/s, {b.replace('<=', '≤').replace('-', '–')} words", ("buckets", b, "words_per_second"), "int")
       for b in ["<= 10", "11-20", "21-40", "> 40"]],
     Col("time exponent", "exponent", "2f"), Col("training (s)", "training_seconds", "int"),
-    Col("kept share / gold recall after each pruning level (test)", pruning)]
+    Col("kept share / gold recall after each pruning level (test)", lambda row, doc: "; ".join(
+        f"{lv['level']}{'' if lv.get('head_cap') is None else ' (cap %d)' % lv['head_cap']} "
+        f"{100 * lv['kept_share']:.1f}% / {100 * lv['gold_recall']:.2f}%" for lv in row.get("levels", [])) or None)]
 KERNEL_LABELS = {"eisner": "`eisner` (best tree)", "eisner_max_marginals": "`eisner_max_marginals`",
                  "eisner_marginals": "`eisner_marginals`", "eisner_hypergraph": '`eisner`, `engine="hypergraph"`',
                  "eisner_marginals_hypergraph": '`eisner_marginals`, `engine="hypergraph"`',
@@ -443,13 +394,14 @@ TABLES = [
         CORPUS, Col("training sentences", "train_sentences", "int"),
         Col("test sentences", "test_sentences", "int"), Col("test words", "test_words", "int"),
         Col("hashed weights per level", lambda row, doc: 2 ** doc["settings"]["bits"], "int"),
-        Col("epochs per level", "settings.epochs"), Col("gold-arc recall target (vine / first order / later levels)",
-                                                        recall_targets),
+        Col("epochs per level", "settings.epochs"),
+        Col("gold-arc recall target (vine / first order / later levels)", lambda row, doc: " / ".join(
+            f"{x:g}" for x in (doc["settings"]["vine_recall"], doc["settings"].get("first_order_recall")
+                               or doc["settings"]["recall"], doc["settings"]["recall"]))),
         Col("jackknife folds for the training masks", lambda row, doc: doc["settings"].get("jackknife", 0), "int"),
         Col("NoPrune-3 trained on sentences of at most", "noprune3_training.max_length", "int")]),
     Table("cascade_threads", ["cascade_ewt.json", "cascade_ptb.json"], lambda doc: [doc["threads"]], [
-        CORPUS, Col("sentences", "sentences", "int"),
-        Col("1 thread (words/s)", "one_thread_words_per_second", "int"),
+        CORPUS, Col("sentences", "sentences", "int"), Col("1 thread (words/s)", "one_thread_words_per_second", "int"),
         Col("2 threads (words/s)", "two_threads_words_per_second", "int"), Col("speed-up", "speedup", "x")]),
     # labels.json: bench/labels.py
     fields("labels", "labels.json", [
@@ -479,26 +431,30 @@ TABLES = [
         Col("µs per token", "us_per_token", "int"), Col("sentences", "sentences", "int")]),
     # multilingual.json: bench/multilingual.py
     Table("multilingual_sparse", "multilingual.json", per_treebank(sparse_row), [
-        TREEBANK,
-        *[Col(f"{system} UAS", f"{system}_uas", "2f") for system in SYSTEMS[:5:2] + SYSTEMS[1:6:2]],
+        TREEBANK, *[Col(f"{system} UAS", f"{system}_uas", "2f") for system in SYSTEMS[:5:2] + SYSTEMS[1:6:2]],
         Col("VineCascade-3 words/s", "words", "int"), Col("VineCascade-3 / NoPrune-3 words/s", "speedup", "x1")]),
-    Table("multilingual_parsers", "multilingual.json", per_treebank(parser_rows), [
-        TREEBANK, Col("parser", "parser"), Col("UAS", "uas", "2f"),
-        Col("LAS", "las", "2f"), Col("non-projective gold arcs", "gold", "int"),
-        Col("their recall", "recall", "1f"), Col("non-projective precision", "precision", "1f")]),
-    Table("multilingual_seeds", "multilingual.json", per_treebank(seed_rows), [
-        TREEBANK, Col("seeds", "seeds", "int"),
-        Col("vine_cascade UAS, mean (range)", "vine_uas"), Col("spaCy parser UAS", "spacy_uas"),
-        Col("UAS difference of the means", "uas", "+2f"), Col("vine_cascade LAS", "vine_las"),
-        Col("spaCy parser LAS", "spacy_las"), Col("LAS difference", "las", "+2f")]),
-    Table("multilingual_sparse_seeds", "multilingual.json", per_treebank(sparse_seed_rows), [
-        TREEBANK, Col("seeds", "seeds"),
-        Col("NoPrune-3 UAS, mean (range)", "NoPrune-3"), Col("VineCascade-3 UAS, mean (range)", "VineCascade-3"),
-        Col("gap per seed", "gaps"), Col("mean gap", "mean_gap", "+2f")]),
-    Table("multilingual_lifting", "multilingual.json", per_treebank(lifting_rows), [
-        TREEBANK, Col("CascadeParser", "how"),
-        Col("UAS", "uas", "2f"), Col("LAS", "las", "2f"), Col("non-projective recall", "recall", "1f"),
+    Table("multilingual_parsers", "multilingual.json", per_treebank(lambda row: [
+        {"parser": label, "uas": row[key]["uas"], "las": row[key]["las"], **row[key]["nonprojective_arcs"]}
+        for key, label in (("spacy", "spaCy parser"), ("vine", "vine_cascade"),
+                           ("vine_flat", "vine_cascade, pseudo_projective false")) if key in row]), [
+        TREEBANK, Col("parser", "parser"), Col("UAS", "uas", "2f"), Col("LAS", "las", "2f"),
+        Col("non-projective gold arcs", "gold", "int"), Col("their recall", "recall", "1f"),
         Col("non-projective precision", "precision", "1f")]),
+    Table("multilingual_seeds", "multilingual.json", per_treebank(seed_rows), [
+        TREEBANK, Col("seeds", "seeds", "int"), Col("vine_cascade UAS, mean (range)", "vine_uas"),
+        Col("spaCy parser UAS", "spacy_uas"), Col("UAS difference of the means", "uas", "+2f"),
+        Col("vine_cascade LAS", "vine_las"), Col("spaCy parser LAS", "spacy_las"),
+        Col("LAS difference", "las", "+2f")]),
+    Table("multilingual_sparse_seeds", "multilingual.json", per_treebank(sparse_seed_rows), [
+        TREEBANK, Col("seeds", "seeds"), Col("NoPrune-3 UAS, mean (range)", "NoPrune-3"),
+        Col("VineCascade-3 UAS, mean (range)", "VineCascade-3"), Col("gap per seed", "gaps"),
+        Col("mean gap", "mean_gap", "+2f")]),
+    Table("multilingual_lifting", "multilingual.json", per_treebank(lambda row: [
+        {"how": label, **found, **found["nonprojective_arcs"]}
+        for key, label in (("pseudo_projective", "lifted, lowering model"), ("without", "without lifting"))
+        for found in [row.get("sparse_lifting", {}).get(key)] if found]), [
+        TREEBANK, Col("CascadeParser", "how"), Col("UAS", "uas", "2f"), Col("LAS", "las", "2f"),
+        Col("non-projective recall", "recall", "1f"), Col("non-projective precision", "precision", "1f")]),
     Table("multilingual_targets", "multilingual.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
     # calibration.json: bench/calibration.py
     Table("calibration", "calibration.json", calibration_rows, [
@@ -507,10 +463,13 @@ TABLES = [
         Col("UAS of the 80% most confident arcs", "uas_80", "2f")]),
     Table("calibration_targets", "calibration.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
     # documents.json: bench/documents.py
-    Table("documents", "documents.json", document_rows, [
-        Col("test set", "set"), Col("input", "input"), Col("pipeline", "pipeline"),
-        Col("sentence P", "sents_p", "2f"), Col("sentence R", "sents_r", "2f"), Col("sentence F1", "sents_f", "2f"),
-        Col("UAS", "dep_uas", "2f"), Col("LAS", "dep_las", "2f")]),
+    Table("documents", "documents.json", lambda doc: [
+        {"set": label, "input": "raw text" if raw else "gold tokens", "pipeline": DOCUMENT_PIPELINES.get(pipe, pipe),
+         **found["rows"][name + raw]} for name, label in DOCUMENT_SETS.items() for raw in ("", ", raw text")
+        for pipe, found in doc["pipelines"].items() if found["rows"].get(name + raw)], [
+        Col("test set", "set"), Col("input", "input"), Col("pipeline", "pipeline"), Col("sentence P", "sents_p", "2f"),
+        Col("sentence R", "sents_r", "2f"), Col("sentence F1", "sents_f", "2f"), Col("UAS", "dep_uas", "2f"),
+        Col("LAS", "dep_las", "2f")]),
     Table("documents_errors", "documents.json", lambda doc: [
         {"pipeline": DOCUMENT_PIPELINES.get(pipe, pipe), "set": label, **found["rows"][name]["boundary_errors"]}
         for name, label in DOCUMENT_SETS.items() for pipe, found in doc["pipelines"].items()
@@ -521,7 +480,13 @@ TABLES = [
                                                "wrong cut after a word")]]),
     Table("documents_targets", "documents.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
     # threads.json: bench/threads.py; bounds.json: bench/bounds.py
-    Table("threads", "threads.json", thread_rows, [
+    Table("threads", "threads.json", lambda doc: [
+        {"model": name, "threads": n, "words": doc[key]["median_words_per_second"][str(n)],
+         "speedup": doc[key].get("speedup", {}).get(str(n), 1.0),
+         "round_speedup": doc[key].get("speedup_per_round_median", {}).get(str(n), 1.0),
+         "differences": doc[key]["differences_from_sequential"][str(n)]}
+        for key, name in (("cascade", "CascadeParser.parse_batch"), ("pipeline", "nlp.pipe (vine_cascade pipeline)"))
+        for n in doc["threads"]], [
         Col("model, entry point", "model"), Col("calling threads", "threads", "int"),
         Col("words/s (median)", "words", "int"), Col("vs one thread", "speedup", "x"),
         Col("median of per-round ratios", "round_speedup", "x"),
@@ -566,8 +531,7 @@ TABLES = [
     Table("bitext_aligners", "bitext_aligners.json", "rows", [
         Col("M' from", "aligner"), Col("links per pair", "links_per_pair", "2f"),
         Col("checkable", "checkable_share", "pct"), Col("correspond", "correspond_share", "pct"),
-        Col("corresponding links per pair", "correspond_per_pair", "2f"),
-        Col("training (s)", "train_seconds", "1f")]),
+        Col("corresponding links per pair", "correspond_per_pair", "2f"), Col("training (s)", "train_seconds", "1f")]),
     # scale.json: bench/scale.py
     Table("scale_runs", "scale.json", lambda doc: [
         {**doc["rounds"][0][key], "run": label,
@@ -578,7 +542,10 @@ TABLES = [
         Col("run", "run"), Col("words/s (after model load)", "words_per_second", "int"),
         Col("vs plain loop", "ratio", "x"), Col("wall (s)", "wall_seconds", "int"),
         Col("output identical to the plain loop", lambda row, doc: row.get("identical_to_plain", "reference"))]),
-    Table("scale_costs", "scale.json", scale_costs, [
+    Table("scale_costs", "scale.json", lambda doc: [
+        {"run": label, **get(doc, key)["costs"],
+         **{f"split_{k}": v for k, v in get(doc, key)["costs"]["split_per_shard"].items()}}
+        for key, label in (("rounds.0.dask1", "1 worker, full input"), ("check.dask2", "2 workers, check input"))], [
         Col("run", "run"), Col("shards", "shards", "int"),
         Col("ms per shard", lambda row, doc: 1000 * row["seconds_per_shard"], "int"),
         *[Col(f"{part} (ms)", lambda row, doc, part=part: 1000 * row[f"split_{part}"], "sig")
@@ -593,8 +560,8 @@ TABLES = [
         Col("resumed run: shards parsed / resumed", lambda row, doc: f"{doc['resume']['parsed']} / "
                                                                        f"{doc['resume']['resumed']}"),
         Col("resumed run: files written twice", "resume.files_written_twice", "int"),
-        Col("killed worker: shards run twice / more than twice", lambda row, doc: f"{doc['killed']['shards_run_twice']}"
-                                                                                  f" / {doc['killed']['shards_run_more']}"),
+        Col("killed worker: shards run twice / more than twice",
+            lambda row, doc: f"{doc['killed']['shards_run_twice']} / {doc['killed']['shards_run_more']}"),
         Col("killed worker: extra seconds against the undisturbed run", "killed.extra_seconds_vs_dask2", "1f"),
         Col("every run's output identical to the plain loop", "targets.identical_output.measured")]),
     # soak.json: bench/soak.py
