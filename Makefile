@@ -79,8 +79,8 @@ PUD_SPACY := $(SPACY_DATA)/en_pud-ud-test.spacy
 VINE_OUT := bench/out/ewt_vine
 ONE_CORE := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 TRAIN_DATA = --paths.train $(SPACY_DATA)/en_ewt-ud-train.spacy --paths.dev $(SPACY_DATA)/en_ewt-ud-dev.spacy
-COMPARE_TO = $(ONE_CORE) $(BIN)/python bench/spacy_compare.py --dev $(SPACY_DATA)/en_ewt-ud-dev.spacy \
-    --test $(SPACY_DATA)/en_ewt-ud-test.spacy --ood $(PUD_SPACY) --out bench/results
+COMPARE_TO = $(ONE_CORE) $(BIN)/python bench/spacy_compare.py --test $(SPACY_DATA)/en_ewt-ud-test.spacy \
+    --ood $(PUD_SPACY) --out bench/results
 run_config = configs/$(if $(filter vine,$(word 2,$(subst -, ,$(1)))),ewt,$(if $(filter beam,$(word 2,$(subst -, ,$(1)))),ewt_spacy_beam,ewt_spacy_parser))$(if $(filter bilstm,$(word 1,$(subst -, ,$(1)))),_bilstm,).cfg
 run_seed = $(subst s,,$(word 3,$(subst -, ,$(1))))
 

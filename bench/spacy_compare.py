@@ -14,8 +14,7 @@ over the test texts, one core, median of --repeats runs, the runs of spaCy's pip
 each order interleaved so that the shared machine's load hits them alike, each from a collected heap), the µs per
 word of each component of both pipelines (where the time goes), all of it once per --blas: with thinc's NumpyOps
 (blis, whose reference kernels run where it does not recognise the CPU) and with `vineparse.blas.ScipyBlasOps`
-(OpenBLAS), both pipelines on the same ops each time; accuracy of the cascade stopping at each order, each pruning
-level's kept- arc share and gold-arc recall on dev, and time per token of long inputs: docs without sentence
+(OpenBLAS), both pipelines on the same ops each time; and time per token of long inputs: docs without sentence
 boundaries, and one preset sentence of 2,000 tokens against preset sentences of 20 (issue 15: within 2x; on the last
 --blas ops). Writes JSON (--out, with the command line, git commit, machine and load averages, and issue 37's
 targets). With `--steps early-stopping` (runs trained until the dev score stopped rising, as `make ewt-compare-es`
@@ -23,7 +22,7 @@ trains them), each run's record also gives the step it stopped at and the step i
 log (SETTING-PIPELINE- sSEED.log beside the run's folder).
 
     python bench/spacy_compare.py --runs bench/out/compare8k --steps 8000 \\
-        --dev corpora/spacy/en_ewt-ud-dev.spacy --test corpora/spacy/en_ewt-ud-test.spacy \\
+        --test corpora/spacy/en_ewt-ud-test.spacy \\
         --ood corpora/spacy/en_pud-ud-test.spacy --out bench/results/spacy_compare.json
 """
 import argparse
@@ -124,16 +123,6 @@ def words_per_second(nlp, texts, words, batch_size=256):
     for _ in nlp.pipe(texts, batch_size=batch_size):
         pass
     return words / (time.perf_counter() - start)
-
-
-def level_table(nlp, examples):
-    """Kept-arc share and gold-arc recall of each pruning level on `examples` (projectivized gold)."""
-    component = nlp.get_pipe("vine_cascade")
-    cascade = component.predict_cascade
-    stats = cascade.new_stats()
-    for ex in component.cascade_examples(nlp, examples):
-        cascade.run(ex.sent, gold=ex.heads, stats=stats)
-    return [{k: (float(v) if k != "level" else v) for k, v in row.items()} for row in stats.rows()]
 
 
 def run_components(nlp, docs):
@@ -287,7 +276,6 @@ def main():
     parser.add_argument("--steps", type=steps_argument, required=True,
                         help="training steps of the runs, or \"early-stopping\" for runs that stopped on dev "
                              "(each run's last and best step are then read from its log, SETTING-PIPELINE-sSEED.log)")
-    parser.add_argument("--dev", required=True)
     parser.add_argument("--test", required=True)
     parser.add_argument("--ood", default=None, help="an out-of-domain test set (.spacy), e.g. English PUD")
     parser.add_argument("--blas", type=blas_argument, default=["thinc", "scipy"],
@@ -368,13 +356,8 @@ def main():
         test = gold_examples(nlp_vine, args.test)
         texts = [eg.reference.text for eg in test]
         words = sum(len(nlp_spacy.make_doc(t)) for t in texts)
-        block = {"spacy_test": per_run[spacy_key], "seeds": first, "by_order": {}, "words": words,
+        block = {"spacy_test": per_run[spacy_key], "seeds": first, "words": words,
                  "alphas": component.settings.prediction[1], "max_heads": component.settings.max_heads}
-        for order in component.settings.prediction[0][1:]:
-            component.set_max_order(order)
-            block["by_order"][str(order)] = accuracy(nlp_vine, test)
-        component.set_max_order(None)
-        block["levels_dev"] = level_table(nlp_vine, gold_examples(nlp_vine, args.dev))
         block["speed"] = {}
         for blas in args.blas:
             use_blas(blas)              # thinc gives a model the current ops when it is built: load anew
