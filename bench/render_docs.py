@@ -1,14 +1,8 @@
-"""Render every table of figures in the docs and the README from bench/results/*.json.
-
-    python bench/render_docs.py            # rewrite the tables in docs/**/*.md and README.md, copy the plots
-    python bench/render_docs.py --check    # exit 1 if a table is out of date (nothing is written)
-
-A page asks for a table by name with a marked region (`<!-- table: NAME -->` ... `<!-- end -->`); the script
-replaces what is between the markers. Each table is a spec in `TABLES`: its results file, how to get its rows,
-and its columns (header, the JSON field of a row or a function of it, a format). Every spec must be used by some
-page and every region must name a spec. Numbers come from the JSON only. One table is not of figures: the
-settings of vine_cascade, read from vineparse/pipeline/settings.py. The plots in `PLOTS` are copied to
-docs/results/ (mkdocs serves only docs/; the copies are not committed).
+"""Render every table of figures in the docs and the README from bench/results/*.json (`--check`: exit 1 if one is
+out of date, writing nothing). A page asks for a table by name (`<!-- table: NAME -->` ... `<!-- end -->`); each
+table is a spec in `TABLES`: its results file, its rows, its columns (header, a field of a row or a function of it,
+a format). Every spec must be used by a page and every region must name a spec. One table is not of figures: the
+settings of vine_cascade, read from vineparse/pipeline/settings.py. The plots in `PLOTS` are copied to docs/results/.
 """
 import argparse
 import ast
@@ -41,8 +35,7 @@ def load(source: str) -> Any:
 
 
 def get(data: Any, path, default: Any = None) -> Any:
-    """`data` followed along `path` ("a.b.c", or a sequence of keys and list indices); `default` if a step is
-    missing."""
+    """`data` along `path` ("a.b.c", or a sequence of keys and list indices); `default` if a step is missing."""
     for key in path.split(".") if isinstance(path, str) else path:
         if isinstance(data, dict) and (key in data or str(key) in data):
             data = data[key] if key in data else data[str(key)]
@@ -198,30 +191,6 @@ def compare_accuracy(doc, test="test"):
     return rows
 
 
-def compare_speed(doc):
-    rows = []
-    for setting, block in doc["seed0"].items():
-        for ops, speed in block["speed"].items():
-            last = max((k for k in speed if k.startswith("vine_") and k[5:].isdigit()), key=lambda k: int(k[5:]))
-            ratios = sorted(speed["per_round_ratios"])
-            rows.append({"setting": setting, "ops": OPS[ops], "spacy": speed["spacy"]["median"],
-                         "vine": speed[last]["median"], "ratio": speed["ratio_third_order"],
-                         "round_median": ratios[len(ratios) // 2]})
-    return rows
-
-
-def long_inputs(doc):
-    rows = []
-    for setting, block in doc["seed0"].items():
-        data = block["long_inputs"]
-        rows += [{"setting": setting, "input": "preset sentences of about 20 words", **data["preset_20"],
-                  "sentences": data["preset_20"]["docs"]},
-                 {"setting": setting, "input": "one preset sentence", **data["preset_2000"]},
-                 *[{"setting": setting, "input": "a doc without sentence boundaries", **row}
-                   for row in data["no_boundaries"]]]
-    return rows
-
-
 def readme_summary(doc):
     """EWT test (mean over seeds) and English PUD of the record, setting cnn, and the pipelines' words/s of
     ewt_speed.json (spaCy's parser's pipeline first, the record's vine_cascade run last)."""
@@ -261,8 +230,7 @@ LANGUAGES = {"en_ewt": "English-EWT", "pt_bosque": "Portuguese-Bosque", "pt_bosq
 
 
 def per_treebank(rows_of):
-    """Rows of multilingual.json: `rows_of(row)` for each treebank, each with the treebank's name, training
-    sentences and "small data" where it was trained on dev less a tenth."""
+    """multilingual.json's `rows_of(row)` per treebank, labelled by name, training sentences, "small data"."""
     def rows(doc):
         out = []
         for name, row in doc["treebanks"].items():
@@ -310,16 +278,6 @@ DOCUMENT_PIPELINES = {"vine": "vine_cascade", "vine_sentencizer": "spaCy sentenc
 DOCUMENT_SETS = {"ewt_test": "EWT test", "pud": "English PUD"}
 
 
-def calibration_rows(doc):
-    rows = []
-    for system, sets in doc["systems"].items():
-        for name, found in sets.items():
-            at_80 = next((c for c in found["coverage"] if c["coverage"] == 0.8), None)
-            rows.append({"system": system, "set": DOCUMENT_SETS.get(name, name), **found,
-                         "uas_80": None if at_80 is None else 100 * at_80["accuracy"]})
-    return rows
-
-
 CASCADE_COLUMNS = [
     Col("system", "system"), Col("UAS (no punct.)", "uas", "2f"), Col("UAS (all)", "uas_all", "2f"),
     Col("words/s", "words_per_second", "int"),
@@ -338,13 +296,6 @@ KERNEL_LABELS = {"eisner": "`eisner` (best tree)", "eisner_max_marginals": "`eis
                  "eisner3": "`eisner3` (best tree)", "eisner3_max_marginals": "`eisner3_max_marginals`"}
 MASKED_LABELS = {"eisner_vine_mask": "`eisner`", "eisner2_vine_mask": "`eisner2`", "eisner3_vine_mask": "`eisner3`",
                  "vine_b5": "`vine`, band 5", "vine_b5_max_marginals": "`vine_max_marginals`, band 5"}
-
-
-def masked_speedup(row, doc):
-    """A kernel under the vine-style mask against the same kernel unpruned, n = 100."""
-    cells = {(r["kernel"], r["n"]): r["ms"] for r in doc["rows"]}
-    order = row["_key"][:-len("_vine_mask")] if row["_key"].endswith("_vine_mask") else None
-    return cells[order, 100] / row["n100"] if (order, 100) in cells and row.get("n100") else None
 
 
 EXPONENT = Col("time exponent", lambda row, doc: doc["exponents"].get(row["_key"]), "2f")
@@ -385,7 +336,9 @@ TABLES = [
         Col("SuPar's torch", "batch.torch")], headers=("batch of 32 sentences, n = 40", "measured")),
     pivot("kernels_all", "kernels.json", KERNEL_LABELS, [10, 20, 40, 60, 100], [EXPONENT]),
     pivot("kernels_masked", "kernels.json", MASKED_LABELS, [20, 50, 100, 150, 200, 400],
-          [EXPONENT, Col("speed-up over unpruned, n = 100", masked_speedup, "x0")]),
+          [EXPONENT, Col("speed-up over unpruned, n = 100", lambda row, doc: next(
+              (r["ms"] / row["n100"] for r in doc["rows"] if row.get("n100") and r["n"] == 100
+               and row["_key"] == r["kernel"] + "_vine_mask"), None), "x0")]),
     # cascade_{ewt,ptb}.json: bench/cascade.py
     Table("cascade_ewt", "cascade_ewt.json", "rows", CASCADE_COLUMNS, order=("system", SYSTEMS)),
     Table("cascade_ptb", "cascade_ptb.json", "rows", CASCADE_COLUMNS, order=("system", SYSTEMS)),
@@ -424,8 +377,19 @@ TABLES = [
     Table("spacy_compare_es_bilstm", "spacy_compare_es_bilstm.json", compare_accuracy, COMPARE_ACCURACY_COLUMNS),
     Table("spacy_compare_es_bilstm_ood", "spacy_compare_es_bilstm.json", lambda doc: compare_accuracy(doc, "ood"),
           COMPARE_ACCURACY_COLUMNS),
-    Table("spacy_compare_es_bilstm_speed", "spacy_compare_es_bilstm.json", compare_speed, COMPARE_SPEED_COLUMNS),
-    Table("spacy_compare_long_inputs", "spacy_compare.json", long_inputs, [
+    Table("spacy_compare_es_bilstm_speed", "spacy_compare_es_bilstm.json", lambda doc: [
+        {"setting": setting, "ops": OPS[ops], "spacy": speed["spacy"]["median"], "ratio": speed["ratio_third_order"],
+         "vine": speed[max((k for k in speed if k.startswith("vine_") and k[5:].isdigit()), key=lambda k: int(k[5:]))]
+         ["median"], "round_median": sorted(speed["per_round_ratios"])[len(speed["per_round_ratios"]) // 2]}
+        for setting, block in doc["seed0"].items() for ops, speed in block["speed"].items()], COMPARE_SPEED_COLUMNS),
+    Table("spacy_compare_long_inputs", "spacy_compare.json", lambda doc: [
+        {"setting": setting, "input": label, **row} for setting, block in doc["seed0"].items()
+        for data in [block["long_inputs"]]
+        for label, rows in (("preset sentences of about 20 words", [{**data["preset_20"],
+                                                                     "sentences": data["preset_20"]["docs"]}]),
+                            ("one preset sentence", [data["preset_2000"]]),
+                            ("a doc without sentence boundaries", data["no_boundaries"]))
+        for row in rows], [
         Col("shared encoder", "setting"), Col("input", "input"), Col("tokens", "tokens", "int"),
         Col("µs per token", "us_per_token", "int"), Col("sentences", "sentences", "int")]),
     # multilingual.json: bench/multilingual.py
@@ -456,7 +420,10 @@ TABLES = [
         Col("non-projective recall", "recall", "1f"), Col("non-projective precision", "precision", "1f")]),
     Table("multilingual_targets", "multilingual.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
     # calibration.json: bench/calibration.py
-    Table("calibration", "calibration.json", calibration_rows, [
+    Table("calibration", "calibration.json", lambda doc: [
+        {"system": system, "set": DOCUMENT_SETS.get(name, name), **found, "uas_80": next(
+            (100 * c["accuracy"] for c in found["coverage"] if c["coverage"] == 0.8), None)}
+        for system, sets in doc["systems"].items() for name, found in sets.items()], [
         Col("confidence of", "system"), Col("test set", "set"), Col("arcs", "arcs", "int"), Col("UAS", "uas", "2f"),
         Col("ECE of the head probability", "ece_head", "3f"), Col("ECE of the label probability", "ece_dep", "3f"),
         Col("UAS of the 80% most confident arcs", "uas_80", "2f")]),
