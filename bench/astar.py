@@ -144,9 +144,7 @@ def plot(records_by_model, path):
                 lengths = sorted({p[0] for p in pts})
                 med = [np.median([p[1] for p in pts if p[0] == n]) for n in lengths]
                 ax.semilogy(lengths, med, marker=".", label=h)
-        ax.set_title(f"{kind} model")
-        ax.set_xlabel("sentence length")
-        ax.set_ylabel("edges popped (median)")
+        ax.set(title=f"{kind} model", xlabel="sentence length", ylabel="edges popped (median)")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
     fig.tight_layout()

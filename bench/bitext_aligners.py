@@ -12,9 +12,6 @@ it), eflomal's intersected links.
 """
 import argparse
 import json
-import os
-import platform
-import subprocess
 import sys
 import tempfile
 import time
@@ -22,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from runinfo import run_info  # noqa: E402
 from vineparse.bitext import pud_pairs
 from vineparse.bitext.hmm import AgreementHMM, HMMConfig
 from vineparse.bitext.linkcheck import subtree_agreement
@@ -30,15 +29,8 @@ from vineparse.corpus import corpus_path, read_conllu
 
 
 def environment(argv):
-    """Command line, commit, load and machine of a run (shared by the bitext benchmarks)."""
-    try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                                cwd=Path(__file__).parent).stdout.strip()
-    except OSError:
-        commit = None
-    return {"command": " ".join([Path(sys.executable).name] + argv), "commit": commit,
-            "load_average": list(os.getloadavg()), "machine": platform.machine(), "cpus": os.cpu_count(),
-            "python": platform.python_version(), "time": time.strftime("%Y-%m-%d %H:%M:%S")}
+    """bench/runinfo.py's record of a run (shared by the bitext benchmarks)."""
+    return run_info()
 
 
 def trees():

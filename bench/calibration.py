@@ -1,6 +1,6 @@
-"""Calibration of vine_cascade's confidences, in and out of domain, beside spaCy's beam parser's scores.
+"""Calibration of vine_cascade's confidences, in and out of domain.
 
-    python bench/calibration.py --pipeline PATH [--beam PATH] [--dev corpora/spacy/en_ewt-ud-dev.spacy]
+    python bench/calibration.py --pipeline PATH [--dev corpora/spacy/en_ewt-ud-dev.spacy]
                                 [--out bench/results/calibration.json] [--plot bench/results/calibration.png]
 
 On EWT test and on English PUD (news and Wikipedia, another domain than EWT's web text), gold tokens and
@@ -9,8 +9,6 @@ sentences, punctuation left out as UAS leaves it out, with the temperatures stor
 * `Token._.head_prob` against whether the predicted head is right: expected calibration error (10 equal-width
   bins) and the reliability diagram (PNG); the accuracy of the most confident arcs against the share kept
   (coverage); `Token._.dep_prob` against whether the label is right, over the words whose head is right;
-* spaCy's beam parser (--beam), where its scores can be read: the probability mass of the beam's parses that
-  contain each predicted arc (`scored_parses`), scored the same way;
 * the cost: the component's µs per word with confidences on and off (interleaved rounds, one core).
 Targets: ECE of head_prob <= 0.02 (EWT test) and <= 0.04 (PUD); at 80% coverage, UAS of the kept arcs >= 96%
 (EWT test); confidences cost <= 10% of the component's time.
@@ -62,31 +60,6 @@ def scores(rows):
     label_error, _ = calibration_error(rows[labelled, 2], rows[labelled, 3].astype(bool))
     return {"arcs": int(len(rows)), "uas": float(100 * right.mean()), "ece_head": error, "ece_dep": label_error,
             "reliability": diagram, "coverage": coverage_accuracy(head, right, SHARES)}
-
-
-def beam_rows(nlp, gold, inputs):
-    """The beam parser's parses and, for each word, the beam mass of its predicted head."""
-    name = next(name for name, pipe in nlp.pipeline if hasattr(pipe, "scored_parses"))
-    beam = nlp.get_pipe(name)
-    rows = []
-    for g, doc in zip(gold, inputs):
-        for _, component in nlp.pipeline:
-            if component is not beam:
-                doc = component(doc)
-        beams = beam.predict([doc])
-        beam.set_annotations([doc], beams)
-        head_scores, label_scores = beam.scored_parses(beams)
-        total = sum(v for (i, _), v in head_scores[0].items() if i == 0) or 1.0
-        for gt, pt in zip(g, doc):
-            if gt.is_punct or gt.pos_ == "PUNCT":
-                continue
-            right = gt.head.i == pt.head.i
-            head_mass = head_scores[0].get((pt.i, pt.head.i), 0.0) / total if pt.head.i != pt.i else np.nan
-            label_mass = label_scores[0].get((pt.i, pt.dep_), 0.0) / total
-            rows.append((head_mass, right, label_mass if right else np.nan,
-                         gt.dep_.lower() == pt.dep_.lower() if right else np.nan))
-    rows = np.array(rows, dtype=np.float64).reshape(-1, 4)
-    return rows[~np.isnan(rows[:, 0])]          # the root arc carries no head mass in spaCy's beam
 
 
 def component_cost(nlp, docs, rounds):
@@ -141,7 +114,6 @@ def plot(result, path):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pipeline", required=True, help="a trained pipeline with vine_cascade")
-    parser.add_argument("--beam", default=None, help="a trained pipeline with spaCy's beam_parser")
     parser.add_argument("--dev", default=None,
                         help="set the temperatures on this held-out .spacy file first (for a pipeline trained "
                              "before they were set while training)")
@@ -158,7 +130,7 @@ def main(argv=None):
         gold, inputs = gold_docs(nlp, args.dev)
         calibrate_temperatures(component, nlp, [Example(i, g) for i, g in zip(inputs, gold)])
     component.configure(confidences=True)
-    result = {"run": run_info(), "pipeline": args.pipeline, "beam": args.beam, "temperatures_set_on": args.dev,
+    result = {"run": run_info(), "pipeline": args.pipeline, "temperatures_set_on": args.dev,
               "temperatures": {"head": component.settings.head_temperature,
                                "label": component.settings.label_temperature}, "systems": {"vine_cascade": {}}}
     for name, path in SETS.items():
@@ -169,12 +141,6 @@ def main(argv=None):
         print(f"vine_cascade {name}: ECE {result['systems']['vine_cascade'][name]['ece_head']:.4f}", flush=True)
         if name == "ewt_test":
             result["cost"] = component_cost(nlp, inputs, args.rounds)
-    if args.beam:
-        beam = spacy.load(args.beam)
-        result["systems"]["beam_parser"] = {}
-        for name, path in SETS.items():
-            gold, inputs = gold_docs(beam, path)
-            result["systems"]["beam_parser"][name] = scores(beam_rows(beam, gold, inputs))
     vine = result["systems"]["vine_cascade"]
     coverage = next(c for c in vine["ewt_test"]["coverage"] if c["coverage"] == 0.8)
     result["targets"] = {

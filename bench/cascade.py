@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from provenance import load_now, provenance
+from runinfo import load_now, run_info
 from timing import empirical_exponent
 from vineparse.cascade import CascadeParser, Example, TrainingSettings, train
 from vineparse.cascade.parser import DEFAULT_BAND
@@ -182,7 +182,7 @@ def main(argv=None):
     out = args.out or Path(f"bench/results/cascade_{args.corpus.replace(':', '_')}.json")
     plot_path = args.plot or out.with_suffix(".png")
     report = lambda message: print(message, file=sys.stderr, flush=True)
-    meta = provenance()
+    meta = run_info()
 
     train_sents, dev_sents, test_sents = load(args.corpus, dev_size=300)
     if args.limit:

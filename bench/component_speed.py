@@ -4,7 +4,7 @@ For each pipeline (--models NAME=PATH ...): the tokenizer, tok2vec and tagger ru
 --docs (one sentence per doc, as in bench/spacy_compare.py); then `vine_cascade.pipe` (batches of 256) is timed over
 those docs, --repeats rounds with the pipelines interleaved, each run from a collected heap; the median per
 pipeline, with the model settings that set its cost (part_width, label_children, arc, label and span widths,
-label_span, shared_part_roles, tag_rows, span_weighted). With --blas scipy (the default) thinc's ops are
+shared_part_roles). With --blas scipy (the default) thinc's ops are
 `vineparse.blas.ScipyBlasOps`, as in the equal-BLAS half of bench/spacy_compare.py. The thresholds are those the
 pipelines were saved with. With --whole, also the words per second of each whole pipeline (`nlp.pipe` over the docs'
 texts, as bench/spacy_compare.py times it; pipelines without vine_cascade, e.g. spaCy's parser's, are then allowed),
@@ -16,15 +16,13 @@ interleaved, with each one's ratio to the first pipeline's and the µs per word 
 """
 import argparse
 import gc
-import json
-import os
 import statistics
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from spacy_compare import component_times, git_commit, gold_tokens, machine, use_blas, words_per_second  # noqa: E402
+from spacy_compare import component_times, gold_tokens, run_record, use_blas, words_per_second, write_json  # noqa: E402
 
 
 def named_path(text):
@@ -76,9 +74,7 @@ def main():
             list(component.pipe(docs[:50]))                         # warm up
             model_cfg = nlp.config["components"]["vine_cascade"]["model"]
             settings = {k: model_cfg.get(k) for k in ("arc_width", "part_width", "label_width", "label_children",
-                                                      "span_width", "label_span", "shared_part_roles")}
-            settings["tag_rows"] = model_cfg.get("tag_rows", 0)      # 0 in configs from before it
-            settings["span_weighted"] = model_cfg.get("span_weighted", False)
+                                                      "span_width", "shared_part_roles")}
             pipelines[name].update(component=component, docs=docs, settings=settings)
     times = {name: [] for name, p in pipelines.items() if "component" in p}
     for repeat in range(args.repeats):
@@ -91,17 +87,14 @@ def main():
             times[name].append(1e6 * (time.perf_counter() - start) / p["words"])
         print(f"round {repeat + 1}/{args.repeats}: " + ", ".join(f"{n} {t[-1]:.1f}" for n, t in times.items())
               + " µs/word", file=sys.stderr, flush=True)
-    result = {"command": " ".join([sys.executable] + sys.argv), "commit": git_commit(), "machine": machine(),
-              "load_average": os.getloadavg(), "blas": args.blas, "docs": args.docs, "note": args.note,
-              "pipelines": {name: {"path": p["path"], "settings": p["settings"], "words": p["words"]}
-                            for name, p in pipelines.items()}}
+    result = run_record(blas=args.blas, docs=args.docs, note=args.note,
+                        pipelines={name: {"path": p["path"], "settings": p["settings"], "words": p["words"]}
+                                   for name, p in pipelines.items()})
     for name, runs in times.items():
         result["pipelines"][name].update(us_per_word=statistics.median(runs), runs=runs)
     if args.whole:
         whole_pipeline_speed(pipelines, result["pipelines"], args.repeats)
-    result["load_average_end"] = os.getloadavg()
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(result, indent=2))
+    write_json(result, args.out)
     for name, row in result["pipelines"].items():
         print(f"{name}: " + (f"{row['us_per_word']:.1f} µs/word {row['settings']}" if "us_per_word" in row else "")
               + (f" pipeline {row['words_per_second']:,.0f} words/s ({row['ratio_to_first']:.2f}x the first)"

@@ -23,7 +23,6 @@ line, git commit, machine and load averages:
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -35,6 +34,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from numpy_eisner import eisner_numpy  # noqa: E402
+from runinfo import run_info  # noqa: E402
 from timing import KERNELS, empirical_exponent, median_ms  # noqa: E402
 
 from vineparse import kernels  # noqa: E402
@@ -281,26 +281,6 @@ def summarise(rows, yard, batched, scaling=None):
     return {"exponents": exponents, "targets": targets}
 
 
-def machine():
-    cpu = ""
-    try:
-        cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    return {"platform": platform.platform(), "cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
-            "numpy": np.__version__, "openmp": kernels.has_openmp()}
-
-
-def commit():
-    here = Path(__file__).resolve().parent
-    try:
-        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True).stdout.strip()
-        dirty = bool(subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here,
-                                    capture_output=True, text=True).stdout.strip())
-        return {"commit": sha, "dirty": dirty}
-    except OSError:
-        return {"commit": None, "dirty": None}
-
 
 def plot(rows, yard, path):
     import matplotlib
@@ -350,7 +330,7 @@ def main(argv=None):
     quiet = wait_for_quiet(args.quiet_load, args.wait_minutes) if args.quiet_load else None
     scaling = threads((32,) if args.quick else (32, 512), 40, rounds)
     scaling["waited_for_quiet"] = {"below": args.quiet_load, "reached": quiet}
-    result = {"command": [sys.executable] + sys.argv, **commit(), "machine": machine(), **started,
+    result = {**run_info(numpy=np.__version__, openmp=kernels.has_openmp()), **started,
               "load_end": os.getloadavg(), "rows": rows, "yardstick": yard, "batch": batched, "threads": scaling,
               **summarise(rows, yard, batched, scaling)}
     for target in result["targets"]:

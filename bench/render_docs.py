@@ -1,56 +1,43 @@
-"""Render every table of figures in the docs and the README from bench/results/*.json.
-
-    python bench/render_docs.py            # rewrite the tables in docs/**/*.md and README.md, copy the plots
-    python bench/render_docs.py --check    # exit 1 if a table is out of date (nothing is written)
-    python bench/render_docs.py --list     # the tables and the results file each reads
-
-A page asks for a table by name with a marked region; the script replaces what is between the markers:
-
-    <!-- table: cascade_ewt -->
-    (generated)
-    <!-- end -->
-
-Each table is a small spec in `TABLES` below: the results file, how to get its rows, and its columns
-(header, the JSON field of a row, formatting). Add a table by adding a spec and a marked region. Every spec
-must be used by some page and every region must name a spec, or the script fails. Numbers come from the JSON
-only; provenance (commit, command, machine load) stays in the JSON files. One table is not of figures: the
-settings of vine_cascade, read from vineparse/pipeline/settings.py (`SettingsTable`), so that the docs list
-the settings the code declares. The plots in `PLOTS` are copied to
-docs/results/ (mkdocs only serves files under docs/; the copies are not committed).
+"""Render every table of figures in the docs and the README from bench/results/*.json (`--check`: exit 1 if one is
+out of date, writing nothing). A page asks for a table by name (`<!-- table: NAME -->` ... `<!-- end -->`); each
+table is a spec in `TABLES`: its results file, its rows, its columns (header, a field of a row or a function of it,
+a format). Every spec must be used by a page and every region must name a spec. One table is not of figures: the
+settings of vine_cascade, read from vineparse/pipeline/settings.py. The plots in `PLOTS` are copied to docs/results/.
 """
 import argparse
+import ast
 import json
 import re
 import shutil
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from statistics import mean
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 DOCS = ROOT / "docs"
 PAGES = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
 PLOTS = ["kernels.png", "cascade_ewt.png", "cascade_ptb.png", "bitext_speed.png", "bitext_bias_binary.png",
-         "multilingual.png", "calibration.png",
-         "bitext_bias_ternary.png", "soak.png"]
+         "bitext_bias_ternary.png", "multilingual.png", "calibration.png", "soak.png"]
 MISSING = "–"
 REGION = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- end -->)", re.S)
-
-Path_ = Union[str, Sequence[Any]]          # "a.b.c" or ("a", "b.with.dots", 3)
-Value = Union[Path_, Callable[[dict, dict], Any]]
+_CACHE: dict = {}
 
 
-# -- reading values -------------------------------------------------------------------------------------------
+def load(source: str) -> Any:
+    if source not in _CACHE:
+        if not (RESULTS / source).exists():
+            raise SystemExit(f"{RESULTS / source} is missing (a table reads it)")
+        _CACHE[source] = json.loads((RESULTS / source).read_text(encoding="utf-8"))
+    return _CACHE[source]
 
-def get(data: Any, path: Path_, default: Any = None) -> Any:
-    """`data` followed along `path` (dict keys, list indices); `default` where a step is missing."""
-    keys = path.split(".") if isinstance(path, str) else list(path)
-    for key in keys:
-        if isinstance(data, dict):
-            if key not in data and str(key) not in data:
-                return default
+
+def get(data: Any, path, default: Any = None) -> Any:
+    """`data` along `path` ("a.b.c", or a sequence of keys and list indices); `default` if a step is missing."""
+    for key in path.split(".") if isinstance(path, str) else path:
+        if isinstance(data, dict) and (key in data or str(key) in data):
             data = data[key] if key in data else data[str(key)]
         elif isinstance(data, list) and str(key).lstrip("-").isdigit() and -len(data) <= int(key) < len(data):
             data = data[int(key)]
@@ -61,194 +48,96 @@ def get(data: Any, path: Path_, default: Any = None) -> Any:
 
 def items(data: dict) -> List[dict]:
     """A dict of records as rows: each value (a dict) with its key as `_key`."""
-    return [{"_key": key, **value} if isinstance(value, dict) else {"_key": key, "value": value}
-            for key, value in data.items()]
+    return [{"_key": k, **v} if isinstance(v, dict) else {"_key": k, "value": v} for k, v in data.items()]
 
 
-# -- formatting -----------------------------------------------------------------------------------------------
-
-def number(spec: str) -> Callable[[Any], str]:
-    """A format string applied to numbers ("{:,.0f}", "{:.2f} ms")."""
-    return lambda value: spec.format(value)
-
-
-def share(digits: int = 1) -> Callable[[Any], str]:
-    """A fraction in [0, 1] as a percentage."""
-    return lambda value: f"{100 * value:.{digits}f}%"
-
-
-def times(digits: int = 2) -> Callable[[Any], str]:
-    return lambda value: f"{value:,.{digits}f}×"
-
-
-def signed(digits: int = 2) -> Callable[[Any], str]:
-    return lambda value: f"{value:+.{digits}f}"
-
-
-def spread(digits: int = 2) -> Callable[[Any], str]:
-    """{"mean", "std", "min", "max"} as "mean ± std (min–max)"."""
-    return lambda s: (f"{s['mean']:.{digits}f} ± {s['std']:.{digits}f} "
-                      f"({s['min']:.{digits}f}–{s['max']:.{digits}f})")
-
-
-def text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return str(value)
+def sig(value, digits: int = 3) -> str:
+    """`digits` significant digits, thousands separated."""
+    places = 0 if value == 0 else max(0, digits - 1 - int(f"{abs(value):e}".split("e")[1]))
+    return "0" if value == 0 else f"{value:,.{places}f}"
 
 
 def duration(value: float) -> str:
-    """Seconds as ms below one second, else s, three significant digits."""
-    return f"{sig(3)(1000 * value)} ms" if value < 1 else f"{sig(3)(value)} s"
+    return f"{sig(1000 * value)} ms" if value < 1 else f"{sig(value)} s"
 
 
-def sig(digits: int = 3) -> Callable[[Any], str]:
-    """`digits` significant digits, thousands separated (times from microseconds to seconds)."""
-    def fmt(value):
-        if value == 0:
-            return "0"
-        places = max(0, digits - 1 - int(f"{abs(value):e}".split("e")[1]))
-        return f"{value:,.{places}f}"
-    return fmt
+FMT = {"text": lambda v: ("yes" if v else "no") if isinstance(v, bool) else str(v),
+       "int": "{:,.0f}".format, "1f": "{:.1f}".format, "2f": "{:.2f}".format, "3f": "{:.3f}".format,
+       "+2f": "{:+.2f}".format, "pct": lambda v: f"{100 * v:.1f}%", "pct2": lambda v: f"{100 * v:.2f}%",
+       "x": "{:,.2f}×".format, "x1": "{:,.1f}×".format, "x0": "{:,.0f}×".format, "sig": sig,
+       "spread": lambda s: f"{s['mean']:.2f} ± {s['std']:.2f} ({s['min']:.2f}–{s['max']:.2f})"}
 
 
-FMT = {"text": text, "int": number("{:,.0f}"), "2f": number("{:.2f}"), "1f": number("{:.1f}"),
-       "3f": number("{:.3f}"), "pct": share(1), "pct2": share(2), "x": times(2), "x1": times(1), "x0": times(0),
-       "+2f": signed(2), "sig": sig(3), "spread": spread(2)}
+def grid(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    return "\n".join("| " + " | ".join(cells) + " |" for cells in [headers, ["---"] * len(headers), *rows])
 
-
-# -- specs ----------------------------------------------------------------------------------------------------
 
 @dataclass
 class Col:
-    """A column: its header, the value of a row (a path into the row, or `f(row, doc)`), its format (a name
-    of `FMT` or a function); a value that is None or missing prints as MISSING."""
-
+    """A column: its header, the value of a row (a path into it, or `f(row, doc)`) and its format (a name of
+    `FMT` or a function); a value that is None or missing prints as MISSING."""
     header: str
-    value: Value
+    value: Any
     fmt: Union[str, Callable[[Any], str]] = "text"
 
     def cell(self, row: dict, doc: dict) -> str:
         value = self.value(row, doc) if callable(self.value) else get(row, self.value)
         if value is None:
             return MISSING
-        fmt = FMT[self.fmt] if isinstance(self.fmt, str) else self.fmt
-        return fmt(value).replace("|", "\\|")
+        return (FMT[self.fmt] if isinstance(self.fmt, str) else self.fmt)(value).replace("|", "\\|")
 
 
 @dataclass
 class Table:
-    """A table of one results file (or several: `source` a list; each row then carries `_file`).
-
-    rows: a path to a list of records or a dict of records (`items`), or `f(doc) -> rows`.
-    where: keep the rows for which `where(row)` is true. order: (field, values): the rows in that order.
-    """
-
+    """A table of one results file, or of several (`source` a list; each row then carries `_file`). rows: a path
+    to a list or a dict of records (`items`), or `f(doc)`; where: the rows to keep; order: (field, values)."""
     name: str
     source: Union[str, List[str]]
-    rows: Union[Path_, Callable[[dict], List[dict]]]
+    rows: Any
     columns: List[Col]
     where: Optional[Callable[[dict], bool]] = None
     order: Optional[Tuple[str, Sequence[Any]]] = None
 
-    def sources(self) -> List[str]:
-        return [self.source] if isinstance(self.source, str) else list(self.source)
-
     def render(self) -> str:
-        lines = ["| " + " | ".join(c.header for c in self.columns) + " |",
-                 "| " + " | ".join("---" for _ in self.columns) + " |"]
-        for source in self.sources():
-            doc = load(source)
+        lines = []
+        for source in [self.source] if isinstance(self.source, str) or self.source is None else self.source:
+            doc = load(source) if source else {}
             rows = self.rows(doc) if callable(self.rows) else get(doc, self.rows)
             if rows is None:
                 raise SystemExit(f"table {self.name}: {source} has no {self.rows!r}")
-            rows = items(rows) if isinstance(rows, dict) else [dict(row) for row in rows]
-            for row in rows:
-                row["_file"] = source
-            if self.where:
-                rows = [row for row in rows if self.where(row)]
+            rows = [{**row, "_file": source} for row in (items(rows) if isinstance(rows, dict) else rows)]
+            rows = [row for row in rows if not self.where or self.where(row)]
             if self.order:
                 key, values = self.order
-                rows = sorted((row for row in rows if row.get(key) in values),
-                              key=lambda row: list(values).index(row.get(key)))
+                rows = sorted((r for r in rows if r.get(key) in values), key=lambda r: list(values).index(r[key]))
             if not rows:
                 raise SystemExit(f"table {self.name}: no rows in {source}")
-            lines += ["| " + " | ".join(c.cell(row, doc) for c in self.columns) + " |" for row in rows]
-        return "\n".join(lines)
+            lines += [[c.cell(row, doc) for c in self.columns] for row in rows]
+        return grid([c.header for c in self.columns], lines)
 
 
-@dataclass
-class Fields:
+def fields(name: str, source: str, columns: List[Col], headers=("quantity", "value")) -> Table:
     """A two-column table (quantity, value) of single fields of one results file."""
-
-    name: str
-    source: str
-    fields: List[Col]
-    headers: Tuple[str, str] = ("quantity", "value")
-
-    def sources(self) -> List[str]:
-        return [self.source]
-
-    def render(self) -> str:
-        doc = load(self.source)
-        lines = [f"| {self.headers[0]} | {self.headers[1]} |", "| --- | --- |"]
-        lines += [f"| {c.header} | {c.cell(doc, doc)} |" for c in self.fields]
-        return "\n".join(lines)
+    return Table(name, source, lambda doc: [{"q": c.header, "v": c.cell(doc, doc)} for c in columns],
+                 [Col(headers[0], "q"), Col(headers[1], lambda row, doc: row["v"], lambda v: v)])
 
 
-@dataclass
-class Pivot:
-    """Rows of `source`'s list `rows` spread into a grid: one line per `row_key` value (labelled by
-    `labels`, in that order), one column per `column_key` value, cells `value` formatted by `fmt`; `extra`
-    columns get (row label key, doc)."""
-
-    name: str
-    source: str
-    rows: Path_
-    row_key: str
-    column_key: str
-    value: str
-    labels: Dict[str, str]
-    columns: Sequence[Any]
-    column_header: Callable[[Any], str] = str
-    corner: str = ""
-    fmt: Union[str, Callable[[Any], str]] = "sig"
-    extra: List[Col] = field(default_factory=list)
-
-    def sources(self) -> List[str]:
-        return [self.source]
-
-    def render(self) -> str:
-        doc = load(self.source)
-        cells = {(r[self.row_key], r[self.column_key]): r[self.value] for r in get(doc, self.rows)}
-        fmt = FMT[self.fmt] if isinstance(self.fmt, str) else self.fmt
-        headers = [self.corner] + [self.column_header(c) for c in self.columns] + [c.header for c in self.extra]
-        lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join("---" for _ in headers) + " |"]
-        for key, label in self.labels.items():
-            row = [label] + [fmt(cells[key, c]) if (key, c) in cells else MISSING for c in self.columns]
-            row += [c.cell({"_key": key}, doc) for c in self.extra]
-            lines.append("| " + " | ".join(row) + " |")
-        return "\n".join(lines)
+def pivot(name: str, source: str, labels: dict, columns: Sequence[int], extra: List[Col]) -> Table:
+    """kernels.json's rows (kernel, n, ms) as a grid: a line per kernel of `labels`, a column per n."""
+    def rows(doc):
+        cells = {(r["kernel"], r["n"]): r["ms"] for r in doc["rows"]}
+        return [{"_key": key, "label": label, **{f"n{n}": cells.get((key, n)) for n in columns}}
+                for key, label in labels.items()]
+    return Table(name, source, rows, [Col("kernel (ms per sentence)", "label"),
+                                      *[Col(f"n = {n}", f"n{n}", "sig") for n in columns], *extra])
 
 
-@dataclass
-class SettingsTable:
-    """The settings of a dataclass, read statically from its source file (no import: the docs build needs no
-    compiled vineparse): name, default as a config writes it, type and meaning from the class docstring's
-    "name (type): meaning" lines. Not a table of figures: it keeps the settings table in step with the code."""
-
-    name: str
-    path: str
-    cls: str
-
-    def sources(self) -> List[str]:
-        return [self.path]
-
-    def render(self) -> str:
-        import ast
-
-        tree = ast.parse((ROOT / self.path).read_text(encoding="utf-8"))
-        node = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == self.cls)
+def settings_table(name: str, path: str, cls: str) -> Table:
+    """The settings of a dataclass, read from its source file (the docs build needs no compiled vineparse):
+    name, default as a config writes it, and type and meaning from the docstring's "name (type): meaning"."""
+    def rows(doc):
+        node = next(n for n in ast.parse((ROOT / path).read_text(encoding="utf-8")).body
+                    if isinstance(n, ast.ClassDef) and n.name == cls)
         meanings, current = {}, None
         for line in (ast.get_docstring(node) or "").splitlines():
             match = re.match(r"(\w+) \(([^)]*)\): (.*)", line)
@@ -259,78 +148,30 @@ class SettingsTable:
                 meanings[current][1] += " " + line.strip()
             else:
                 current = None
-        lines = ["| setting | default | type | meaning |", "| --- | --- | --- | --- |"]
-        for item in node.body:
-            if not (isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)):
-                continue
-            name, value = item.target.id, item.value
+        out = []
+        for item in (i for i in node.body if isinstance(i, ast.AnnAssign) and isinstance(i.target, ast.Name)):
+            value = item.value
             if isinstance(value, ast.Call) and getattr(value.func, "id", "") == "field":
                 value = next(k.value for k in value.keywords if k.arg in ("default", "default_factory"))
                 value = value.body if isinstance(value, ast.Lambda) else value
-            default = json.dumps(ast.literal_eval(value))
-            kind, meaning = meanings.get(name, ["", ""])
-            if not meaning:
-                raise SystemExit(f"{self.path}: {self.cls}'s docstring does not describe {name}")
-            lines.append(f"| `{name}` | `{default}` | {kind} | {meaning.replace('|', chr(92) + '|')} |")
-        return "\n".join(lines)
-
-
-_CACHE: Dict[str, Any] = {}
-
-
-def load(source: str) -> Any:
-    if source not in _CACHE:
-        path = RESULTS / source
-        if not path.exists():
-            raise SystemExit(f"{path} is missing (a table reads it)")
-        _CACHE[source] = json.loads(path.read_text(encoding="utf-8"))
-    return _CACHE[source]
+            if not meanings.get(item.target.id, ["", ""])[1]:
+                raise SystemExit(f"{path}: {cls}'s docstring does not describe {item.target.id}")
+            out.append({"name": f"`{item.target.id}`", "default": f"`{json.dumps(ast.literal_eval(value))}`",
+                        "type": meanings[item.target.id][0], "meaning": meanings[item.target.id][1]})
+        return out
+    return Table(name, None, rows, [Col(header, key) for header, key in (("setting", "name"), ("default", "default"),
+                                                                       ("type", "type"), ("meaning", "meaning"))])
 
 
 # -- helpers for specs ----------------------------------------------------------------------------------------
 
-def seconds_to_ms(value):
-    return None if value is None else 1000 * value
-
-
-def ratio_to(system: str, field_: str = "words_per_second"):
-    """A row's `field_` over the row of `system` in the same file."""
-    def value(row, doc):
-        base = next(r for r in doc["rows"] if r["system"] == system)
-        return row[field_] / base[field_]
-    return value
-
-
-def pruning(row, doc):
-    """Kept share / gold recall after each pruning level: "vine 67.8% / 99.72%; first (cap 7) ..."."""
-    parts = []
-    for level in row.get("levels", []):
-        cap = "" if level.get("head_cap") is None else f" (cap {level['head_cap']})"
-        parts.append(f"{level['level']}{cap} {100 * level['kept_share']:.1f}% / {100 * level['gold_recall']:.2f}%")
-    return "; ".join(parts) or None
-
-
-def corpus_name(row, doc):
-    return {"ewt": "EWT", "ptb": "PTB sample"}.get(doc.get("corpus"), doc.get("corpus"))
-
-
-def recall_targets(row, doc):
-    """bench/cascade.py's recall targets, "vine / first order / later levels" (results written before
-    --first-order-recall and --jackknife existed used --recall for the first order and no folds)."""
-    settings = doc["settings"]
-    first = settings.get("first_order_recall") or settings["recall"]
-    return f"{settings['vine_recall']:g} / {first:g} / {settings['recall']:g}"
-
 
 SYSTEMS = ["NoPrune-1", "VineCascade-1", "NoPrune-2", "VineCascade-2", "NoPrune-3", "VineCascade-3", "FirstOnly-3",
            "Local-3"]
-BUCKETS = ["<= 10", "11-20", "21-40", "> 40"]
 OPS = {"thinc": "thinc NumpyOps (blis)", "scipy": "ScipyBlasOps (OpenBLAS)"}
-ACCURACY = [("UAS", "dep_uas"), ("LAS", "dep_las"), ("UAS > 30 words", "long_dep_uas"),
-            ("LAS > 30 words", "long_dep_las")]
-
-
 PIPELINES = {"spacy": "spaCy parser", "beam": "spaCy beam parser", "vine": "vine_cascade"}
+CORPUS = Col("corpus", lambda row, doc: {"ewt": "EWT", "ptb": "PTB sample"}.get(doc["corpus"], doc["corpus"]))
+TREEBANK = Col("treebank (training sentences)", "treebank")
 
 
 def compare_accuracy(doc, test="test"):
@@ -341,241 +182,37 @@ def compare_accuracy(doc, test="test"):
         for pipe, label in PIPELINES.items():
             found = pipes.get(pipe) if test == "test" else pipes.get(pipe, {}).get("ood")
             if found:
-                runs = len(found["dep_uas"]["runs"])
-                rows.append({"setting": setting, "pipeline": label, "seeds": runs, **found})
+                rows.append({"setting": setting, "pipeline": label, "seeds": len(found["dep_uas"]["runs"]), **found})
         for other in ("spacy", "beam"):
-            vine = pipes.get("vine", {})
-            diff = vine.get(f"minus_{other}" if test == "test" else f"ood_minus_{other}")
-            if diff is None and other == "spacy" and test == "test":
-                diff = vine.get("difference")        # as spacy_compare_2k.json, written before beam was compared
+            diff = pipes.get("vine", {}).get(f"minus_{other}" if test == "test" else f"ood_minus_{other}")
             if diff:
                 rows.append({"setting": setting, "pipeline": f"vine_cascade − {PIPELINES[other]}", "_diff": True,
                              **diff})
     return rows
 
 
-def accuracy_cell(key):
-    return lambda row, doc: (f"{row[key]:+.2f}" if row.get("_diff") else FMT["spread"](row[key]))
-
-
-def compare_speed(doc):
+def readme_summary(doc):
+    """EWT test (mean over seeds) and English PUD of the record, setting cnn, and the pipelines' words/s of
+    ewt_speed.json (spaCy's parser's pipeline first, the record's vine_cascade run last)."""
+    speeds = [p["words_per_second"] for p in load("ewt_speed.json")["pipelines"].values()]
     rows = []
-    for setting, block in doc["seed0"].items():
-        for ops, speed in block["speed"].items():
-            last = max((k for k in speed if k.startswith("vine_") and k[5:].isdigit()), key=lambda k: int(k[5:]))
-            mbr = next((k for k in speed if k.startswith(last + "_")), None)
-            rows.append({"setting": setting, "ops": OPS[ops], "spacy": speed["spacy"]["median"],
-                         "vine": speed[last]["median"], "vine_mbr": speed[mbr]["median"] if mbr else None,
-                         "ratio": speed["ratio_third_order"],
-                         "mbr_ratio": speed[mbr]["median"] / speed["spacy"]["median"] if mbr else None,
-                         "rounds": len(speed["per_round_ratios"]),
-                         "round_median": sorted(speed["per_round_ratios"])[len(speed["per_round_ratios"]) // 2]})
-    return rows
-
-
-def compare_components(doc):
-    rows = []
-    for setting, block in doc["seed0"].items():
-        for ops, speed in block["speed"].items():
-            for pipeline, parts in speed["us_per_word_by_component"].items():
-                rows.append({"setting": setting, "ops": OPS[ops], "pipeline": pipeline, **parts,
-                             "total": sum(parts.values())})
-    return rows
-
-
-def compare_levels(doc):
-    return [{"setting": setting, "a": alpha, **level}
-            for setting, block in doc["seed0"].items()
-            for alpha, level in zip(block["alphas"], block["levels_dev"])]
-
-
-def long_inputs(doc):
-    rows = []
-    for setting, block in doc["seed0"].items():
-        data = block["long_inputs"]
-        rows.append({"setting": setting, "input": "preset sentences of about 20 words", **data["preset_20"],
-                     "sentences": data["preset_20"]["docs"]})
-        rows.append({"setting": setting, "input": "one preset sentence", **data["preset_2000"]})
-        rows += [{"setting": setting, "input": "a doc without sentence boundaries", **row}
-                 for row in data["no_boundaries"]]
-    return rows
-
-
-def stopping_rows(doc):
-    """Where each early-stopped run stopped and which step its model-best is from (bench/spacy_compare.py)."""
-    rows = []
-    for name, run in doc["runs"].items():
-        setting, pipe, seed = name.rsplit("-", 2)
-        rows.append({"setting": setting, "pipeline": PIPELINES[pipe], "seed": int(seed[1:]), **run["stopping"]})
-    return rows
-
-
-def paired_seeds(doc, baseline):
-    """vine_cascade's runs of `doc` beside the runs of the same seeds in the result file `baseline` (setting cnn):
-    model-best's dev UAS (where recorded), EWT test and out-of-domain UAS / LAS and the step model-best is
-    from, one row per seed both have, then (for two seeds or more) their means over those seeds."""
-    before = load(baseline)["runs"]
-    rows = []
-    for name, run in sorted(doc["runs"].items()):
-        setting, pipe, seed = name.rsplit("-", 2)
-        if setting != "cnn" or pipe != "vine" or name not in before:
-            continue
-        row = {"seed": seed[1:]}
-        for side, record in (("after", run), ("before", before[name])):
-            row.update({f"{side}_dev_uas": record["stopping"].get("dev_uas"),
-                        f"{side}_uas": 100 * record["dep_uas"], f"{side}_las": 100 * record["dep_las"],
-                        f"{side}_ood_uas": 100 * record["ood"]["dep_uas"],
-                        f"{side}_ood_las": 100 * record["ood"]["dep_las"],
-                        f"{side}_best_step": record["stopping"]["best_step"]})
-        rows.append(row)
-    if not rows:
-        raise SystemExit(f"no seed of vine_cascade is in both {doc.get('command')!r}'s result and {baseline}")
-    if len(rows) == 1:
-        return rows
-    keys = [key for key in rows[0] if key != "seed"]
-    rows.append({"seed": f"mean of {len(rows)}", **{key: None if any(row[key] is None for row in rows)
-                                                     else mean(row[key] for row in rows) for key in keys}})
-    return rows
-
-
-# the configuration and its narrower variants, each file's runs of the seeds WIDTH_SEEDS
-WIDTH_VARIANTS = {"spacy_compare_es_perkind.json": "configs/ewt.cfg before shared part roles (label_width 128, "
-                                                   "part_width 64)",
-                  "spacy_compare_es_narrow.json": "label_width 64, part_width 32",
-                  "spacy_compare_es_parts32.json": "part_width 32",
-                  "spacy_compare_es_labels64.json": "label_width 64"}
-WIDTH_SEEDS = (3,)
-# the configuration and the part kinds reading one shared projection, each file's runs of the seeds SHARED_SEEDS
-SHARED_VARIANTS = {"spacy_compare_es_perkind.json": "configs/ewt.cfg before (a projection per part kind, "
-                                                    "label_width 128)",
-                   "spacy_compare_es_shared.json": "shared part roles",
-                   "spacy_compare_es_labels64.json": "label_width 64",
-                   "spacy_compare_es.json": "configs/ewt.cfg (shared part roles, label_width 64)"}
-SHARED_SEEDS = (3,)
-# settings that change training only, each file's runs of the seeds TRAINING_SEEDS beside the configuration's
-TRAINING_VARIANTS = {"spacy_compare_es.json": "configs/ewt.cfg",
-                     "spacy_compare_es_lr2.json": "learn_rate_scale 2.0",
-                     "spacy_compare_es_sw03.json": "structured_weight 0.3",
-                     "spacy_compare_es_b2.json": "adam_beta2 0.9",
-                     "spacy_compare_es_lw1.json": "label_weight 1.0",
-                     "spacy_compare_es_sdrop.json": "scorer_dropout 0.2"}
-TRAINING_SEEDS = (1, 2, 3)
-TAG_VARIANTS = {"spacy_compare_es.json": "configs/ewt.cfg", "spacy_compare_es_tags.json": "tag_rows 128"}
-SPAN_VARIANTS = {"spacy_compare_es.json": "configs/ewt.cfg (span_width 32)",
-                 "spacy_compare_es_span64.json": "span_width 64"}
-WEIGHTED_SPAN_VARIANTS = {"spacy_compare_es.json": "configs/ewt.cfg (the plain mean)",
-                          "spacy_compare_es_spanw.json": "span_weighted"}
-
-
-def variant_seeds(name: str, variants: Dict[str, str], seeds: Sequence[int]) -> "Table":
-    """The table `name`: model-best of the vine_cascade runs of the seeds `seeds` in each result file of
-    `variants` (file -> what its runs vary), a row each: dev UAS, EWT test UAS / LAS and UAS on sentences of
-    more than 30 words, English PUD UAS / LAS, the step model-best is from."""
-    return Table(name, list(variants), "runs", [
-        Col("run", lambda row, doc: variants[row["_file"]]),
-        Col("seed", lambda row, doc: row["_key"].rsplit("-s", 1)[1]),
-        Col("dev UAS", "stopping.dev_uas", "2f"),
-        Col("UAS", lambda row, doc: 100 * row["dep_uas"], "2f"),
-        Col("LAS", lambda row, doc: 100 * row["dep_las"], "2f"),
-        Col("UAS > 30 words", lambda row, doc: 100 * row["long_dep_uas"], "2f"),
-        Col("PUD UAS", lambda row, doc: 100 * row["ood"]["dep_uas"], "2f"),
-        Col("PUD LAS", lambda row, doc: 100 * row["ood"]["dep_las"], "2f"),
-        Col("model-best step", "stopping.best_step", "int")],
-        where=lambda row: row["_key"] in {f"cnn-vine-s{seed}" for seed in seeds})
-
-PROFILE_STAGES = {"encoder": "encoder: tok2vec listener, BiLSTM, root rows", "bilstm": "the compiled BiLSTM",
-                  "projection": "projections of the batch's rows, biaffine row terms",
-                  "product": "the one matrix product", "sentences": "each sentence's arc scores, sentence starts",
-                  "cascade": "the cascade's dynamic programs", "labels": "the labeller",
-                  "assemble": "trees into heads", "write": "writing the docs", "other": "the rest"}
-
-
-def profile_rows(doc):
-    """bench/component_profile.py's stages (a part of another marked ↳, the product with its rate), then the
-    total."""
-    rows = []
-    for stage in doc["stages"]:
-        label = PROFILE_STAGES[stage["stage"]]
-        if stage["stage"] == "product":
-            label += f" ({doc['product_gflops']:.0f} GFLOP/s)"
-        rows.append({"label": ("↳ " if stage["parent"] else "") + label, "us_per_word": stage["us_per_word"],
-                     "share": stage["share"]})
-    rows.append({"label": "the component", "us_per_word": doc["total_us_per_word"], "share": 1.0})
-    return rows
-
-
-def seed_pair_columns(before: str, after: str, dev: bool = True) -> List[Col]:
-    """The columns of `paired_seeds`, each quantity for the baseline (`before`) and the variant (`after`); with
-    `dev`, model-best's dev UAS first (runs measured before their stopping records kept it have none)."""
-    quantities = ((("dev_uas", "dev UAS", "2f"),) if dev else ()) + (
-        ("uas", "UAS", "2f"), ("las", "LAS", "2f"), ("ood_uas", "PUD UAS", "2f"), ("ood_las", "PUD LAS", "2f"),
-        ("best_step", "model-best step", "int"))
-    return [Col("seed", "seed")] + [Col(f"{label}, {name}", f"{side}_{key}", fmt) for key, label, fmt in quantities
-                                    for side, name in (("before", before), ("after", after))]
-
-
-def whole_speed_columns(*settings: str) -> List[Col]:
-    """The columns of a `component_speed.py --whole` result: each pipeline, the model settings named, its parser
-    component's µs per word alone and in the pipeline, the pipeline's words/s and its ratio to the first's."""
-    return [Col("pipeline", "_key")] + [Col(name, f"settings.{name}") for name in settings] + [
-        Col("parser µs / word, alone", "us_per_word", "1f"),
-        Col("parser µs / word, in the pipeline",
-            lambda row, doc: get(row, "us_per_word_by_component.vine_cascade")
-            or get(row, "us_per_word_by_component.parser"), "1f"),
-        Col("pipeline words/s", "words_per_second", "int"),
-        Col("× spaCy's parser's pipeline", "ratio_to_first", "x")]
-
-
-def readme_summary(doc, speed_source="ewt_speed.json"):
-    """EWT test (mean over seeds) and English PUD of `doc`, setting cnn, and the pipelines' words/s of
-    `speed_source` (`component_speed.py --whole`: spaCy's parser's pipeline first, the comparison's
-    vine_cascade run last)."""
-    rows = []
-    pipes = doc["settings"]["cnn"]
-    speeds = [p["words_per_second"] for p in load(speed_source)["pipelines"].values()]
-    spacy_speed, vine_speed = speeds[0], speeds[-1]
-    for pipe, label in PIPELINES.items():
-        if pipe not in pipes:
-            continue
-        acc = pipes[pipe]
-        words = {"spacy": spacy_speed, "vine": vine_speed}.get(pipe)
-        rows.append({"pipeline": label, "seeds": len(acc["dep_uas"]["runs"]),
+    for pipe, acc in ((pipe, doc["settings"]["cnn"][pipe]) for pipe in PIPELINES if pipe in doc["settings"]["cnn"]):
+        words = {"spacy": speeds[0], "vine": speeds[-1]}.get(pipe)
+        rows.append({"pipeline": PIPELINES[pipe], "seeds": len(acc["dep_uas"]["runs"]),
                      "uas": acc["dep_uas"]["mean"], "las": acc["dep_las"]["mean"],
-                     "ood_uas": acc.get("ood", {}).get("dep_uas", {}).get("mean"),
-                     "ood_las": acc.get("ood", {}).get("dep_las", {}).get("mean"),
-                     "words": words, "ratio": None if words is None else words / spacy_speed})
-    return rows
-
-
-def astar_rows(doc):
-    rows = []
-    for model, data in doc["models"].items():
-        for corpus, label in (("ewt_test_8_26", "EWT test, 8–26 words"), ("ptb_test_le_40", "PTB test, ≤ 40 words")):
-            c = data["corpora"][corpus]
-            rows.append({"model": model, "heuristic": data["heuristic"], "corpus": label, **c})
+                     "ood_uas": get(acc, "ood.dep_uas.mean"), "ood_las": get(acc, "ood.dep_las.mean"),
+                     "words": words, "ratio": None if words is None else words / speeds[0]})
     return rows
 
 
 def times_ms(key):
-    def value(row, doc):
-        t = row[key]
-        if not t.get("sentences"):
-            return None
-        return " / ".join(FMT["sig"](t[k]) for k in ("median_ms", "mean_ms", "p90_ms"))
-    return value
-
-
-def backoff_cell(row, doc):
-    reasons = row["backoff"]
-    return (f"{100 * row['backoff_share']:.2f}% ({reasons.get('unknown tag', 0)} / {reasons.get('no parse', 0)})")
-
-
-BITEXT_BUCKETS = ["(0, 130]", "(130, 400]", "(400, 700]", "(700, 1000]"]
+    return lambda row, doc: (" / ".join(sig(row[key][k]) for k in ("median_ms", "mean_ms", "p90_ms"))
+                             if row[key].get("sentences") else None)
 
 
 def bitext_speed(doc):
     rows = []
-    for bucket in BITEXT_BUCKETS:
+    for bucket in ["(0, 130]", "(130, 400]", "(400, 700]", "(700, 1000]"]:
         row = {"bucket": bucket}
         for grammar in ("binary", "ternary"):
             s = doc["summary"]["speed"].get(f"{grammar} {bucket}")
@@ -587,280 +224,53 @@ def bitext_speed(doc):
     return rows
 
 
-def bitext_per_pair(doc):
-    rows = []
-    for chain, label in (("randomized", "the paper's chain"), ("screened", "screened")):
-        for subset, counts in doc["summary"]["bias_per_pair"][chain].items():
-            rows.append({"chain": label, "subset": subset, **counts})
-    return rows
-
-
-def scale_runs(doc):
-    round_ = doc["rounds"][0]
-    plain = round_["plain"]["words_per_second"]
-    labels = {"plain": "plain loop (`vineparse parse`, one process)", "dask1": "`parse_corpus`, 1 local worker",
-              "dask2": "`parse_corpus`, 2 local workers"}
-    return [{**round_[key], "run": labels[key], "ratio": round_[key]["words_per_second"] / plain}
-            for key in ("plain", "dask1", "dask2")]
-
-
-def scale_costs(doc):
-    rows = []
-    for key, label in (("rounds.0.dask1", "1 worker, full input"), ("check.dask2", "2 workers, check input")):
-        costs = get(doc, key)["costs"]
-        rows.append({"run": label, **costs, **{f"split_{k}": v for k, v in costs["split_per_shard"].items()}})
-    return rows
-
-
-def soak_rows(doc):
-    labels = {"pipe": "`nlp.pipe` (vine_cascade pipeline)", "api": "`CascadeParser.parse_labelled`",
-              "cli": "`vineparse parse MODEL -`"}
-    return [{**data, **data["growth"], "run": labels[key]} for key, data in doc["runs"].items()]
-
-
-def paired_runs(base: str, variant: str, diff: str, mean_key: str):
-    """Dev studies that score each run twice (base, variant) and the difference, plus their mean."""
-    def rows(doc):
-        out = [{"run": run, "base": data[base], "variant": data[variant], "diff": data[diff]}
-               for run, data in doc["runs"].items()]
-        out.append({"run": "mean", "diff": doc[mean_key]})
-        return out
-    return rows
-
-
-def paired_columns(base_label: str, variant_label: str, us_per_word: bool = False) -> List[Col]:
-    cols = [Col("run", "run")]
-    for label, key in ((base_label, "base"), (variant_label, "variant")):
-        cols += [Col(f"{label}: UAS", f"{key}.dep_uas", "2f"), Col(f"{label}: LAS", f"{key}.dep_las", "2f")]
-        if us_per_word:
-            cols.append(Col(f"{label}: µs / word", f"{key}.us_per_word", "1f"))
-    cols += [Col("Δ UAS", "diff.dep_uas", "+2f"), Col("Δ LAS", "diff.dep_las", "+2f"),
-             Col("Δ UAS > 30 words", "diff.long_dep_uas", "+2f")]
-    if us_per_word:
-        cols.append(Col("Δ µs / word", "diff.us_per_word", "+2f"))
-    return cols
-
-
-def thread_rows(doc):
-    """One row per model and calling-thread count of bench/threads.py's output."""
-    names = {"cascade": "CascadeParser.parse_batch", "pipeline": "nlp.pipe (vine_cascade pipeline)"}
-    rows = []
-    for key, name in names.items():
-        block = doc[key]
-        for n in doc["threads"]:
-            rows.append({"model": name, "threads": n, "words": block["median_words_per_second"][str(n)],
-                         "speedup": block.get("speedup", {}).get(str(n), 1.0),
-                         "round_speedup": block.get("speedup_per_round_median", {}).get(str(n), 1.0),
-                         "differences": block["differences_from_sequential"][str(n)]})
-    return rows
-
-
 LANGUAGES = {"en_ewt": "English-EWT", "pt_bosque": "Portuguese-Bosque", "pt_bosque_small": "Portuguese-Bosque",
              "bg_btb": "Bulgarian-BTB", "de_gsd": "German-GSD", "sv_talbanken": "Swedish-Talbanken",
              "zh_gsd": "Chinese-GSD"}
 
 
-def treebank_label(name, row):
-    """A treebank's name, its training sentences and "small data" where it was trained on dev less a tenth."""
-    small = ", small data" if row["small_data"] else ""
-    return f"{LANGUAGES.get(name, name)} ({row['sentences']['train']:,} sentences{small})"
-
-
-def multilingual_sparse(doc):
-    """Per treebank of bench/multilingual.py: the sparse systems' UAS and VineCascade-3's speed-up."""
-    rows = []
-    for name, row in doc["treebanks"].items():
-        if "sparse" not in row:
-            continue
-        found = row["sparse"]["rows"]
-        rows.append({"treebank": treebank_label(name, row), **{f"{k}_uas": v["uas"] for k, v in found.items()},
-                     "speedup": found["VineCascade-3"]["words_per_second"] / found["NoPrune-3"]["words_per_second"],
-                     "words": found["VineCascade-3"]["words_per_second"]})
+def per_treebank(rows_of):
+    """multilingual.json's `rows_of(row)` per treebank, labelled by name, training sentences, "small data"."""
+    def rows(doc):
+        out = []
+        for name, row in doc["treebanks"].items():
+            small = ", small data" if row["small_data"] else ""
+            label = f"{LANGUAGES.get(name, name)} ({row['sentences']['train']:,} sentences{small})"
+            out += [{"treebank": label, **found} for found in rows_of(row)]
+        return out
     return rows
 
 
-def cascade_gap_rows(doc):
-    """Per treebank of bench/cascade_gap.py, in multilingual.json's order: NoPrune-3 - VineCascade-3 split into
-    what the pruning costs NoPrune-3's model and what the cascade's own training adds or saves."""
-    treebanks = load("multilingual.json")["treebanks"]
-    rows = []
-    for name, row in treebanks.items():
-        found = doc["treebanks"].get(name)
-        if found is None:
-            continue
-        lost = {level["level"]: level["arcs"] for level in found["noprune3_right_pruned_by_level"]}
-        rows.append({"treebank": treebank_label(name, row), **found,
-                     "lost": " / ".join(str(lost[level]) for level in ("vine", "first", "second"))})
-    return rows
-
-
-def multilingual_parsers(doc):
-    """Per treebank: vine_cascade and spaCy's parser, UAS / LAS and non-projective arc recall and precision."""
-    rows = []
-    for name, row in doc["treebanks"].items():
-        for key, label in (("spacy", "spaCy parser"), ("vine", "vine_cascade"),
-                           ("vine_flat", "vine_cascade, pseudo_projective false")):
-            if key in row:
-                arcs = row[key]["nonprojective_arcs"]
-                rows.append({"treebank": treebank_label(name, row), "parser": label, "uas": row[key]["uas"],
-                             "las": row[key]["las"], "gold_arcs": arcs["gold"], "recall": arcs["recall"],
-                             "precision": arcs["precision"]})
-    return rows
+def sparse_row(row):
+    found = row.get("sparse", {}).get("rows")
+    return [] if found is None else [{**{f"{k}_uas": v["uas"] for k, v in found.items()},
+                                      "words": found["VineCascade-3"]["words_per_second"],
+                                      "speedup": found["VineCascade-3"]["words_per_second"]
+                                      / found["NoPrune-3"]["words_per_second"]}]
 
 
 def mean_and_range(scores):
-    """A cell of scores over seeds: "mean (min–max)", two decimals."""
     return f"{mean(scores):.2f} ({min(scores):.2f}–{max(scores):.2f})"
 
 
-def multilingual_seeds(doc):
-    """Per treebank trained with several seeds: each parser's mean UAS / LAS and range, and the difference."""
-    rows = []
-    for name, row in doc["treebanks"].items():
-        difference = row.get("difference", {})
-        if len(difference.get("seeds", [])) < 2:
-            continue
-        found = {"treebank": treebank_label(name, row), "seeds": len(difference["seeds"]),
-                 "uas": difference["uas"], "las": difference["las"]}
-        for key in ("vine", "spacy"):
-            for k in ("uas", "las"):
-                scores = [row["seeds"][key][str(seed)][k] for seed in difference["seeds"]]
-                found[f"{key}_{k}"] = mean_and_range(scores)
-        rows.append(found)
-    return rows
+def seed_rows(row):
+    seeds = row.get("difference", {}).get("seeds", [])
+    if len(seeds) < 2:
+        return []
+    return [{"seeds": len(seeds), "uas": row["difference"]["uas"], "las": row["difference"]["las"],
+             **{f"{key}_{k}": mean_and_range([row["seeds"][key][str(seed)][k] for seed in seeds])
+                for key in ("vine", "spacy") for k in ("uas", "las")}}]
 
 
-def multilingual_sparse_seeds(doc):
-    """Per treebank with sparse runs of several training seeds: NoPrune-3 and VineCascade-3, each seed's gap and
-    the mean gap."""
-    rows = []
-    for name, row in doc["treebanks"].items():
-        if "sparse_seeds" not in row:
-            continue
-        found = row["sparse_seeds"]
-        seeds = sorted(found["uas"], key=int)
-        out = {"treebank": treebank_label(name, row), "seeds": ", ".join(seeds), "mean_gap": found["mean_gap"],
-               "gaps": " / ".join(f"{found['gap'][seed]:+.2f}" for seed in seeds)}
-        for system in ("NoPrune-3", "VineCascade-3"):
-            scores = [found["uas"][seed][system] for seed in seeds]
-            out[system] = mean_and_range(scores)
-        rows.append(out)
-    return rows
-
-
-def multilingual_nonprojective_seeds(doc):
-    """Per treebank and parser, the non-projective arcs of every seed measured (German, Portuguese): recall and
-    precision per seed, the mean recall, and CascadeParser's LAS gain from lifting per seed and its mean."""
-    def per_seed(values):
-        return " / ".join("–" if value is None else f"{value:.1f}" for value in values)
-
-    rows = []
-    for name, row in doc["treebanks"].items():
-        parsers = [(label, {seed: scores["nonprojective_arcs"] for seed, scores in row["seeds"][key].items()
-                            if "nonprojective_arcs" in scores}, None)
-                   for key, label in (("vine", "vine_cascade"), ("spacy", "spaCy parser")) if key in row.get("seeds", {})]
-        if "lifting_las_gain" in row.get("sparse_seeds", {}):
-            found = row["sparse_seeds"]
-            parsers.append(("CascadeParser (gold UPOS)", found["nonprojective_arcs"], found["lifting_las_gain"]))
-        for label, arcs, gains in parsers:
-            if len(arcs) < 2:
-                continue
-            seeds = sorted(arcs, key=int)
-            out = {"treebank": treebank_label(name, row), "parser": label, "seeds": ", ".join(map(str, seeds)),
-                   "recall": per_seed(arcs[seed]["recall"] for seed in seeds),
-                   "precision": per_seed(arcs[seed]["precision"] for seed in seeds),
-                   "mean_recall": mean(arcs[seed]["recall"] or 0.0 for seed in seeds)}
-            if gains is not None:
-                out["gains"] = " / ".join(f"{gains[seed]:+.2f}" for seed in seeds)
-                out["mean_gain"] = mean(gains[seed] for seed in seeds)
-            rows.append(out)
-    return rows
-
-
-def multilingual_lifting(doc):
-    """CascadeParser's VineCascade-3 with and without pseudo-projective lifting (German, Portuguese)."""
-    rows = []
-    for name, row in doc["treebanks"].items():
-        for key, label in (("pseudo_projective", "lifted, lowering model"), ("without", "without lifting")):
-            if key in row.get("sparse_lifting", {}):
-                found = row["sparse_lifting"][key]
-                rows.append({"treebank": treebank_label(name, row), "how": label, "uas": found["uas"],
-                             "las": found["las"], "recall": found["nonprojective_arcs"]["recall"],
-                             "precision": found["nonprojective_arcs"]["precision"]})
-    return rows
-
-
-REPARSE_RUNS = {"mst": "crf_nonprojective", "flat": "crf (projective), pseudo_projective false"}
-
-
-def reparse_rows(doc):
-    """bench/reparse.py: one row per treebank, run and reparse bonus; the bonus chosen on dev is marked."""
-    rows = []
-    for name, found in doc["treebanks"].items():
-        for run, record in found["runs"].items():
-            for row in record["rows"]:
-                test, dev = row["test"], row["dev"]
-                bonus = "none (projective)" if row["bonus"] is None else f"{row['bonus']:g}"
-                rows.append({"treebank": treebank_label(name, found), "arc_loss": REPARSE_RUNS.get(run, run),
-                             "bonus": bonus + (" (chosen on dev)" if row["bonus"] == record["chosen_bonus"] else ""),
-                             "dev_las": dev["las"], "uas": test["uas"], "las": test["las"],
-                             "recall": test["nonprojective_arcs"]["recall"],
-                             "precision": test["nonprojective_arcs"]["precision"]})
-    return rows
-
-
-VINE_LOWERING_SETTINGS = (("lifted", "as_parsed", "decorated labels (pseudo_projective true)"),
-                          ("flat", "as_parsed", "plain labels (pseudo_projective false)"),
-                          ("flat", "lowered", "plain labels, then the lowering model"))
-
-
-def vine_lowering_rows(doc):
-    """bench/vine_lowering.py: vine_cascade with decorated labels as parsed, and without them as parsed and with
-    the lowering model's moves."""
-    rows = []
-    for name, found in doc["treebanks"].items():
-        for run, how, label in VINE_LOWERING_SETTINGS:
-            if run in found:
-                test = found[run][how]
-                rows.append({"treebank": treebank_label(name, found), "how": label, "uas": test["uas"],
-                             "las": test["las"], "recall": test["nonprojective_arcs"]["recall"],
-                             "precision": test["nonprojective_arcs"]["precision"]})
-    return rows
-
-
-def vine_lowering_seed_rows(doc):
-    """bench/vine_lowering.py over seeds (runs named "lifted", "flat" for seed 0 and "lifted-sK", "flat-sK"):
-    per treebank and setting, LAS and non-projective recall per seed and their means, where a setting has
-    several seeds."""
-    rows = []
-    for name, found in doc["treebanks"].items():
-        for run, how, label in VINE_LOWERING_SETTINGS:
-            seeds = {0 if key == run else int(key[len(run) + 2:]): found[key][how] for key in found
-                     if key == run or (key.startswith(run + "-s") and key[len(run) + 2:].isdigit())}
-            if len(seeds) < 2:
-                continue
-            order = sorted(seeds)
-            recall = [seeds[seed]["nonprojective_arcs"]["recall"] or 0.0 for seed in order]
-            las = [seeds[seed]["las"] for seed in order]
-            rows.append({"treebank": treebank_label(name, found), "how": label, "seeds": ", ".join(map(str, order)),
-                         "las": " / ".join(f"{value:.2f}" for value in las), "mean_las": mean(las),
-                         "recall": " / ".join(f"{value:.1f}" for value in recall), "mean_recall": mean(recall)})
-    return rows
-
-
-def nonprojective_loss_rows(doc):
-    """bench/nonprojective_losses.py: per treebank and parser, where the gold crossing arcs went, and the LAS
-    ceilings of the treebank."""
-    rows = []
-    for name, found in doc["treebanks"].items():
-        for parser, record in found["parsers"].items():
-            arcs = record["arcs"]
-            rows.append({"treebank": treebank_label(name, found), "parser": parser,
-                         "arcs": found["nonprojective_arcs"], "training": found["training_lifted_words"], **arcs,
-                         "recall": 100.0 * arcs["right"] / found["nonprojective_arcs"],
-                         "ceiling": found["las_gain_ceiling"], "at_30": found["las_gain_at_recall_30"],
-                         "needed": found["recall_for_las_gain_0.3"]})
-    return rows
+def sparse_seed_rows(row):
+    found = row.get("sparse_seeds")
+    if found is None:
+        return []
+    seeds = sorted(found["uas"], key=int)
+    return [{"seeds": ", ".join(seeds), "mean_gap": found["mean_gap"],
+             "gaps": " / ".join(f"{found['gap'][seed]:+.2f}" for seed in seeds),
+             **{system: mean_and_range([found["uas"][seed][system] for seed in seeds])
+                for system in ("NoPrune-3", "VineCascade-3")}}]
 
 
 DOCUMENT_PIPELINES = {"vine": "vine_cascade", "vine_sentencizer": "spaCy sentencizer + vine_cascade",
@@ -868,122 +278,17 @@ DOCUMENT_PIPELINES = {"vine": "vine_cascade", "vine_sentencizer": "spaCy sentenc
 DOCUMENT_SETS = {"ewt_test": "EWT test", "pud": "English PUD"}
 
 
-def document_rows(doc):
-    """One row per pipeline, test set and input (gold tokens or raw text) of bench/documents.py's output."""
-    rows = []
-    for name, label in DOCUMENT_SETS.items():
-        for raw in ("", ", raw text"):
-            for pipe, found in doc["pipelines"].items():
-                row = found["rows"].get(name + raw)
-                if row:
-                    rows.append({"set": label, "input": "raw text" if raw else "gold tokens",
-                                 "pipeline": DOCUMENT_PIPELINES.get(pipe, pipe), **row})
-    return rows
-
-
-def boundary_error_rows(doc):
-    """Sentence-boundary errors by kind, per pipeline and test set (gold tokens)."""
-    return [{"pipeline": DOCUMENT_PIPELINES.get(pipe, pipe), "set": label, **found["rows"][name]["boundary_errors"]}
-            for name, label in DOCUMENT_SETS.items() for pipe, found in doc["pipelines"].items()
-            if name in found["rows"]]
-
-
-def calibration_rows(doc):
-    """Per system and test set of bench/calibration.py: ECE of head and label probabilities, UAS at 80%."""
-    rows = []
-    for system, sets in doc["systems"].items():
-        for name, found in sets.items():
-            at_80 = next((c for c in found["coverage"] if c["coverage"] == 0.8), None)
-            rows.append({"system": {"beam_parser": "spaCy beam parser (beam mass of the parse)"}.get(system, system),
-                         "set": DOCUMENT_SETS.get(name, name), "arcs": found["arcs"], "uas": found["uas"],
-                         "ece_head": found["ece_head"], "ece_dep": found["ece_dep"],
-                         "uas_80": None if at_80 is None else 100 * at_80["accuracy"]})
-    return rows
-
-
-def coverage_rows(doc):
-    """vine_cascade's accuracy of the most confident arcs against the share kept, both test sets."""
-    sets = doc["systems"]["vine_cascade"]
-    return [{"coverage": point["coverage"], **{name: 100 * found["coverage"][k]["accuracy"]
-                                               for name, found in sets.items()},
-             "threshold": point["threshold"]}
-            for k, point in enumerate(sets["ewt_test"]["coverage"])]
-
-
-def budget_rows(doc):
-    """One row per run and budget of bench/budget_curve.py's output."""
-    return [{"run": name, **point} for name, run in doc["runs"].items() for point in run["budgets"]
-            if point.get("best_dev_uas") is not None]
-
-
-def recall_rows(doc):
-    rows = []
-    for path, runs in doc["pipelines"].items():
-        name = path.split("/")[-2]
-        for run in runs:
-            recall = run["recall"]
-            rows.append({**run, "pipeline": name, "recall": "as set while training" if recall is None else (
-                ", ".join(f"{r:g}" for r in recall) if isinstance(recall, list) else f"{recall:g}")})
-    return rows
-
-
-def band_rows(doc):
-    rows = []
-    for corpus, label in (("ewt", "EWT"), ("ptb", "PTB sample")):
-        for row in doc[corpus]:
-            rows.append({"corpus": label, "band_label": "FirstOnly-3" if row["band"] is None else str(row["band"]),
-                         **row})
-    return rows
-
-
-def setting_value(value: str) -> str:
-    """A config value as written in the results ("0.30000000000000004" -> "0.3")."""
-    try:
-        return f"{float(value):g}"
-    except ValueError:
-        return value
-
-
-def ablation_rows(doc):
-    return [{**value, "variant": key, "seeds": ", ".join(value["seeds"]),
-             "differs": ", ".join(f"{k} = {setting_value(v)}" for k, v in value.get("differs_from_base", {}).items())
-             or None} for key, value in doc["variants"].items()]
-
-
-def label_error_rows(doc):
-    rows = []
-    for name, data in doc["pipelines"].items():
-        for group in ("all", "length 1", "length 2", "length 3-6", "length 7+"):
-            if group in data["by"]:
-                rows.append({"pipeline": name, "group": group, **data["by"][group]})
-    return rows
-
-
-def errors_dev_rows(doc):
-    return [dict(row) for row in doc["head_error_differences"]]
-
-
-def band8_rows(doc):
-    row = next(r for r in doc["rows"] if r["system"] == "VineCascade-3")
-    first_only = next(r for r in doc["rows"] if r["system"] == "FirstOnly-3")
-    return [{"corpus": corpus_name(None, doc), "band": doc["settings"].get("band", 5),
-             "long_ratio": (row["buckets"]["21-40"]["words"] + row["buckets"]["> 40"]["words"]) / (
-                 row["buckets"]["21-40"]["words"] / row["buckets"]["21-40"]["words_per_second"]
-                 + row["buckets"]["> 40"]["words"] / row["buckets"]["> 40"]["words_per_second"]) / (
-                 (first_only["buckets"]["21-40"]["words"] + first_only["buckets"]["> 40"]["words"]) / (
-                     first_only["buckets"]["21-40"]["words"] / first_only["buckets"]["21-40"]["words_per_second"]
-                     + first_only["buckets"]["> 40"]["words"] / first_only["buckets"]["> 40"]["words_per_second"])),
-             **row}]
-
-
 CASCADE_COLUMNS = [
     Col("system", "system"), Col("UAS (no punct.)", "uas", "2f"), Col("UAS (all)", "uas_all", "2f"),
-    Col("words/s", "words_per_second", "int"), Col("vs NoPrune-1", ratio_to("NoPrune-1"), "x"),
+    Col("words/s", "words_per_second", "int"),
+    Col("vs NoPrune-1", lambda row, doc: row["words_per_second"] / next(
+        r["words_per_second"] for r in doc["rows"] if r["system"] == "NoPrune-1"), "x"),
     *[Col(f"words/s, {b.replace('<=', '≤').replace('-', '–')} words", ("buckets", b, "words_per_second"), "int")
-      for b in BUCKETS],
+      for b in ["<= 10", "11-20", "21-40", "> 40"]],
     Col("time exponent", "exponent", "2f"), Col("training (s)", "training_seconds", "int"),
-    Col("kept share / gold recall after each pruning level (test)", pruning)]
-
+    Col("kept share / gold recall after each pruning level (test)", lambda row, doc: "; ".join(
+        f"{lv['level']}{'' if lv.get('head_cap') is None else ' (cap %d)' % lv['head_cap']} "
+        f"{100 * lv['kept_share']:.1f}% / {100 * lv['gold_recall']:.2f}%" for lv in row.get("levels", [])) or None)]
 KERNEL_LABELS = {"eisner": "`eisner` (best tree)", "eisner_max_marginals": "`eisner_max_marginals`",
                  "eisner_marginals": "`eisner_marginals`", "eisner_hypergraph": '`eisner`, `engine="hypergraph"`',
                  "eisner_marginals_hypergraph": '`eisner_marginals`, `engine="hypergraph"`',
@@ -993,55 +298,31 @@ MASKED_LABELS = {"eisner_vine_mask": "`eisner`", "eisner2_vine_mask": "`eisner2`
                  "vine_b5": "`vine`, band 5", "vine_b5_max_marginals": "`vine_max_marginals`, band 5"}
 
 
-def unpruned_speedup(order: str):
-    """Under the vine-style mask against unpruned, n = 100."""
-    def value(row, doc):
-        if row["_key"] not in (f"{order}_vine_mask",):
-            return None
-        cells = {(r["kernel"], r["n"]): r["ms"] for r in doc["rows"]}
-        full, masked = cells.get((order, 100)), cells.get((row["_key"], 100))
-        return None if full is None or masked is None else full / masked
-    return value
-
-
-def masked_speedup(row, doc):
-    for order in ("eisner", "eisner2", "eisner3"):
-        if row["_key"] == f"{order}_vine_mask":
-            return unpruned_speedup(order)(row, doc)
-    return None
-
-
-# the columns of a dev curve of bench/budget_curve.py: the best dev score up to each budget
-DEV_CURVE_COLUMNS = [Col("run", "run"), Col("steps", "budget", "int"),
-                     Col("best dev UAS up to it", "best_dev_uas", "2f"), Col("its dev LAS", "dev_las_there", "2f")]
-
-# the comparison's accuracy tables: mean ± std (min–max) per pipeline, or vine_cascade's difference
-COMPARE_ACCURACY_COLUMNS = [Col("shared encoder", "setting"), Col("parser", "pipeline"),
-                            Col("seeds", "seeds", "int"), *[Col(label, accuracy_cell(key)) for label, key in ACCURACY]]
-STOPPING_COLUMNS = [Col("shared encoder", "setting"), Col("parser", "pipeline"), Col("seed", "seed", "int"),
-                    Col("stopped at step", "last_step", "int"), Col("model-best from step", "best_step", "int")]
+EXPONENT = Col("time exponent", lambda row, doc: doc["exponents"].get(row["_key"]), "2f")
+# the comparison's accuracy: mean ± std (min–max) per pipeline, or vine_cascade's difference
+COMPARE_ACCURACY_COLUMNS = [Col("shared encoder", "setting"), Col("parser", "pipeline"), Col("seeds", "seeds", "int"),
+                            *[Col(label, lambda row, doc, key=key: f"{row[key]:+.2f}" if row.get("_diff")
+                                  else FMT["spread"](row[key]))
+                              for label, key in [("UAS", "dep_uas"), ("LAS", "dep_las"),
+                                                 ("UAS > 30 words", "long_dep_uas"),
+                                                 ("LAS > 30 words", "long_dep_las")]]]
 COMPARE_SPEED_COLUMNS = [
     Col("shared encoder", "setting"), Col("ops", "ops"), Col("spaCy parser (words/s)", "spacy", "int"),
     Col("vine_cascade (words/s)", "vine", "int"), Col("ratio", "ratio", "x"),
-    Col("median per-round ratio", "round_median", "x"),
-    Col('vine_cascade, decoder "mbr" (words/s)', "vine_mbr", "int"), Col("ratio (mbr)", "mbr_ratio", "x")]
-COMPARE_COMPONENT_COLUMNS = [
-    Col("shared encoder", "setting"), Col("ops", "ops"), Col("pipeline", "pipeline"),
-    *[Col(c, c, "1f") for c in ("tokenizer", "tok2vec", "tagger", "parser", "vine_cascade", "total")]]
+    Col("median per-round ratio", "round_median", "x")]
 # a results file's "targets": {name: [measured, target, met]}
 TARGET_COLUMNS = [Col("target", "_key"), Col("measured", "value.0"),
                   Col("met", lambda row, doc: "yes" if row["value"][2] else "no")]
-
 TABLES = [
     # not figures: the settings of vine_cascade as declared in the code
-    SettingsTable("vine_cascade_settings", "vineparse/pipeline/settings.py", "CascadeSettings"),
+    settings_table("vine_cascade_settings", "vineparse/pipeline/settings.py", "CascadeSettings"),
     # kernels.json: bench/kernels.py
     Table("kernels_yardstick", "kernels.json", "yardstick", [
         Col("n", "_key"), Col("numpy yardstick (ms)", "numpy_ms.median", "sig"),
         Col("`eisner` (ms)", "eisner_ms.median", "sig"), Col("speed-up", "speedup_over_numpy.median", "x0"),
         Col("`eisner_marginals` (ms)", "eisner_marginals_ms.median", "sig"),
         Col("marginals / best tree", "marginals_over_best.median", "x")]),
-    Fields("kernels_supar", "kernels.json", [
+    fields("kernels_supar", "kernels.json", [
         Col("best trees, 1 thread (ms per sentence)", "batch.argmax_1.median", "sig"),
         Col("best trees, 2 threads (ms per sentence)", "batch.argmax_2.median", "sig"),
         Col("SuPar `DependencyCRF` argmax (ms per sentence)", "batch.supar_argmax.median", "sig"),
@@ -1053,37 +334,29 @@ TABLES = [
         Col("2 threads / 1 thread, best trees", "batch.argmax_threads_speedup.median", "x"),
         Col("2 threads / 1 thread, marginals", "batch.marginals_threads_speedup.median", "x"),
         Col("SuPar's torch", "batch.torch")], headers=("batch of 32 sentences, n = 40", "measured")),
-    Pivot("kernels_all", "kernels.json", "rows", "kernel", "n", "ms", KERNEL_LABELS, [10, 20, 40, 60, 100],
-          column_header=lambda n: f"n = {n}", corner="kernel (ms per sentence)",
-          extra=[Col("time exponent", lambda row, doc: doc["exponents"].get(row["_key"]), "2f")]),
-    Pivot("kernels_masked", "kernels.json", "rows", "kernel", "n", "ms", MASKED_LABELS, [20, 50, 100, 150, 200, 400],
-          column_header=lambda n: f"n = {n}", corner="kernel (ms per sentence)",
-          extra=[Col("time exponent", lambda row, doc: doc["exponents"].get(row["_key"]), "2f"),
-                 Col("speed-up over unpruned, n = 100", masked_speedup, "x0")]),
+    pivot("kernels_all", "kernels.json", KERNEL_LABELS, [10, 20, 40, 60, 100], [EXPONENT]),
+    pivot("kernels_masked", "kernels.json", MASKED_LABELS, [20, 50, 100, 150, 200, 400],
+          [EXPONENT, Col("speed-up over unpruned, n = 100", lambda row, doc: next(
+              (r["ms"] / row["n100"] for r in doc["rows"] if row.get("n100") and r["n"] == 100
+               and row["_key"] == r["kernel"] + "_vine_mask"), None), "x0")]),
     # cascade_{ewt,ptb}.json: bench/cascade.py
     Table("cascade_ewt", "cascade_ewt.json", "rows", CASCADE_COLUMNS, order=("system", SYSTEMS)),
     Table("cascade_ptb", "cascade_ptb.json", "rows", CASCADE_COLUMNS, order=("system", SYSTEMS)),
     Table("cascade_corpora", ["cascade_ewt.json", "cascade_ptb.json"], lambda doc: [doc], [
-        Col("corpus", corpus_name), Col("training sentences", "train_sentences", "int"),
+        CORPUS, Col("training sentences", "train_sentences", "int"),
         Col("test sentences", "test_sentences", "int"), Col("test words", "test_words", "int"),
         Col("hashed weights per level", lambda row, doc: 2 ** doc["settings"]["bits"], "int"),
-        Col("epochs per level", "settings.epochs"), Col("gold-arc recall target (vine / first order / later levels)",
-                                                        recall_targets),
+        Col("epochs per level", "settings.epochs"),
+        Col("gold-arc recall target (vine / first order / later levels)", lambda row, doc: " / ".join(
+            f"{x:g}" for x in (doc["settings"]["vine_recall"], doc["settings"].get("first_order_recall")
+                               or doc["settings"]["recall"], doc["settings"]["recall"]))),
         Col("jackknife folds for the training masks", lambda row, doc: doc["settings"].get("jackknife", 0), "int"),
         Col("NoPrune-3 trained on sentences of at most", "noprune3_training.max_length", "int")]),
     Table("cascade_threads", ["cascade_ewt.json", "cascade_ptb.json"], lambda doc: [doc["threads"]], [
-        Col("corpus", corpus_name), Col("sentences", "sentences", "int"),
-        Col("1 thread (words/s)", "one_thread_words_per_second", "int"),
+        CORPUS, Col("sentences", "sentences", "int"), Col("1 thread (words/s)", "one_thread_words_per_second", "int"),
         Col("2 threads (words/s)", "two_threads_words_per_second", "int"), Col("speed-up", "speedup", "x")]),
-    Table("cascade_band8", ["cascade_ewt.json", "cascade_ewt_band8.json", "cascade_ptb.json",
-                            "cascade_ptb_band8.json"], band8_rows, [
-        Col("corpus", "corpus"), Col("band", "band"), Col("VineCascade-3 UAS", "uas", "2f"),
-        Col("words/s", "words_per_second", "int"), Col("vs FirstOnly-3, > 20 words", "long_ratio", "x"),
-        Col("vine kept share", "levels.0.kept_share", "pct"),
-        Col("vine / first order seconds (test pass)",
-            lambda row, doc: f"{row['levels'][0]['seconds']:.2f} / {row['levels'][1]['seconds']:.2f}")]),
     # labels.json: bench/labels.py
-    Fields("labels", "labels.json", [
+    fields("labels", "labels.json", [
         Col("UAS, punctuation excluded", "uas", "2f"), Col("LAS, punctuation excluded", "las", "2f"),
         Col("UAS, every word", "uas_all", "2f"), Col("LAS, every word", "las_all", "2f"),
         Col("labels", "labels", "int"), Col("label accuracy on the gold trees", "label_accuracy_on_gold_trees", "2f"),
@@ -1096,156 +369,90 @@ TABLES = [
         Col("parser", "pipeline"), Col("seeds", "seeds", "int"), Col("UAS", "uas", "2f"), Col("LAS", "las", "2f"),
         Col("UAS, English PUD", "ood_uas", "2f"), Col("LAS, English PUD", "ood_las", "2f"),
         Col("words/s (pipeline)", "words", "int"), Col("vs spaCy", "ratio", "x")]),
-    Table("spacy_compare_accuracy", "spacy_compare.json", compare_accuracy, COMPARE_ACCURACY_COLUMNS),
-    Table("spacy_compare_ood", "spacy_compare.json", lambda doc: compare_accuracy(doc, "ood"),
-          COMPARE_ACCURACY_COLUMNS),
-    Table("spacy_compare_2k", "spacy_compare_2k.json", compare_accuracy, COMPARE_ACCURACY_COLUMNS),
     Table("spacy_compare_es", "spacy_compare_es.json", compare_accuracy, COMPARE_ACCURACY_COLUMNS),
     Table("spacy_compare_es_ood", "spacy_compare_es.json", lambda doc: compare_accuracy(doc, "ood"),
           COMPARE_ACCURACY_COLUMNS),
-    Table("spacy_compare_es_stopping", "spacy_compare_es.json", stopping_rows, STOPPING_COLUMNS),
     Table("spacy_compare_es_targets", "spacy_compare_es.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
     # spacy_compare_es_bilstm.json: make ewt-compare-es-bilstm (the equal-encoder setting, one seed each)
     Table("spacy_compare_es_bilstm", "spacy_compare_es_bilstm.json", compare_accuracy, COMPARE_ACCURACY_COLUMNS),
     Table("spacy_compare_es_bilstm_ood", "spacy_compare_es_bilstm.json", lambda doc: compare_accuracy(doc, "ood"),
           COMPARE_ACCURACY_COLUMNS),
-    Table("spacy_compare_es_bilstm_stopping", "spacy_compare_es_bilstm.json", stopping_rows, STOPPING_COLUMNS),
-    Table("spacy_compare_es_bilstm_speed", "spacy_compare_es_bilstm.json", compare_speed, COMPARE_SPEED_COLUMNS),
-    Table("spacy_compare_es_bilstm_components", "spacy_compare_es_bilstm.json", compare_components,
-          COMPARE_COMPONENT_COLUMNS),
-    # spacy_compare_es_dropout0.json: make ewt-compare-es-dropout0 (vine_cascade with dropout 0.0, the setting
-    # configs/ewt.cfg had before; spaCy's runs merged)
-    Table("dropout_es_seeds", "spacy_compare_es_nospan.json",
-          lambda doc: paired_seeds(doc, "spacy_compare_es_dropout0.json"),
-          seed_pair_columns("dropout 0.0", "dropout 0.2", dev=False)),
-    Table("spacy_compare_es_dropout0_targets", "spacy_compare_es_dropout0.json", lambda doc: items(doc["targets"]),
-          TARGET_COLUMNS),
-    # spacy_compare_es_nospan.json: make ewt-compare-es-nospan (vine_cascade without the span term; spaCy's runs
-    # merged)
-    Table("span_es_seeds", "spacy_compare_es_perkind.json",
-          lambda doc: paired_seeds(doc, "spacy_compare_es_nospan.json"),
-          seed_pair_columns("without", "span term")),
-    Table("spacy_compare_es_nospan_targets", "spacy_compare_es_nospan.json", lambda doc: items(doc["targets"]),
-          TARGET_COLUMNS),
-    # the narrow probe (label_width 64 and part_width 32) and each of its halves beside the configuration's run of
-    # the same seed (make ewt-compare-es-narrow, make ewt-compare-es-widths; spaCy's runs merged)
-    variant_seeds("widths_es_seeds", WIDTH_VARIANTS, WIDTH_SEEDS),
-    # the part kinds reading one shared projection, alone and with label_width 64, beside the configuration's
-    # run of the same seed and label_width 64 alone (make ewt-compare-es-shared; spaCy's runs merged)
-    variant_seeds("shared_es_seeds", SHARED_VARIANTS, SHARED_SEEDS),
-    Table("shared_labels64_es_seeds", "spacy_compare_es.json",
-          lambda doc: paired_seeds(doc, "spacy_compare_es_perkind.json"),
-          seed_pair_columns("configs/ewt.cfg before", "shared part roles, label_width 64")),
-    # the settings that change training only, beside the configuration's runs of the same seeds (make
-    # ewt-compare-es-lr2, -sw03, -b2, -lw1; spaCy's runs merged)
-    variant_seeds("training_es_seeds", TRAINING_VARIANTS, TRAINING_SEEDS),
-    # spacy_compare_es_tags.json: make ewt-compare-es-tags; tags_speed.json: make tags-speed
-    variant_seeds("tags_es_seeds", TAG_VARIANTS, (1, 2)),
-    Table("tags_speed", "tags_speed.json", "pipelines", whole_speed_columns("tag_rows")),
-    # spacy_compare_es_span64.json: make ewt-compare-es-span64 (span_width 64; spaCy's runs merged)
-    variant_seeds("span64_es_seeds", SPAN_VARIANTS, (1, 2)),
-    # spacy_compare_es_spanw.json: make ewt-compare-es-spanw (span_weighted); spanw_speed.json: make spanw-speed
-    variant_seeds("spanw_es_seeds", WEIGHTED_SPAN_VARIANTS, (0, 1, 2, 3, 4)),
-    Table("spanw_speed", "spanw_speed.json", "pipelines", whole_speed_columns("span_weighted")),
-    # spacy_compare_es_parts128.json: make ewt-compare-es-parts128 (part_width 128; spaCy's runs merged)
-    Table("parts128_es_seeds", "spacy_compare_es_parts128.json",
-          lambda doc: paired_seeds(doc, "spacy_compare_es_perkind.json"),
-          seed_pair_columns("part_width 64", "part_width 128")),
-    Table("spacy_compare_es_parts128_targets", "spacy_compare_es_parts128.json", lambda doc: items(doc["targets"]),
-          TARGET_COLUMNS),
-    Table("spacy_compare_targets", "spacy_compare.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
-    Table("spacy_compare_speed", "spacy_compare.json", compare_speed, COMPARE_SPEED_COLUMNS),
-    Table("spacy_compare_components", "spacy_compare.json", compare_components, COMPARE_COMPONENT_COLUMNS),
-    Table("spacy_compare_levels", "spacy_compare.json", compare_levels, [
-        Col("shared encoder", "setting"), Col("pruning level", "level"), Col("a", "a", "+2f"),
-        Col("kept-arc share (dev)", "kept_share", "pct"), Col("gold-arc recall (dev)", "gold_recall", "pct2")]),
-    Table("spacy_compare_long_inputs", "spacy_compare.json", long_inputs, [
+    Table("spacy_compare_es_bilstm_speed", "spacy_compare_es_bilstm.json", lambda doc: [
+        {"setting": setting, "ops": OPS[ops], "spacy": speed["spacy"]["median"], "ratio": speed["ratio_third_order"],
+         "vine": speed[max((k for k in speed if k.startswith("vine_") and k[5:].isdigit()), key=lambda k: int(k[5:]))]
+         ["median"], "round_median": sorted(speed["per_round_ratios"])[len(speed["per_round_ratios"]) // 2]}
+        for setting, block in doc["seed0"].items() for ops, speed in block["speed"].items()], COMPARE_SPEED_COLUMNS),
+    Table("spacy_compare_long_inputs", "spacy_compare.json", lambda doc: [
+        {"setting": setting, "input": label, **row} for setting, block in doc["seed0"].items()
+        for data in [block["long_inputs"]]
+        for label, rows in (("preset sentences of about 20 words", [{**data["preset_20"],
+                                                                     "sentences": data["preset_20"]["docs"]}]),
+                            ("one preset sentence", [data["preset_2000"]]),
+                            ("a doc without sentence boundaries", data["no_boundaries"]))
+        for row in rows], [
         Col("shared encoder", "setting"), Col("input", "input"), Col("tokens", "tokens", "int"),
         Col("µs per token", "us_per_token", "int"), Col("sentences", "sentences", "int")]),
     # multilingual.json: bench/multilingual.py
-    Table("multilingual_sparse", "multilingual.json", multilingual_sparse, [
-        Col("treebank (training sentences)", "treebank"),
-        *[Col(f"{system} UAS", f"{system}_uas", "2f") for system in SYSTEMS[:5:2] + SYSTEMS[1:6:2]],
+    Table("multilingual_sparse", "multilingual.json", per_treebank(sparse_row), [
+        TREEBANK, *[Col(f"{system} UAS", f"{system}_uas", "2f") for system in SYSTEMS[:5:2] + SYSTEMS[1:6:2]],
         Col("VineCascade-3 words/s", "words", "int"), Col("VineCascade-3 / NoPrune-3 words/s", "speedup", "x1")]),
-    # cascade_gap.json: bench/cascade_gap.py
-    Table("cascade_gap", "cascade_gap.json", cascade_gap_rows, [
-        Col("treebank (training sentences)", "treebank"), Col("NoPrune-3 UAS", "uas.NoPrune-3", "2f"),
-        Col("NoPrune-3 on the cascade's masks", ("uas", "NoPrune-3 on the cascade's masks"), "2f"),
-        Col("VineCascade-3 UAS", "uas.VineCascade-3", "2f"), Col("gap", "gap", "+2f"),
-        Col("of it: pruning", "pruning", "+2f"), Col("of it: training", "training", "+2f"),
-        Col("NoPrune-3's right arcs pruned (vine / first / second)", "lost")]),
-    Table("multilingual_parsers", "multilingual.json", multilingual_parsers, [
-        Col("treebank (training sentences)", "treebank"), Col("parser", "parser"), Col("UAS", "uas", "2f"),
-        Col("LAS", "las", "2f"), Col("non-projective gold arcs", "gold_arcs", "int"),
-        Col("their recall", "recall", "1f"), Col("non-projective precision", "precision", "1f")]),
-    Table("multilingual_seeds", "multilingual.json", multilingual_seeds, [
-        Col("treebank (training sentences)", "treebank"), Col("seeds", "seeds", "int"),
-        Col("vine_cascade UAS, mean (range)", "vine_uas"), Col("spaCy parser UAS", "spacy_uas"),
-        Col("UAS difference of the means", "uas", "+2f"), Col("vine_cascade LAS", "vine_las"),
-        Col("spaCy parser LAS", "spacy_las"), Col("LAS difference", "las", "+2f")]),
-    Table("multilingual_sparse_seeds", "multilingual.json", multilingual_sparse_seeds, [
-        Col("treebank (training sentences)", "treebank"), Col("seeds", "seeds"),
-        Col("NoPrune-3 UAS, mean (range)", "NoPrune-3"), Col("VineCascade-3 UAS, mean (range)", "VineCascade-3"),
-        Col("gap per seed", "gaps"), Col("mean gap", "mean_gap", "+2f")]),
-    Table("multilingual_nonprojective_seeds", "multilingual.json", multilingual_nonprojective_seeds, [
-        Col("treebank (training sentences)", "treebank"), Col("parser", "parser"), Col("seeds", "seeds"),
-        Col("non-projective recall per seed", "recall"), Col("mean recall", "mean_recall", "1f"),
-        Col("non-projective precision per seed", "precision"), Col("LAS gain from lifting per seed", "gains"),
-        Col("mean LAS gain", "mean_gain", "+2f")]),
-    Table("multilingual_lifting", "multilingual.json", multilingual_lifting, [
-        Col("treebank (training sentences)", "treebank"), Col("CascadeParser", "how"),
-        Col("UAS", "uas", "2f"), Col("LAS", "las", "2f"), Col("non-projective recall", "recall", "1f"),
+    Table("multilingual_parsers", "multilingual.json", per_treebank(lambda row: [
+        {"parser": label, "uas": row[key]["uas"], "las": row[key]["las"], **row[key]["nonprojective_arcs"]}
+        for key, label in (("spacy", "spaCy parser"), ("vine", "vine_cascade"),
+                           ("vine_flat", "vine_cascade, pseudo_projective false")) if key in row]), [
+        TREEBANK, Col("parser", "parser"), Col("UAS", "uas", "2f"), Col("LAS", "las", "2f"),
+        Col("non-projective gold arcs", "gold", "int"), Col("their recall", "recall", "1f"),
         Col("non-projective precision", "precision", "1f")]),
+    Table("multilingual_seeds", "multilingual.json", per_treebank(seed_rows), [
+        TREEBANK, Col("seeds", "seeds", "int"), Col("vine_cascade UAS, mean (range)", "vine_uas"),
+        Col("spaCy parser UAS", "spacy_uas"), Col("UAS difference of the means", "uas", "+2f"),
+        Col("vine_cascade LAS", "vine_las"), Col("spaCy parser LAS", "spacy_las"),
+        Col("LAS difference", "las", "+2f")]),
+    Table("multilingual_sparse_seeds", "multilingual.json", per_treebank(sparse_seed_rows), [
+        TREEBANK, Col("seeds", "seeds"), Col("NoPrune-3 UAS, mean (range)", "NoPrune-3"),
+        Col("VineCascade-3 UAS, mean (range)", "VineCascade-3"), Col("gap per seed", "gaps"),
+        Col("mean gap", "mean_gap", "+2f")]),
+    Table("multilingual_lifting", "multilingual.json", per_treebank(lambda row: [
+        {"how": label, **found, **found["nonprojective_arcs"]}
+        for key, label in (("pseudo_projective", "lifted, lowering model"), ("without", "without lifting"))
+        for found in [row.get("sparse_lifting", {}).get(key)] if found]), [
+        TREEBANK, Col("CascadeParser", "how"), Col("UAS", "uas", "2f"), Col("LAS", "las", "2f"),
+        Col("non-projective recall", "recall", "1f"), Col("non-projective precision", "precision", "1f")]),
     Table("multilingual_targets", "multilingual.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
-    # vine_lowering.json: bench/vine_lowering.py
-    Table("vine_lowering", "vine_lowering.json", vine_lowering_rows, [
-        Col("treebank (training sentences)", "treebank"), Col("vine_cascade", "how"), Col("UAS", "uas", "2f"),
-        Col("LAS", "las", "2f"), Col("non-projective recall", "recall", "1f"),
-        Col("non-projective precision", "precision", "1f")]),
-    Table("vine_lowering_seeds", "vine_lowering.json", vine_lowering_seed_rows, [
-        Col("treebank (training sentences)", "treebank"), Col("vine_cascade", "how"), Col("seeds", "seeds"),
-        Col("LAS per seed", "las"), Col("mean LAS", "mean_las", "2f"),
-        Col("non-projective recall per seed", "recall"), Col("mean recall", "mean_recall", "1f")]),
-    # nonprojective_losses.json: bench/nonprojective_losses.py
-    Table("nonprojective_losses", "nonprojective_losses.json", nonprojective_loss_rows, [
-        Col("treebank (training sentences)", "treebank"), Col("lifted training words", "training", "int"),
-        Col("parser", "parser"), Col("crossing arcs", "arcs", "int"), Col("right", "right", "int"),
-        Col("lifted head wrong", "lifted head wrong", "int"), Col("not lowered", "not lowered", "int"),
-        Col("lowered elsewhere", "lowered elsewhere", "int"), Col("recall", "recall", "1f"),
-        Col("words lowered", "lowered", "int"), Col("of them right", "lowered right", "int"),
-        Col("LAS gain, every arc right", "ceiling", "2f"), Col("LAS gain at 30% recall", "at_30", "2f"),
-        Col("recall for +0.3 LAS", "needed", "1f")]),
-    # reparse.json: bench/reparse.py
-    Table("reparse", "reparse.json", reparse_rows, [
-        Col("treebank (training sentences)", "treebank"), Col("vine_cascade arc loss", "arc_loss"),
-        Col("reparse bonus", "bonus"), Col("dev LAS", "dev_las", "2f"), Col("test UAS", "uas", "2f"),
-        Col("test LAS", "las", "2f"), Col("non-projective recall", "recall", "1f"),
-        Col("non-projective precision", "precision", "1f")]),
     # calibration.json: bench/calibration.py
-    Table("calibration", "calibration.json", calibration_rows, [
+    Table("calibration", "calibration.json", lambda doc: [
+        {"system": system, "set": DOCUMENT_SETS.get(name, name), **found, "uas_80": next(
+            (100 * c["accuracy"] for c in found["coverage"] if c["coverage"] == 0.8), None)}
+        for system, sets in doc["systems"].items() for name, found in sets.items()], [
         Col("confidence of", "system"), Col("test set", "set"), Col("arcs", "arcs", "int"), Col("UAS", "uas", "2f"),
         Col("ECE of the head probability", "ece_head", "3f"), Col("ECE of the label probability", "ece_dep", "3f"),
         Col("UAS of the 80% most confident arcs", "uas_80", "2f")]),
-    Table("calibration_coverage", "calibration.json", coverage_rows, [
-        Col("share of arcs kept", "coverage", "pct"), Col("UAS, EWT test", "ewt_test", "2f"),
-        Col("UAS, English PUD", "pud", "2f"), Col("head_prob threshold (EWT test)", "threshold", "3f")]),
-    Table("calibration_cost", "calibration.json", lambda doc: [doc["cost"]], [
-        Col("component µs per word, confidences off", "us_per_word_off", "1f"),
-        Col("confidences on", "us_per_word_on", "1f"), Col("extra", "extra", "pct")]),
     Table("calibration_targets", "calibration.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
     # documents.json: bench/documents.py
-    Table("documents", "documents.json", document_rows, [
-        Col("test set", "set"), Col("input", "input"), Col("pipeline", "pipeline"),
-        Col("sentence P", "sents_p", "2f"), Col("sentence R", "sents_r", "2f"), Col("sentence F1", "sents_f", "2f"),
-        Col("UAS", "dep_uas", "2f"), Col("LAS", "dep_las", "2f")]),
-    Table("documents_errors", "documents.json", boundary_error_rows, [
+    Table("documents", "documents.json", lambda doc: [
+        {"set": label, "input": "raw text" if raw else "gold tokens", "pipeline": DOCUMENT_PIPELINES.get(pipe, pipe),
+         **found["rows"][name + raw]} for name, label in DOCUMENT_SETS.items() for raw in ("", ", raw text")
+        for pipe, found in doc["pipelines"].items() if found["rows"].get(name + raw)], [
+        Col("test set", "set"), Col("input", "input"), Col("pipeline", "pipeline"), Col("sentence P", "sents_p", "2f"),
+        Col("sentence R", "sents_r", "2f"), Col("sentence F1", "sents_f", "2f"), Col("UAS", "dep_uas", "2f"),
+        Col("LAS", "dep_las", "2f")]),
+    Table("documents_errors", "documents.json", lambda doc: [
+        {"pipeline": DOCUMENT_PIPELINES.get(pipe, pipe), "set": label, **found["rows"][name]["boundary_errors"]}
+        for name, label in DOCUMENT_SETS.items() for pipe, found in doc["pipelines"].items()
+        if name in found["rows"]], [
         Col("pipeline", "pipeline"), Col("test set", "set"),
         *[Col(kind, kind, "int") for kind in ("missed after final punctuation", "missed after none",
                                                "wrong cut after final punctuation", "wrong cut after other punctuation",
                                                "wrong cut after a word")]]),
     Table("documents_targets", "documents.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
     # threads.json: bench/threads.py; bounds.json: bench/bounds.py
-    Table("threads", "threads.json", thread_rows, [
+    Table("threads", "threads.json", lambda doc: [
+        {"model": name, "threads": n, "words": doc[key]["median_words_per_second"][str(n)],
+         "speedup": doc[key].get("speedup", {}).get(str(n), 1.0),
+         "round_speedup": doc[key].get("speedup_per_round_median", {}).get(str(n), 1.0),
+         "differences": doc[key]["differences_from_sequential"][str(n)]}
+        for key, name in (("cascade", "CascadeParser.parse_batch"), ("pipeline", "nlp.pipe (vine_cascade pipeline)"))
+        for n in doc["threads"]], [
         Col("model, entry point", "model"), Col("calling threads", "threads", "int"),
         Col("words/s (median)", "words", "int"), Col("vs one thread", "speedup", "x"),
         Col("median of per-round ratios", "round_speedup", "x"),
@@ -1256,10 +463,15 @@ TABLES = [
         Col("µs per token, one preset sentence of 2,000 tokens", "preset_2000.us_per_token", "1f"),
         Col("ratio (at most 2)", "preset_ratio", "x")]),
     # astar_backoff.json: bench/astar_backoff.py
-    Table("astar_backoff", "astar_backoff.json", astar_rows, [
+    Table("astar_backoff", "astar_backoff.json", lambda doc: [
+        {"model": model, "heuristic": data["heuristic"], "corpus": label, **data["corpora"][corpus]}
+        for model, data in doc["models"].items()
+        for corpus, label in (("ewt_test_8_26", "EWT test, 8–26 words"),
+                              ("ptb_test_le_40", "PTB test, ≤ 40 words"))], [
         Col("model", "model"), Col("heuristic", "heuristic"), Col("corpus", "corpus"),
         Col("sentences", "sentences", "int"), Col("parsed", "parsed_share", "pct"),
-        Col("back-off (unknown tag / no derivation)", backoff_cell),
+        Col("back-off (unknown tag / no derivation)", lambda row, doc: f"{100 * row['backoff_share']:.2f}% "
+            f"({row['backoff'].get('unknown tag', 0)} / {row['backoff'].get('no parse', 0)})"),
         Col("ms per sentence, all (median / mean / p90)", times_ms("time_all")),
         Col("covered by the treebank grammar", times_ms("time_covered")),
         Col("back-off", times_ms("time_backoff")),
@@ -1270,11 +482,14 @@ TABLES = [
     Table("bitext_speed", "bitext.json", bitext_speed, [
         Col("p×q", "bucket"), Col("binary: exact / one sample (median speed-up; screened)", "binary"),
         Col("ternary: exact / one sample (median speed-up; screened)", "ternary")]),
-    Table("bitext_per_pair", "bitext.json", bitext_per_pair, [
+    Table("bitext_per_pair", "bitext.json", lambda doc: [
+        {"chain": label, "subset": subset, **counts}
+        for chain, label in (("randomized", "the paper's chain"), ("screened", "screened"))
+        for subset, counts in doc["summary"]["bias_per_pair"][chain].items()], [
         Col("chain", "chain"), Col("pairs", "subset"), Col("(pair, beam) points", "points", "int"),
         Col("below tic-tac-toe", "below", "int"), Col("above", "above", "int"),
         Col("no equal-time point", "no_equal_time", "int"),
-        Col("largest tic-tac-toe L2 where above", "max_tictactoe_l2_where_above", number("{:.2g}"))]),
+        Col("largest tic-tac-toe L2 where above", "max_tictactoe_l2_where_above", "{:.2g}".format)]),
     Table("bitext_throughput", "bitext.json", "throughput", [
         Col("grammar", "grammar"), Col("pairs", "pairs", "int"), Col("samples per pair", "samples", "int"),
         Col("skipped", "skipped", "int"), Col("CPU (s)", "cpu_seconds", "1f"), Col("wall (s)", "seconds", "1f"),
@@ -1282,20 +497,27 @@ TABLES = [
     Table("bitext_aligners", "bitext_aligners.json", "rows", [
         Col("M' from", "aligner"), Col("links per pair", "links_per_pair", "2f"),
         Col("checkable", "checkable_share", "pct"), Col("correspond", "correspond_share", "pct"),
-        Col("corresponding links per pair", "correspond_per_pair", "2f"),
-        Col("training (s)", "train_seconds", "1f")]),
+        Col("corresponding links per pair", "correspond_per_pair", "2f"), Col("training (s)", "train_seconds", "1f")]),
     # scale.json: bench/scale.py
-    Table("scale_runs", "scale.json", scale_runs, [
+    Table("scale_runs", "scale.json", lambda doc: [
+        {**doc["rounds"][0][key], "run": label,
+         "ratio": doc["rounds"][0][key]["words_per_second"] / doc["rounds"][0]["plain"]["words_per_second"]}
+        for key, label in (("plain", "plain loop (`vineparse parse`, one process)"),
+                           ("dask1", "`parse_corpus`, 1 local worker"),
+                           ("dask2", "`parse_corpus`, 2 local workers"))], [
         Col("run", "run"), Col("words/s (after model load)", "words_per_second", "int"),
         Col("vs plain loop", "ratio", "x"), Col("wall (s)", "wall_seconds", "int"),
         Col("output identical to the plain loop", lambda row, doc: row.get("identical_to_plain", "reference"))]),
-    Table("scale_costs", "scale.json", scale_costs, [
+    Table("scale_costs", "scale.json", lambda doc: [
+        {"run": label, **get(doc, key)["costs"],
+         **{f"split_{k}": v for k, v in get(doc, key)["costs"]["split_per_shard"].items()}}
+        for key, label in (("rounds.0.dask1", "1 worker, full input"), ("check.dask2", "2 workers, check input"))], [
         Col("run", "run"), Col("shards", "shards", "int"),
         Col("ms per shard", lambda row, doc: 1000 * row["seconds_per_shard"], "int"),
         *[Col(f"{part} (ms)", lambda row, doc, part=part: 1000 * row[f"split_{part}"], "sig")
           for part in ("read", "parse", "serialise", "write")],
         Col("Dask dispatch (ms)", lambda row, doc: 1000 * row["dispatch_per_shard"], "1f")]),
-    Fields("scale_checks", "scale.json", [
+    fields("scale_checks", "scale.json", [
         Col("input sentences (full run)", "input.sentences", "int"), Col("input words", "input.words", "int"),
         Col("sentences per shard", "input.shard_size", "int"),
         Col("per-shard overhead, share of shard time (full run, 1 worker)",
@@ -1304,107 +526,29 @@ TABLES = [
         Col("resumed run: shards parsed / resumed", lambda row, doc: f"{doc['resume']['parsed']} / "
                                                                        f"{doc['resume']['resumed']}"),
         Col("resumed run: files written twice", "resume.files_written_twice", "int"),
-        Col("killed worker: shards run twice / more than twice", lambda row, doc: f"{doc['killed']['shards_run_twice']}"
-                                                                                  f" / {doc['killed']['shards_run_more']}"),
+        Col("killed worker: shards run twice / more than twice",
+            lambda row, doc: f"{doc['killed']['shards_run_twice']} / {doc['killed']['shards_run_more']}"),
         Col("killed worker: extra seconds against the undisturbed run", "killed.extra_seconds_vs_dask2", "1f"),
         Col("every run's output identical to the plain loop", "targets.identical_output.measured")]),
     # soak.json: bench/soak.py
-    Table("soak", "soak.json", soak_rows, [
+    Table("soak", "soak.json", lambda doc: [
+        {**data, **data["growth"], "run": {"pipe": "`nlp.pipe` (vine_cascade pipeline)",
+                                           "api": "`CascadeParser.parse_labelled`",
+                                           "cli": "`vineparse parse MODEL -`"}[key]}
+        for key, data in doc["runs"].items()], [
         Col("run", "run"), Col("sentences/s", "sentences_per_second", "int"),
         Col("RSS at the first sample (MiB)", "rss_from_mb", "1f"), Col("sentences then", "sentences_from", "int"),
         Col("RSS at the end (MiB)", "rss_to_mb", "1f"), Col("sentences then", "sentences_to", "int"),
         Col("growth", "growth", "pct2"), Col("peak (MiB)", "peak_mb", "1f")]),
-    # dev studies of vine_cascade (EWT dev)
-    Table("orders_dev", "orders_dev.json", paired_runs("all", "cut", "cut_minus_all", "mean_cut_minus_all"),
-          paired_columns("vine → 1 → 2 → 3", "vine → 1 → 3", us_per_word=True)),
-    Table("orders_13_dev", "orders_13_dev.json", paired_runs("base", "cut", "cut_minus_base", "mean_cut_minus_base"),
-          paired_columns("vine → 1 → 3", "1 → 3", us_per_word=True)),
-    Table("train_orders_013_dev", "train_orders_013_dev.json",
-          paired_runs("baseline", "variant", "variant_minus_baseline", "mean_variant_minus_baseline"),
-          paired_columns("trained with every level", "trained with vine → 1 → 3")),
-    Table("learn_held_out_dev", "learn_held_out_dev.json",
-          paired_runs("baseline", "variant", "variant_minus_baseline", "mean_variant_minus_baseline"),
-          paired_columns("learn_held_out = false", "learn_held_out = true")),
-    Table("decoders_dev", "decoders_dev.json", paired_runs("map", "mbr", "mbr_minus_map", "mean_mbr_minus_map"),
-          paired_columns('"map"', '"mbr"')),
-    Table("orders_es_dev", "orders_es_dev.json", paired_runs("base", "cut", "cut_minus_base", "mean_cut_minus_base"),
-          paired_columns("vine → 1 → 2 → 3", "1 → 3")),
-    Table("decoders_es_dev", "decoders_es_dev.json", paired_runs("map", "mbr", "mbr_minus_map", "mean_mbr_minus_map"),
-          paired_columns('"map"', '"mbr"')),
-    Table("splitting_dev", "splitting_dev.json", "mean", [
-        Col("pipeline, docs without sentence boundaries", lambda row, doc: {
-            "vine_margin_0": "vine_cascade, split margin 0", "vine_calibrated": "vine_cascade, margin calibrated on dev",
-            "vine_gold_sentences": "vine_cascade, gold sentence boundaries preset", "spacy": "spaCy parser",
-            "spacy_gold_sentences": "spaCy parser, gold sentence boundaries preset"}.get(row["_key"], row["_key"])),
-        Col("UAS", "dep_uas", "2f"), Col("LAS", "dep_las", "2f"), Col("UAS > 30 words", "long_dep_uas", "2f"),
-        Col("sentence F", "sents_f", "1f")]),
-    Table("budget_dev", "budget_dev.json", "by_budget", [
-        Col("encoder, steps", "_key"), Col("vine − spaCy UAS", "dep_uas", "+2f"),
-        Col("vine − spaCy LAS", "dep_las", "+2f"), Col("UAS > 30 words", "long_dep_uas", "+2f"),
-        Col("seeds", "pairs", "int")]),
-    # budget_curve.json, context_dev.json, capacity_dev.json, optimizer_dev.json, probes_dev.json,
-    # dropout_es_dev.json, span_es_dev.json:
-    # bench/budget_curve.py (dev scores read from the training logs)
-    Table("budget_curve", "budget_curve.json", budget_rows, [
-        Col("run", "run"), Col("budget (steps)", "budget", "int"), Col("best dev UAS up to it", "best_dev_uas", "2f"),
-        Col("its dev LAS", "dev_las_there", "2f"), Col("at step", "at_step", "int"),
-        Col("gain of doubling the budget", "gain_of_doubling", "+2f")]),
-    Table("context_dev", "context_dev.json", budget_rows, DEV_CURVE_COLUMNS),
-    Table("capacity_dev", "capacity_dev.json", budget_rows, DEV_CURVE_COLUMNS),
-    Table("optimizer_dev", "optimizer_dev.json", budget_rows, DEV_CURVE_COLUMNS),
-    Table("probes_dev", "probes_dev.json", budget_rows, DEV_CURVE_COLUMNS),
-    Table("dropout_es_dev", "dropout_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
-    Table("span_es_dev", "span_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
-    Table("label_span_es_dev", "label_span_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
-    Table("narrow_es_dev", "narrow_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
-    Table("widths_es_dev", "widths_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
-    Table("parts128_es_dev", "parts128_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
-    Table("shared_es_dev", "shared_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
-    Table("dropout_span_es_dev", "dropout_span_es_dev.json", budget_rows, DEV_CURVE_COLUMNS),
-    # parse_hashes.json: bench/parse_hashes.py before and after a refactoring
-    Table("parse_hashes", "parse_hashes.json",
-          lambda doc: [{"part": part, "what": key, "same": same} for part, found in doc["identical"].items()
-                       for key, same in found.items()], [
-              Col("parser", "part"), Col("fingerprint of", "what"),
-              Col("identical before and after", lambda row, doc: "yes" if row["same"] else "no")]),
-    Table("recall_sweep", "recall_sweep.json", recall_rows, [
-        Col("pipeline", "pipeline"), Col("recall targets (vine, first, second)", "recall"),
-        Col("UAS", "dep_uas", "2f"), Col("LAS", "dep_las", "2f"),
-        Col("component µs / word", "component_us_per_word", "1f")]),
-    Table("band_sweep", "band_sweep.json", band_rows, [
-        Col("corpus", "corpus"), Col("band", "band_label"), Col("dev UAS", "dev_uas", "2f"),
-        Col("vine kept share", "kept_share.vine", "pct"), Col("words/s", "all.words_per_second", "int"),
-        Col("vs FirstOnly-3", "all.vs_first_only", "x"),
-        Col("words/s, > 20 words", ("> 20 words", "words_per_second"), "int"),
-        Col("vs FirstOnly-3, > 20 words", ("> 20 words", "vs_first_only"), "x")]),
-    Table("dev_ablation", "dev_ablation.json", ablation_rows, [
-        Col("variant", "variant"), Col("differs from the base config", "differs"), Col("seeds", "seeds"),
-        Col("UAS", "mean.dep_uas", "2f"), Col("LAS", "mean.dep_las", "2f"), Col("note", "note")]),
-    Table("dev_compare_runs", "dev_compare_runs.json", ablation_rows, [
-        Col("runs", "variant"), Col("seeds", "seeds"), Col("UAS", "mean.dep_uas", "2f"),
-        Col("LAS", "mean.dep_las", "2f"), Col("note", "note")]),
-    Table("component_speed", "component_speed.json", "pipelines", [
-        Col("pipeline", "_key"), Col("part_width", "settings.part_width"),
-        Col("label_children", "settings.label_children"), Col("component µs / word", "us_per_word", "1f")]),
-    Table("ewt_speed", "ewt_speed.json", "pipelines",
-          whole_speed_columns("label_width", "part_width", "shared_part_roles")),
-    Table("span_speed", "span_speed.json", "pipelines", whole_speed_columns("span_width", "label_span")),
-    Table("narrow_speed", "narrow_speed.json", "pipelines", whole_speed_columns("label_width", "part_width")),
-    Table("widths_speed", "widths_speed.json", "pipelines", whole_speed_columns("label_width", "part_width")),
-    Table("shared_speed", "shared_speed.json", "pipelines",
-          whole_speed_columns("label_width", "part_width", "shared_part_roles")),
-    Table("component_profile", "component_profile.json", profile_rows, [
-        Col("stage", "label"), Col("µs / word", "us_per_word", "2f"), Col("share of the component", "share", "pct")]),
-    Table("label_errors", "label_errors.json", label_error_rows, [
-        Col("pipeline", "pipeline"), Col("arcs", "group"), Col("words", "words", "int"),
-        Col("head error (%)", "head_error", "2f"), Col("label error where the head is right (%)",
-                                                       "label_error_right_head", "2f")]),
-    Table("errors_dev", ["errors_dev_cnn.json", "errors_dev_bilstm.json"], errors_dev_rows, [
-        Col("encoder", lambda row, doc: "cnn" if "cnn" in row["_file"] else "bilstm"), Col("words", "row"),
-        Col("words per seed", "words_per_seed", "int"),
-        Col("head error, vine_cascade − spaCy (points)", "head_error_difference", "+2f"),
-        Col("head errors per seed", "head_errors_per_seed", "+2f")],
-        where=lambda row: not row["row"].startswith("label ")),
+    # ewt_speed.json: make ewt-speed (its middle run, the configuration before shared_part_roles, is a decision's)
+    Table("ewt_speed", "ewt_speed.json", "pipelines", [
+        Col("pipeline", "_key"), *[Col(name, f"settings.{name}") for name in ("label_width", "part_width",
+                                                                              "shared_part_roles")],
+        Col("parser µs / word, alone", "us_per_word", "1f"),
+        Col("parser µs / word, in the pipeline", lambda row, doc: get(row, "us_per_word_by_component.vine_cascade")
+            or get(row, "us_per_word_by_component.parser"), "1f"),
+        Col("pipeline words/s", "words_per_second", "int"), Col("× spaCy's parser's pipeline", "ratio_to_first", "x")],
+          where=lambda row: "before" not in row["_key"]),
 ]
 
 
@@ -1413,57 +557,41 @@ TABLES = [
 def render_pages(write: bool) -> List[Path]:
     """Fill every marked region; RETURNS the pages whose text changed (written unless `write` is False)."""
     specs = {spec.name: spec for spec in TABLES}
-    if len(specs) != len(TABLES):
-        raise SystemExit("two table specs share a name")
     used, changed = set(), []
     for page in PAGES:
-        source = page.read_text(encoding="utf-8")
-
         def fill(match):
-            name = match.group("name")
-            if name not in specs:
-                raise SystemExit(f"{page.relative_to(ROOT)}: no table spec named {name!r}")
-            used.add(name)
-            return f"{match.group(1)}\n{specs[name].render()}\n\n{match.group(4)}"
+            if match.group("name") not in specs:
+                raise SystemExit(f"{page.relative_to(ROOT)}: no table spec named {match.group('name')!r}")
+            used.add(match.group("name"))
+            return f"{match.group(1)}\n{specs[match.group('name')].render()}\n\n{match.group(4)}"
 
+        source = page.read_text(encoding="utf-8")
         rendered = REGION.sub(fill, source)
         if rendered != source:
             changed.append(page)
             if write:
                 page.write_text(rendered, encoding="utf-8")
-    unused = sorted(set(specs) - used)
-    if unused:
-        raise SystemExit(f"table specs no page uses: {', '.join(unused)}")
+    if len(specs) != len(TABLES) or set(specs) - used:
+        raise SystemExit(f"table specs named twice or used by no page: {sorted(set(specs) - used)}")
     return changed
-
-
-def copy_plots() -> None:
-    out = DOCS / "results"
-    out.mkdir(parents=True, exist_ok=True)
-    for name in PLOTS:
-        source = RESULTS / name
-        if not source.exists():
-            raise SystemExit(f"{source} is missing (a page shows it)")
-        target = out / name
-        if not target.exists() or target.read_bytes() != source.read_bytes():
-            shutil.copyfile(source, target)
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if a page's tables are out of date")
-    parser.add_argument("--list", action="store_true", help="list the tables and their results files")
     args = parser.parse_args(argv)
-    if args.list:
-        for spec in TABLES:
-            print(f"{spec.name}: {', '.join(spec.sources())}")
-        return 0
     changed = render_pages(write=not args.check)
+    for page in changed if args.check else []:
+        print(f"{page.relative_to(ROOT)}: tables out of date (run python bench/render_docs.py)")
     if args.check:
-        for page in changed:
-            print(f"{page.relative_to(ROOT)}: tables out of date (run python bench/render_docs.py)")
         return 1 if changed else 0
-    copy_plots()
+    (DOCS / "results").mkdir(parents=True, exist_ok=True)
+    for name in PLOTS:              # mkdocs serves only docs/: copies, not committed
+        if not (RESULTS / name).exists():
+            raise SystemExit(f"{RESULTS / name} is missing (a page shows it)")
+        copy = DOCS / "results" / name
+        if not copy.exists() or copy.read_bytes() != (RESULTS / name).read_bytes():
+            shutil.copyfile(RESULTS / name, copy)
     print(f"rendered {len(TABLES)} tables; {len(changed)} page(s) changed; {len(PLOTS)} plots in docs/results/")
     return 0
 

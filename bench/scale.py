@@ -26,14 +26,14 @@ import hashlib
 import itertools
 import json
 import os
-import platform
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+from runinfo import run_info  # noqa: E402
 
 
 def emit(row):
@@ -41,24 +41,11 @@ def emit(row):
     return row
 
 
-def provenance(argv):
-    def git(*args):
-        try:
-            done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True)
-            return done.stdout.strip()
-        except (OSError, subprocess.CalledProcessError):
-            return None
-
+def provenance():
     import dask
     import distributed
 
-    return {"command": " ".join([sys.executable.rsplit("/", 1)[-1], "bench/scale.py", *argv]),
-            "commit": git("rev-parse", "HEAD"),
-            "dirty": bool(git("status", "--porcelain", "--untracked-files=no")),
-            "machine": {"platform": platform.platform(), "processor": platform.processor(), "cpus": os.cpu_count(),
-                        "python": platform.python_version(), "dask": dask.__version__,
-                        "distributed": distributed.__version__},
-            "load_at_start": os.getloadavg()}
+    return run_info(dask=dask.__version__, distributed=distributed.__version__)
 
 
 def sha256(path):
@@ -252,7 +239,7 @@ def main(argv=None):
     shard_size = args.shard_size or DEFAULT_SHARD_SIZE
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
-    result = provenance(argv)
+    result = provenance()
     model = Path(args.model)
     if not model.exists():
         train_model(model)

@@ -75,8 +75,11 @@ def train_pipeline(path: Path, sentences, steps: int = 60) -> None:
     spacy.util.fix_random_seed(0)
     tok2vec = {"@architectures": "spacy.HashEmbedCNN.v2", "pretrained_vectors": None, "width": 64, "depth": 2,
                "embed_size": 2000, "window_size": 1, "maxout_pieces": 2, "subword_features": True}
-    model = {"@architectures": "vineparse.VineCascadeModel.v2", "arc_width": 64, "part_width": 16,
-             "label_width": 32, "tok2vec": tok2vec}
+    # a small model, each width named (VineCascadeModel.v2's settings of soak.json's run: no sentence starts,
+    # no BiLSTM, span term, shared part roles or label children)
+    model = {"@architectures": "vineparse.VineCascadeModel.v3", "arc_width": 64, "part_width": 16,
+             "label_width": 32, "lstm_width": 0, "label_children": False, "start_width": 0, "span_width": 0,
+             "shared_part_roles": False, "tok2vec": tok2vec}
     nlp = spacy.blank("en")
     nlp.add_pipe("vine_cascade", config={"model": model})
     examples = []

@@ -1,47 +1,36 @@
 """vine_cascade against spaCy's parsers: same shared tok2vec, tagger, data, steps and tuning.
 
-Reads the trained pipelines under --runs, named SETTING-PIPELINE-sSEED/model-best (`make ewt-compare`):
-SETTING "cnn" (the shared tok2vec as spaCy's --optimize efficiency config has it) or "bilstm" (the same with
-a BiLSTM in the shared tok2vec, so both parsers get a whole-sentence encoder), PIPELINE "vine", "spacy" (the
-transition-based parser) or "beam" (its beam-search version). Each pipeline was tuned on dev only (model-best
-by dev score; vine_cascade as `spacy train` wrote it: its parsing levels, their thresholds set while
-training and then on dev before saving, `vineparse.calibrate_on_dev.v1` in configs/ewt.cfg; with --recall,
-calibrated on dev again for those per-level gold-arc recalls when loaded, after keeping only the cascade
-levels --orders when given). For every run: dep_uas / dep_las on the test set (spaCy's scorer, punctuation
-excluded, gold tokens as `spacy evaluate --gold-preproc`), and the same on test sentences of more than 30
-words, and on the out-of-domain --ood set
-(English PUD: news and Wikipedia, where EWT is web text); per setting and pipeline the mean,
-sample standard deviation, min and max over seeds. For the first seed of each pipeline and setting: words
-per second of the whole pipeline (tokenizer, tok2vec, tagger, parser; `nlp.pipe` over the test texts, one core,
-median of --repeats runs, the runs of spaCy's pipeline and of the cascade stopping at each order interleaved so
-that the shared machine's load hits them alike, each from a collected heap), the µs per word of each
-component of both pipelines (where the time goes), all of it once per --blas: with thinc's NumpyOps (blis, whose
-reference kernels run where it does not recognise the CPU) and with `vineparse.blas.ScipyBlasOps` (OpenBLAS),
-both pipelines on the same ops each time; accuracy of the cascade stopping at each order, each pruning
-level's kept-arc share and gold-arc recall on dev, and time per token of long inputs: docs without sentence
-boundaries, and one preset sentence of 2,000 tokens against preset sentences of 20 (issue 15: within 2x; on the
-last --blas ops).
-Writes JSON (--out, with the command line, git commit, machine and load averages, and issue 37's targets)
-and markdown (--markdown). With `--steps early-stopping` (runs trained until the dev score stopped rising, as
-`make ewt-compare-es` trains them), each run's record also gives the step it stopped at and the step its
-model-best is from, read from its log (SETTING-PIPELINE-sSEED.log beside the run's folder). With --merge (and
---no-speed) the runs under --runs join the run records of an earlier result, kept as measured: --out's, or
---merge-from's, of the pipelines --merge-pipes names (e.g. a variant of vine_cascade beside spaCy's parsers'
-runs of `make ewt-compare-es`, as `make ewt-compare-es-dropout0` does).
+Reads the trained pipelines under --runs, named SETTING-PIPELINE-sSEED/model-best (`make ewt-compare`): SETTING
+"cnn" (the shared tok2vec as spaCy's --optimize efficiency config has it) or "bilstm" (the same with a BiLSTM in the
+shared tok2vec, so both parsers get a whole-sentence encoder), PIPELINE "vine", "spacy" (the transition-based
+parser) or "beam" (its beam-search version). Each pipeline was tuned on dev only (model-best by dev score;
+vine_cascade as `spacy train` wrote it: its parsing levels, their thresholds set while training and then on dev
+before saving, `vineparse.calibrate_on_dev.v1` in configs/ewt.cfg). For every run: dep_uas / dep_las on the test set
+(spaCy's scorer, punctuation excluded, gold tokens as `spacy evaluate --gold-preproc`), and the same on test
+sentences of more than 30 words, and on the out-of-domain --ood set (English PUD: news and Wikipedia, where EWT is
+web text); per setting and pipeline the mean, sample standard deviation, min and max over seeds. For the first seed
+of each pipeline and setting: words per second of the whole pipeline (tokenizer, tok2vec, tagger, parser; `nlp.pipe`
+over the test texts, one core, median of --repeats runs, the runs of spaCy's pipeline and of the cascade stopping at
+each order interleaved so that the shared machine's load hits them alike, each from a collected heap), the µs per
+word of each component of both pipelines (where the time goes), all of it once per --blas: with thinc's NumpyOps
+(blis, whose reference kernels run where it does not recognise the CPU) and with `vineparse.blas.ScipyBlasOps`
+(OpenBLAS), both pipelines on the same ops each time; and time per token of long inputs: docs without sentence
+boundaries, and one preset sentence of 2,000 tokens against preset sentences of 20 (issue 15: within 2x; on the last
+--blas ops). Writes JSON (--out, with the command line, git commit, machine and load averages, and issue 37's
+targets). With `--steps early-stopping` (runs trained until the dev score stopped rising, as `make ewt-compare-es`
+trains them), each run's record also gives the step it stopped at and the step its model-best is from, read from its
+log (SETTING-PIPELINE- sSEED.log beside the run's folder).
 
     python bench/spacy_compare.py --runs bench/out/compare8k --steps 8000 \\
-        --dev corpora/spacy/en_ewt-ud-dev.spacy --test corpora/spacy/en_ewt-ud-test.spacy \\
-        --ood corpora/spacy/en_pud-ud-test.spacy --out bench/results/spacy_compare.json \\
-        --markdown bench/results/spacy_compare.md
+        --test corpora/spacy/en_ewt-ud-test.spacy \\
+        --ood corpora/spacy/en_pud-ud-test.spacy --out bench/results/spacy_compare.json
 """
 import argparse
 import gc
 import json
 import os
-import platform
 import re
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -49,33 +38,39 @@ from pathlib import Path
 import srsly
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from budget_curve import read_log  # noqa: E402
+from runinfo import run_info  # noqa: E402
 
 EARLY_STOPPING = "early-stopping"
 RUN_NAME = re.compile(r"^(cnn|bilstm)-(vine|spacy|beam)-s(\d+)$")
 PIPES = ("spacy", "beam", "vine")
 LONG = 30          # "long sentences": more than this many words
-SCORE_KEYS = ("dep_uas", "dep_las", "long_dep_uas", "long_dep_las")
-OTHER_DECODER = {"map": "mbr", "mbr": "map"}      # vine_cascade's runs are also scored with the decoder they lack
+
+LOG_ROW = re.compile(r"^\s*\d+\s+(\d+)\s+(.*)$")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def log(message):
     print(message, file=sys.stderr, flush=True)
 
 
-def machine():
-    import spacy
-    return {"platform": platform.platform(), "processor": platform.processor(), "cpus": os.cpu_count(),
-            "python": platform.python_version(), "spacy": spacy.__version__,
-            "threads": {k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}}
-
-
-def git_commit():
-    try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                              cwd=Path(__file__).resolve().parent).stdout.strip()
-    except OSError:
-        return None
+def read_log(path, columns=("DEP_UAS", "DEP_LAS")):
+    """[(step, {column: value})] of a `spacy train` console log, for the score `columns` it has."""
+    header, rows = None, []
+    for line in ANSI.sub("", Path(path).read_text(encoding="utf-8", errors="replace")).splitlines():
+        if line.lstrip().startswith("E ") and "#" in line:
+            header = []
+            for word in line.split():            # "LOSS TOK2VEC" is one column
+                if header and header[-1] == "LOSS":
+                    header[-1] = f"LOSS {word}"
+                else:
+                    header.append(word)
+            continue
+        if header and LOG_ROW.match(line) and len(line.split()) == len(header):
+            row = dict(zip(header, line.split()))
+            rows.append((int(row["#"]), {k: float(row[k]) for k in columns if k in row}))
+    if not rows:
+        raise SystemExit(f"{path}: no evaluation rows found")
+    return rows
 
 
 def gold_tokens(nlp, gold):
@@ -91,16 +86,9 @@ def gold_examples(nlp, path):
     return [gold_tokens(nlp, d) for d in DocBin().from_disk(path).get_docs(nlp.vocab)]
 
 
-def load(path, pipe, dev_path, recall, orders=None):
-    """A trained pipeline; a vine_cascade one cut to the cascade levels `orders` when given, and calibrated on
-    dev first when `recall` is given."""
+def load(path):
     import spacy
-    nlp = spacy.load(path)
-    if pipe == "vine" and orders is not None:
-        nlp.get_pipe("vine_cascade").set_orders(orders)
-    if pipe == "vine" and recall is not None:
-        nlp.get_pipe("vine_cascade").calibrate(nlp, gold_examples(nlp, dev_path), recall)
-    return nlp
+    return spacy.load(path)
 
 
 def accuracy(nlp, examples):
@@ -112,25 +100,14 @@ def accuracy(nlp, examples):
             "long_sentences": len(long)}
 
 
-def percent_scores(nlp, examples):
-    """UAS / LAS, also on sentences of more than LONG words (SCORE_KEYS), in percent: the dev scripts' row."""
-    score = accuracy(nlp, examples)
-    return {k: 100 * score[k] for k in SCORE_KEYS}
-
-
-def add_cut_arguments(parser):
-    """--orders and --recall of the dev scripts: the levels each vine_cascade keeps and the per-level recall it
-    is calibrated for on dev (`load`)."""
-    from vineparse.pipeline.__main__ import orders_argument
-    from vineparse.pipeline.thresholds import recall_argument
-    parser.add_argument("--orders", type=orders_argument, default=None, help="cascade levels kept, e.g. 1,3")
-    parser.add_argument("--recall", type=recall_argument, default=None, help="per-level recall to calibrate for")
-
-
 def run_record(**fields):
-    """The head of a bench JSON: command line, commit, machine and load average at the start, then `fields`."""
-    return {"command": " ".join([sys.executable] + sys.argv), "commit": git_commit(), "machine": machine(),
-            "load_average_start": os.getloadavg(), **fields}
+    """The head of a bench JSON: bench/runinfo.py's record with spaCy's version and the BLAS threads, then
+    `fields`."""
+    import spacy
+    info = run_info()
+    info["machine"].update(spacy=spacy.__version__,
+                           threads={k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")})
+    return {**info, **fields}
 
 
 def write_json(result, out):
@@ -146,16 +123,6 @@ def words_per_second(nlp, texts, words, batch_size=256):
     for _ in nlp.pipe(texts, batch_size=batch_size):
         pass
     return words / (time.perf_counter() - start)
-
-
-def level_table(nlp, examples):
-    """Kept-arc share and gold-arc recall of each pruning level on `examples` (projectivized gold)."""
-    component = nlp.get_pipe("vine_cascade")
-    cascade = component.predict_cascade
-    stats = cascade.new_stats()
-    for ex in component.cascade_examples(nlp, examples):
-        cascade.run(ex.sent, gold=ex.heads, stats=stats)
-    return [{k: (float(v) if k != "level" else v) for k, v in row.items()} for row in stats.rows()]
 
 
 def run_components(nlp, docs):
@@ -201,7 +168,6 @@ def long_input_times(nlp, examples, repeats):
 
 
 BLAS = ("thinc", "scipy")
-BLAS_NAMES = {"thinc": "thinc's NumpyOps (blis)", "scipy": "vineparse's ScipyBlasOps (OpenBLAS)"}
 
 
 def blas_argument(text):
@@ -219,15 +185,6 @@ def use_blas(name):
 
     from vineparse.blas import ScipyBlasOps
     set_current_ops(ScipyBlasOps() if name == "scipy" else NumpyOps())
-
-
-def save_differences(result, key, out, label):
-    """Average each run's differences `result["runs"][run][key]` into `result["mean_" + key]`, stamp the load
-    average, write `result` as JSON to `out` and print the means (decoders.py, orders_dev.py, variants_dev.py)."""
-    differences = [row[key] for row in result["runs"].values()]
-    result[f"mean_{key}"] = {k: statistics.mean(d[k] for d in differences) for k in differences[0]}
-    write_json(result, out)
-    print(f"mean {label}: " + ", ".join(f"{k} {v:+.2f}" for k, v in result[f"mean_{key}"].items()))
 
 
 def summary(values):
@@ -260,26 +217,20 @@ def speed(setting, pipelines, texts, words, repeats):
     nlp_spacy, nlp_vine = pipelines
     component = nlp_vine.get_pipe("vine_cascade")
     orders = [str(order) for order in component.settings.prediction[0][1:]]
-    decoder = component.settings.decoder
-    configs = [("spacy", nlp_spacy, None, None)] + [(f"vine_{order}", nlp_vine, int(order), decoder)
-                                                    for order in orders]
-    other = OTHER_DECODER[decoder]
-    configs.append((f"vine_{orders[-1]}_{other}", nlp_vine, int(orders[-1]), other))
-    for _, nlp, _, _ in configs:
+    configs = [("spacy", nlp_spacy, None)] + [(f"vine_{order}", nlp_vine, int(order)) for order in orders]
+    for _, nlp, _ in configs:
         list(nlp.pipe(texts[:50]))                       # warm up
-    runs = {name: [] for name, _, _, _ in configs}
+    runs = {name: [] for name, _, _ in configs}
     loads = []
     for repeat in range(repeats):
         loads.append(os.getloadavg())
-        for name, nlp, order, order_decoder in configs:
+        for name, nlp, order in configs:
             if order is not None:
                 component.set_max_order(order)
-                component.set_decoder(order_decoder)
             runs[name].append(words_per_second(nlp, texts, words))
         log(f"{setting} speed round {repeat + 1}/{repeats}: " +
             ", ".join(f"{name} {rates[-1]:,.0f}" for name, rates in runs.items()) + " words/s")
     component.set_max_order(None)
-    component.set_decoder(decoder)
     out = {name: {"median": statistics.median(rates), "runs": rates} for name, rates in runs.items()}
     out["us_per_word_by_component"] = component_times({"spacy": nlp_spacy, "vine_cascade": nlp_vine}, texts, words,
                                                       repeats)
@@ -319,106 +270,14 @@ def stopping_steps(log, pipeline):
             "best_step": best[-1], "dev_uas": wanted["DEP_UAS"], "dev_las": wanted["DEP_LAS"]}
 
 
-def budget_text(result):
-    if result["steps"] != EARLY_STOPPING:
-        return f"{result['steps']:,} training steps"
-    stops = "; ".join(f"{name} (patience {row['stopping']['patience']:,}, at most {row['stopping']['max_steps']:,}) "
-                      f"stopped at {row['stopping']['last_step']:,}, best at {row['stopping']['best_step']:,}"
-                      for name, row in result["runs"].items())
-    return f"early stopping on dev: {stops}"
-
-
-def markdown(result):
-    lines = [f"Test set, gold tokens, {budget_text(result)}, seeds {result['seeds']}; "
-             f"mean ± sample std over seeds (min–max).", "",
-             "| setting | pipeline | UAS | LAS | UAS > 30 words | LAS > 30 words |", "| --- | --- | --- | --- | --- | --- |"]
-    for setting, pipes in result["settings"].items():
-        for test in ("test", "ood"):
-            for pipe, row in pipes.items():
-                row = row if test == "test" else row.get("ood")
-                if row is None:
-                    continue
-                cells = [f"{row[k]['mean']:.2f} ± {row[k]['std']:.2f} ({row[k]['min']:.2f}–{row[k]['max']:.2f})"
-                         for k in ("dep_uas", "dep_las", "long_dep_uas", "long_dep_las")]
-                lines.append(f"| {setting}{'' if test == 'test' else ', out of domain'} | {pipe} | "
-                             + " | ".join(cells) + " |")
-            for other in ("spacy", "beam"):
-                d = pipes.get("vine", {}).get(f"minus_{other}" if test == "test" else f"ood_minus_{other}")
-                if d is not None:
-                    lines.append(f"| {setting}{'' if test == 'test' else ', out of domain'} | vine − {other} | "
-                                 f"{d['dep_uas']:+.2f} | {d['dep_las']:+.2f} | {d['long_dep_uas']:+.2f} | "
-                                 f"{d['long_dep_las']:+.2f} |")
-    for setting, block in result.get("seed0", {}).items():
-        seeds = block.get("seeds", {"spacy": 0, "vine": 0})
-        for blas, timing in block["speed"].items():
-            rounds = len(timing["spacy"]["runs"])
-            lines += ["", f"Setting {setting}, spaCy seed {seeds['spacy']}, vine_cascade seed {seeds['vine']}, "
-                          f"{BLAS_NAMES[blas]}: words/s of the whole pipeline (median of {rounds} interleaved "
-                          f"runs), accuracy by the cascade's last order", "",
-                      "| pipeline | UAS | LAS | words/s | vs spaCy |", "| --- | --- | --- | --- | --- |"]
-            s = timing["spacy"]["median"]
-            lines.append(f"| spaCy parser | {100 * block['spacy_test']['dep_uas']:.2f} | "
-                         f"{100 * block['spacy_test']['dep_las']:.2f} | {s:,.0f} | 1.00× |")
-            decoder = block.get("decoder", "map")
-            for order, row in block["by_order"].items():
-                rate = timing[f"vine_{order}"]["median"]
-                lines.append(f"| vine_cascade up to order {order} ({decoder}) | {100 * row['dep_uas']:.2f} | "
-                             f"{100 * row['dep_las']:.2f} | {rate:,.0f} | {rate / s:.2f}× |")
-            other = OTHER_DECODER[decoder]
-            if f"vine_{order}_{other}" in timing:
-                rate = timing[f"vine_{order}_{other}"]["median"]
-                lines.append(f"| vine_cascade up to order {order} ({other}) | – | – | {rate:,.0f} | {rate / s:.2f}× |")
-            parts = timing["us_per_word_by_component"]
-            names = list(dict.fromkeys(name for pipe in parts.values() for name in pipe))
-            lines += ["", f"µs per word by component, {BLAS_NAMES[blas]} (each run over all test texts, median "
-                          f"of the same number of rounds):", "", "| pipeline | " + " | ".join(names) + " | total |",
-                      "| --- |" + " --- |" * (len(names) + 1)]
-            for pipe, row in parts.items():
-                lines.append(f"| {pipe} | " + " | ".join(f"{row[n]:.1f}" if n in row else "–" for n in names)
-                             + f" | {sum(row.values()):.1f} |")
-        if "levels_dev" in block:
-            lines += ["", "| cascade level | a | kept-arc share (dev) | gold-arc recall (dev) |",
-                      "| --- | --- | --- | --- |"]
-            for row, alpha in zip(block["levels_dev"], block["alphas"]):
-                lines.append(f"| {row['level']} | {alpha:+.2f} | {100 * row['kept_share']:.1f}% | "
-                             f"{100 * row['gold_recall']:.2f}% |")
-        if "long_inputs" in block:
-            li = block["long_inputs"]
-            lines += ["", "| input | tokens | µs per token | sentences |", "| --- | --- | --- | --- |",
-                      f"| {li['preset_20']['docs']} preset sentences of ~20 words | {li['preset_20']['tokens']:,} | "
-                      f"{li['preset_20']['us_per_token']:.0f} | {li['preset_20']['docs']} |",
-                      f"| one preset sentence | {li['preset_2000']['tokens']:,} | "
-                      f"{li['preset_2000']['us_per_token']:.0f} | {li['preset_2000']['sentences']} |"]
-            for row in li["no_boundaries"]:
-                lines.append(f"| doc without boundaries | {row['tokens']:,} | {row['us_per_token']:.0f} | "
-                             f"{row['sentences']} |")
-            lines.append(f"\nPreset 2,000-token sentence / 20-word sentences, time per token: "
-                         f"{li['preset_ratio']:.2f}×")
-    if result.get("targets"):
-        lines += ["", "| target | measured | met |", "| --- | --- | --- |"]
-        lines += [f"| {name} | {measured} | {'yes' if met else 'no'} |"
-                  for name, (measured, target, met) in result["targets"].items()]
-    return "\n".join(lines) + "\n"
-
-
 def main():
-    from vineparse.pipeline.__main__ import orders_argument
-    from vineparse.pipeline.thresholds import recall_argument
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", required=True, help="folder of SETTING-PIPELINE-sSEED/model-best pipelines")
     parser.add_argument("--steps", type=steps_argument, required=True,
                         help="training steps of the runs, or \"early-stopping\" for runs that stopped on dev "
                              "(each run's last and best step are then read from its log, SETTING-PIPELINE-sSEED.log)")
-    parser.add_argument("--dev", required=True)
     parser.add_argument("--test", required=True)
     parser.add_argument("--ood", default=None, help="an out-of-domain test set (.spacy), e.g. English PUD")
-    parser.add_argument("--recall", type=recall_argument, default=None,
-                        help="calibrate each vine_cascade on --dev for this gold-arc recall per pruning level "
-                             "(one number or comma-separated, one per level) before measuring; default: the "
-                             "thresholds set while training")
-    parser.add_argument("--orders", type=orders_argument, default=None,
-                        help="comma-separated cascade levels each vine_cascade keeps before calibrating (a "
-                             "subsequence of the trained ones, e.g. 0,1,3); default: all")
     parser.add_argument("--blas", type=blas_argument, default=["thinc", "scipy"],
                         help="comma-separated thinc ops to time both pipelines with: thinc (NumpyOps, blis) and/or "
                              "scipy (vineparse.blas.ScipyBlasOps, OpenBLAS); default both")
@@ -427,29 +286,14 @@ def main():
                         help="accuracy only: skip seed 0's speed, per-order, per-level and long-input measurements")
     parser.add_argument("--note", default=None, help="how the runs were made, where their configs do not say it "
                                                      "(recorded in the JSON)")
-    parser.add_argument("--merge", action="store_true",
-                        help="add the runs under --runs to those already in --out (e.g. spaCy's beam parser beside "
-                             "runs measured before): their records are kept as measured, the means and targets "
-                             "recomputed; needs --no-speed and the same --steps")
-    parser.add_argument("--merge-from", default=None,
-                        help="with --merge: take the earlier runs from this result instead of --out (e.g. spaCy's "
-                             "parsers' runs beside a variant of vine_cascade)")
-    parser.add_argument("--merge-pipes", default=None,
-                        help="with --merge: keep only these pipelines' earlier runs, e.g. spacy,beam")
     parser.add_argument("--out", default="bench/results/spacy_compare.json")
-    parser.add_argument("--markdown", default="bench/results/spacy_compare.md")
     args = parser.parse_args()
-    if (args.merge_from or args.merge_pipes) and not args.merge:
-        parser.error("--merge-from and --merge-pipes go with --merge")
-    if args.merge_pipes and not set(args.merge_pipes.split(",")) <= set(PIPES):
-        parser.error(f"--merge-pipes takes pipelines of {', '.join(PIPES)}, got {args.merge_pipes!r}")
-    earlier, measured_by = merged_runs(args) if args.merge else ({}, None)
 
     import spacy
 
     import vineparse.pipeline  # noqa: F401  registers vine_cascade (an installed vineparse has entry points too)
     use_blas(args.blas[0])
-    result = run_record(steps=args.steps, recall=args.recall, orders=args.orders, blas=args.blas, note=args.note,
+    result = run_record(steps=args.steps, blas=args.blas, note=args.note,
                         settings={},
                         seed0={})
     runs = {}
@@ -459,14 +303,11 @@ def main():
             runs[key] = path / "model-best"
     if not runs:
         sys.exit(f"error: no SETTING-PIPELINE-sSEED/model-best pipelines under {args.runs}")
-    if earlier:
-        result["merged"] = {"runs": sorted(f"{k[0]}-{k[1]}-s{k[2]}" for k in earlier if k not in runs),
-                            "measured_by": measured_by}
-    result["seeds"] = sorted({seed for _, _, seed in [*runs, *earlier]})
-    per_run = {key: row for key, row in earlier.items() if key not in runs}
+    result["seeds"] = sorted({seed for _, _, seed in runs})
+    per_run = {}
     for (setting, pipe, seed), path in sorted(runs.items()):
         log(f"{setting}-{pipe}-s{seed}: measuring")
-        nlp = load(path, pipe, args.dev, args.recall, args.orders)
+        nlp = load(path)
         test = gold_examples(nlp, args.test)
         per_run[(setting, pipe, seed)] = accuracy(nlp, test)
         if args.ood:
@@ -510,24 +351,18 @@ def main():
             continue
         spacy_key, vine_key = (setting, "spacy", first["spacy"]), (setting, "vine", first["vine"])
         nlp_spacy = spacy.load(runs[spacy_key])
-        nlp_vine = load(runs[vine_key], "vine", args.dev, args.recall, args.orders)
+        nlp_vine = load(runs[vine_key])
         component = nlp_vine.get_pipe("vine_cascade")
         test = gold_examples(nlp_vine, args.test)
         texts = [eg.reference.text for eg in test]
         words = sum(len(nlp_spacy.make_doc(t)) for t in texts)
-        block = {"spacy_test": per_run[spacy_key], "seeds": first, "by_order": {}, "words": words,
+        block = {"spacy_test": per_run[spacy_key], "seeds": first, "words": words,
                  "alphas": component.settings.prediction[1], "max_heads": component.settings.max_heads}
-        for order in component.settings.prediction[0][1:]:
-            component.set_max_order(order)
-            block["by_order"][str(order)] = accuracy(nlp_vine, test)
-        component.set_max_order(None)
-        block["decoder"] = component.settings.decoder
-        block["levels_dev"] = level_table(nlp_vine, gold_examples(nlp_vine, args.dev))
         block["speed"] = {}
         for blas in args.blas:
             use_blas(blas)              # thinc gives a model the current ops when it is built: load anew
             nlp_spacy = spacy.load(runs[spacy_key])
-            nlp_vine = load(runs[vine_key], "vine", args.dev, args.recall, args.orders)
+            nlp_vine = load(runs[vine_key])
             block["speed"][blas] = speed(f"{setting}, {blas} BLAS", (nlp_spacy, nlp_vine), texts, words,
                                          args.repeats)
         log(f"{setting}: long inputs ({args.blas[-1]} BLAS)")
@@ -536,41 +371,13 @@ def main():
         result["seed0"][setting] = block
     result["targets"] = targets(result)
     write_json(result, args.out)
-    Path(args.markdown).write_text(markdown(result))
-    print(markdown(result))
+    print(json.dumps({"settings": result["settings"], "targets": result["targets"]}, indent=1))
 
 
 def run_key(name):
     """(setting, pipeline, seed) of a run named SETTING-PIPELINE-sSEED; None for another name."""
     match = RUN_NAME.match(name)
     return (match.group(1), match.group(2), int(match.group(3))) if match else None
-
-
-def merged_runs(args):
-    """For --merge: the run records of the earlier result at --merge-from (default --out), by (setting,
-    pipeline, seed), only those of --merge-pipes when given, and the command, commit and machine that measured
-    them. Exits with a message when the two cannot be merged."""
-    source = args.merge_from or args.out
-    if not args.no_speed:
-        sys.exit("error: --merge measures accuracy only; add --no-speed")
-    if not Path(source).exists():
-        sys.exit(f"error: --merge reads the earlier runs from {source}, which does not exist")
-    earlier = json.loads(Path(source).read_text())
-    measured = [earlier.get("steps"), earlier.get("recall"), earlier.get("orders")]
-    if measured != json.loads(json.dumps([args.steps, args.recall, args.orders])):    # tuples as the JSON has them
-        sys.exit(f"error: {source} was measured with --steps {earlier.get('steps')}, --recall "
-                 f"{earlier.get('recall')}, --orders {earlier.get('orders')}; merge runs measured alike")
-    if args.ood and any("ood" not in row for row in earlier["runs"].values()):
-        sys.exit(f"error: --ood given, but the runs in {source} were measured without it")
-    pipes = set(args.merge_pipes.split(",")) if args.merge_pipes else set(PIPES)
-    runs = {}
-    for name, row in earlier["runs"].items():
-        key = run_key(name)
-        if key is None:
-            sys.exit(f"error: {source} has a run named {name!r}, not SETTING-PIPELINE-sSEED")
-        if key[1] in pipes:
-            runs[key] = row
-    return runs, {key: earlier.get(key) for key in ("command", "commit", "machine")}
 
 
 def targets(result):

@@ -14,7 +14,7 @@ stats` runs, on `vineparse.stats`); this script adds what the library leaves out
   n = 10, 20, 40 (20 calls each, one thread), printed as a table with each kernel's empirical exponent.
 
 --json writes the statistics as `vineparse stats --json` does, the benchmark rows under "bench" (null with
---no-bench) and the run's provenance (bench/provenance.py).
+--no-bench) and the run's provenance (bench/runinfo.py).
 """
 import argparse
 import sys
@@ -26,7 +26,7 @@ import numpy as np
 import srsly
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from provenance import provenance  # noqa: E402
+from runinfo import run_info  # noqa: E402
 from timing import empirical_exponent, kernel_benchmark  # noqa: E402
 
 from vineparse.cli import CLIError, add_stats_arguments, error_message, treebank_report  # noqa: E402
@@ -64,7 +64,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print("Kernel benchmark (median ms per sentence)")
         print(format_bench_table(bench_rows))
     if args.json is not None:
-        srsly.write_json(args.json, {"provenance": provenance(), **report.to_json(), "bench": bench_rows})
+        srsly.write_json(args.json, {"provenance": run_info(), **report.to_json(), "bench": bench_rows})
         print(f"Wrote statistics to {args.json}")
     return 0
 

@@ -324,15 +324,6 @@ def test_multilingual_nonprojective_seeds_adds_the_arcs_of_each_seed_kept(monkey
     assert again["sparse_seeds"]["lifting_las_gain"] == pytest.approx({0: -0.5, 1: 1.0, 2: 2.0})     # kept
 
 
-def test_reparse_chooses_the_bonus_on_dev_las_then_uas():
-    reparse = load_bench("reparse")
-    rows = [{"bonus": None, "dev": {"las": 84.811, "uas": 89.66}}, {"bonus": 0.5, "dev": {"las": 84.72, "uas": 89.9}},
-            {"bonus": 0.9, "dev": {"las": 84.814, "uas": 89.66}}, {"bonus": 0.0, "dev": {"las": 84.81, "uas": 89.7}}]
-    assert reparse.chosen(rows)["bonus"] == 0.0        # equal LAS to two decimals, higher UAS
-    assert reparse.chosen(rows[:3])["bonus"] is None   # equal in both: the first
-    assert reparse.bonus_value("none") is None and reparse.bonus_value("0.25") == 0.25
-
-
 SPACY_TRAIN_LOG = """\x1b[38;5;4mℹ Pipeline: ['tok2vec', 'parser']\x1b[0m
 E    #       LOSS TOK2VEC  LOSS PARSER  DEP_UAS  DEP_LAS  SCORE 
 ---  ------  ------------  -----------  -------  -------  ------
@@ -364,36 +355,11 @@ def test_spacy_compare_reads_where_an_early_stopped_run_stopped(tmp_path):
     assert compare.steps_argument(compare.EARLY_STOPPING) == compare.EARLY_STOPPING
     with pytest.raises(Exception, match="early-stopping"):
         compare.steps_argument("soon")
-    result = {"steps": compare.EARLY_STOPPING,
-              "runs": {"cnn-spacy-s0": {"stopping": {**limits, "last_step": 800, "best_step": 600}}}}
-    assert "cnn-spacy-s0 (patience 1,600, at most 20,000) stopped at 800, best at 600" in compare.budget_text(result)
-    assert compare.budget_text({"steps": 8000}) == "8,000 training steps"
 
 
-def test_spacy_compare_merges_runs_into_an_earlier_result(tmp_path):
+def test_spacy_compare_names_runs_setting_pipeline_seed():
     compare = load_bench("spacy_compare")
-    out = tmp_path / "es.json"
-    row = {"dep_uas": 0.87, "dep_las": 0.83, "ood": {"dep_uas": 0.86}}
-    srsly.write_json(out, {"command": "x", "commit": "abc", "machine": {}, "steps": compare.EARLY_STOPPING,
-                           "recall": None, "orders": None, "runs": {"cnn-vine-s0": row, "cnn-spacy-s1": row}})
-    args = argparse.Namespace(out=str(out), no_speed=True, steps=compare.EARLY_STOPPING, recall=None, orders=None,
-                               ood="pud.spacy", merge_from=None, merge_pipes=None)
-    runs, measured_by = compare.merged_runs(args)
-    assert measured_by == {"command": "x", "commit": "abc", "machine": {}}
-    assert runs == {("cnn", "vine", 0): row, ("cnn", "spacy", 1): row}
-    variant = argparse.Namespace(**{**vars(args), "out": str(tmp_path / "variant.json"), "merge_from": str(out),
-                                    "merge_pipes": "spacy,beam"})      # a variant of vine_cascade beside spaCy's runs
-    assert compare.merged_runs(variant)[0] == {("cnn", "spacy", 1): row}
     assert compare.run_key("bilstm-beam-s12") == ("bilstm", "beam", 12) and compare.run_key("cnn-vine") is None
-    with pytest.raises(SystemExit, match="--no-speed"):
-        compare.merged_runs(argparse.Namespace(**{**vars(args), "no_speed": False}))
-    with pytest.raises(SystemExit, match="measured with --steps"):
-        compare.merged_runs(argparse.Namespace(**{**vars(args), "steps": 8000}))
-    with pytest.raises(SystemExit, match="does not exist"):
-        compare.merged_runs(argparse.Namespace(**{**vars(args), "out": str(tmp_path / "none.json")}))
-    srsly.write_json(out, {**srsly.read_json(out), "runs": {"cnn-vine-s0": {"dep_uas": 0.87}}})
-    with pytest.raises(SystemExit, match="without it"):
-        compare.merged_runs(args)
 
 
 def test_component_speed_times_whole_pipelines_against_the_first():
@@ -416,65 +382,12 @@ def test_component_speed_times_whole_pipelines_against_the_first():
     assert set(records["more"]["us_per_word_by_component"]) == {"tokenizer", "sentencizer"}
 
 
-def test_cascade_gap_splits_the_gap_into_pruning_and_training():
-    from vineparse.cascade import CascadeParser, Example, TrainingSettings, train
-    from vineparse.corpus import corpus_path, read_conllu
-
-    gap = load_bench("cascade_gap")
-    train_set = read_conllu(corpus_path("ud-english-ewt", "en_ewt-ud-train.conllu"))[:150]
-    test_set = read_conllu(corpus_path("ud-english-ewt", "en_ewt-ud-dev.conllu"))[:40]
-    examples = [Example.from_sentence(s, "upos") for s in train_set]
-    systems = []
-    for orders in ((0, 1, 2, 3), (3,)):
-        parser = CascadeParser(orders=orders, bits=14, tag="upos")
-        train(parser, examples[:120], examples[120:], TrainingSettings(epochs=1, recall=0.9),
-              report=lambda message: None)
-        systems.append(parser)
-    found = gap.decompose(*systems, test_set, "upos")
-    uas = found["uas"]
-    assert found["gap"] == pytest.approx(uas["NoPrune-3"] - uas["VineCascade-3"], abs=0.011)
-    assert found["gap"] == pytest.approx(found["pruning"] + found["training"], abs=0.011)
-    assert [row["level"] for row in found["noprune3_right_pruned_by_level"]] == ["vine", "first", "second"]
-    # at recall 0.9 the levels prune some arcs NoPrune-3 gets right, and that costs NoPrune-3 accuracy
-    assert sum(row["arcs"] for row in found["noprune3_right_pruned_by_level"]) > 0
-    assert uas["NoPrune-3 on the cascade's masks"] < uas["NoPrune-3"]
-
-
-def test_cascade_gap_counts_the_right_arcs_a_mask_removes():
-    from vineparse.corpus import Sentence
-
-    gap = load_bench("cascade_gap")
-    sentence = Sentence(words=["a", "b", "."], upos=["X", "X", "PUNCT"], xpos=["X", "X", "."],
-                        heads=numpy.array([-1, 2, 0, 2]))
-    keep_all = numpy.ones((4, 4), dtype=bool)
-    without_root_arc = keep_all.copy()
-    without_root_arc[0, 2] = False                   # word 2's gold (and reference) head
-    without_punct_arc = keep_all.copy()
-    without_punct_arc[2, 3] = False                  # the punctuation's arc: not counted
-    reference = numpy.array([-1, 2, 0, 2])
-    wrong = numpy.array([-1, 2, 1, 2])               # word 2's reference head is wrong: nothing to lose
-    assert gap.pruned_correct([keep_all], [reference], [sentence]) == 0
-    assert gap.pruned_correct([without_root_arc], [reference], [sentence]) == 1
-    assert gap.pruned_correct([without_punct_arc], [reference], [sentence]) == 0
-    assert gap.pruned_correct([without_root_arc], [wrong], [sentence]) == 0
-    assert gap.pruned_correct([None], [reference], [sentence]) == 0
-
-
-def test_nonprojective_losses_sorts_each_crossing_arc_into_one_category():
-    losses = load_bench("nonprojective_losses")
-    gold = [-1, 0, 4, 1, 1]          # 4 -> 2 crosses 1 -> 3: projectivized, word 2 hangs from 1
-    lifted = [-1, 0, 1, 1, 1]
-    cases = {"right": (lifted, gold), "lifted head wrong": ([-1, 0, 3, 1, 1], [-1, 0, 3, 1, 1]),
-             "not lowered": (lifted, lifted), "lowered elsewhere": (lifted, [-1, 0, 3, 1, 1])}
-    for category, (projective, final) in cases.items():
-        counts = losses.categorize(gold, numpy.array(projective), numpy.array(final))
-        assert [k for k in losses.CATEGORIES if counts[k]] == [category]
-        assert counts[category] == 1
-        assert counts["lowered"] == int(projective != final)
-        assert counts["lowered right"] == int(category == "right")
-    sentence = argparse.Namespace(heads=numpy.array(gold), labels=["root", "obj", "punct", "nsubj"])
-    ceilings = losses.ceilings([sentence])
-    assert ceilings["words"] == 3 and ceilings["nonprojective_arcs"] == 1
-    assert ceilings["las_gain_ceiling"] == pytest.approx(100 / 3)
-    assert ceilings["recall_for_las_gain_0.3"] == pytest.approx(0.9)
-    assert losses.lifted_words([sentence]) == 1
+def test_the_committed_configs_are_the_ones_written_from_configs_ewt_cfg():
+    spec = importlib.util.spec_from_file_location("make_configs", BENCH.parent / "configs" / "make_configs.py")
+    make_configs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_configs)
+    assert make_configs.main(["--check"]) == 0, "run python configs/make_configs.py"
+    ud = make_configs.build("ud.cfg")          # every setting of ewt.cfg's vine_cascade reaches configs/ud.cfg
+    for section in ("components.vine_cascade", "components.vine_cascade.model"):
+        assert make_configs.find(make_configs.parse(ud), section) == \
+            make_configs.find(make_configs.parse(make_configs.build("ewt.cfg")), section)
