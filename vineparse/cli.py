@@ -71,7 +71,7 @@ def command(
 
 
 # Subpackages that register their own commands (in a module `commands.py` using `command`).
-COMMAND_PACKAGES = ("cascade", "astar", "bitext", "scale")
+COMMAND_PACKAGES = ("cascade", "astar", "bitext", "scale", "text")
 
 
 def _load_command_modules() -> None:

@@ -1,0 +1,70 @@
+"""`python -m vineparse parse-text MODEL IN.txt [--out OUT.conllu]`: raw text through a spaCy pipeline to CoNLL-U.
+
+IN ``-`` reads stdin; without ``--out`` the CoNLL-U goes to stdout. Multiword tokens are written as UD writes
+them when ``vineparse.text.multiword`` is installed (its ``multiword_ranges``). Progress and the summary go to stderr. Exit
+status 0, or 2 for bad input or settings (a missing file, invalid UTF-8 naming its line, limits).
+"""
+import argparse
+import importlib
+import importlib.util
+import sys
+
+from ..cli import CLIError, command
+from .parse_text import DEFAULT_MAX_CHARS, MAX_BATCH_SIZE
+
+
+def _arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("model", help="a spaCy pipeline (folder or installed package name)")
+    parser.add_argument("input", metavar="IN", help="a UTF-8 text file, or - for stdin")
+    parser.add_argument("--out", default=None, metavar="PATH", help="the CoNLL-U file to write (default: stdout)")
+    parser.add_argument("--max-chars", type=int, default=None, metavar="N",
+                        help=f"characters per doc given to the pipeline, cut at paragraph breaks where possible "
+                             f"(default: {DEFAULT_MAX_CHARS:,}, at most the pipeline's nlp.max_length)")
+    parser.add_argument("--batch-size", type=int, default=16, metavar="N",
+                        help=f"docs per nlp.pipe batch, 1..{MAX_BATCH_SIZE:,} (default: 16)")
+    parser.add_argument("--doc-id", default=None, metavar="ID", help="the # newdoc id of the output")
+    parser.add_argument("--progress-every", type=int, default=1_000_000, metavar="N",
+                        help="a progress line on stderr every N characters (default: 1,000,000)")
+    parser.add_argument("--quiet", action="store_true", help="no progress or summary lines")
+
+
+@command("parse-text", "Parse raw text (paragraphs as empty lines) with a spaCy pipeline into CoNLL-U.", _arguments)
+def parse_text_command(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .parse_text import check_limits, parse_text
+
+    if args.progress_every < 1:
+        raise CLIError(f"--progress-every must be at least 1, got {args.progress_every}")
+    if args.input != "-" and not Path(args.input).is_file():
+        raise CLIError(f"input not found: {args.input}")
+    import spacy
+
+    try:
+        nlp = spacy.load(args.model)
+    except OSError as err:
+        raise CLIError(f"cannot load the pipeline {args.model!r}: {err}") from err
+    try:
+        check_limits(nlp, args.max_chars, args.batch_size)
+    except ValueError as err:
+        raise CLIError(str(err)) from err
+    multiword = None
+    if importlib.util.find_spec(f"{__package__}.multiword") is not None:  # UD's multiword tokens, when shipped
+        multiword = importlib.import_module(f"{__package__}.multiword").multiword_ranges
+    source = sys.stdin.buffer if args.input == "-" else open(args.input, "rb")
+    name = "<stdin>" if args.input == "-" else args.input
+    out = sys.stdout if args.out is None else open(args.out, "w", encoding="utf-8", newline="\n")
+    try:
+        summary = parse_text(nlp, source, out, max_chars=args.max_chars, batch_size=args.batch_size,
+                             doc_id=args.doc_id, name=name, multiword=multiword, progress=not args.quiet,
+                             progress_every=args.progress_every)
+    finally:
+        if source is not sys.stdin.buffer:
+            source.close()
+        if out is not sys.stdout:
+            out.close()
+        else:
+            out.flush()
+    if not args.quiet:
+        print(f"parse-text: {name}: {summary.format()}", file=sys.stderr)
+    return 0
