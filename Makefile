@@ -13,12 +13,21 @@ endif
 .PHONY: demo test install clean docs dist wheel-missing bench bench-results supar-venv cascade-experiments bench-astar \
     ewt-vine package ewt-compare ewt-compare-es ewt-compare-es-bilstm ewt-speed multilingual multilingual-seeds \
     bench-threads bench-bounds bench-astar-backoff bench-labels soak bench-scale bench-bitext
-# The main job: treebank statistics, then a vine -> 1 -> 2 -> 3 cascade on 2,000 EWT sentences, evaluated on dev.
+# The main job: treebank statistics, a vine -> 1 -> 2 -> 3 cascade on 2,000 EWT sentences evaluated on dev, then what
+# a spaCy user runs: a small vine_cascade pipeline trained on 60 EWT documents as raw text (configs/ewt.cfg, 400
+# steps) parses the paragraphs of corpora/demo.txt into sentences and labelled arcs (CoNLL-U on stdout).
+DEMO := bench/out/demo
 demo: $(STAMP)
 	$(BIN)/vineparse stats --json bench/out/stats.json
 	$(BIN)/python bench/treebank_stats.py --plot bench/out/stats.png --json bench/out/stats_bench.json
 	$(BIN)/vineparse train --train ewt-train --dev ewt-dev --limit 2000 --epochs 2 --out bench/out/demo.msgpack
 	$(BIN)/vineparse evaluate bench/out/demo.msgpack --treebank ewt-dev --json bench/out/demo.json
+	@mkdir -p $(DEMO)
+	$(BIN)/vineparse convert-docs $(VINEPARSE_CORPORA)/ud-english-ewt/en_ewt-ud-train.conllu $(DEMO)/train.spacy --limit 60
+	$(BIN)/vineparse convert-docs $(VINEPARSE_CORPORA)/ud-english-ewt/en_ewt-ud-dev.conllu $(DEMO)/dev.spacy --limit 15
+	$(BIN)/python -I -m spacy train configs/ewt.cfg --output $(DEMO)/pipeline --paths.train $(DEMO)/train.spacy \
+	    --paths.dev $(DEMO)/dev.spacy --training.max_steps 400 --training.eval_frequency 200
+	$(BIN)/vineparse parse-text $(DEMO)/pipeline/model-best corpora/demo.txt
 test: $(STAMP)
 	$(BIN)/pytest -q tests
 install: $(STAMP)
@@ -78,7 +87,9 @@ EWT_SPACY := $(SPACY_DATA)/en_ewt-ud-train.spacy $(SPACY_DATA)/en_ewt-ud-dev.spa
 PUD_SPACY := $(SPACY_DATA)/en_pud-ud-test.spacy
 VINE_OUT := bench/out/ewt_vine
 ONE_CORE := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
-TRAIN_DATA = --paths.train $(SPACY_DATA)/en_ewt-ud-train.spacy --paths.dev $(SPACY_DATA)/en_ewt-ud-dev.spacy
+# the gold-segmented comparisons: gold tokens, one sentence per doc (the configs' own route is raw documents)
+TRAIN_DATA = --paths.train $(SPACY_DATA)/en_ewt-ud-train.spacy --paths.dev $(SPACY_DATA)/en_ewt-ud-dev.spacy \
+    --corpora.train.gold_preproc true --corpora.dev.gold_preproc true
 COMPARE_TO = $(ONE_CORE) $(BIN)/python bench/spacy_compare.py --test $(SPACY_DATA)/en_ewt-ud-test.spacy \
     --ood $(PUD_SPACY) --out bench/results
 run_config = configs/$(if $(filter vine,$(word 2,$(subst -, ,$(1)))),ewt,$(if $(filter beam,$(word 2,$(subst -, ,$(1)))),ewt_spacy_beam,ewt_spacy_parser))$(if $(filter bilstm,$(word 1,$(subst -, ,$(1)))),_bilstm,).cfg
@@ -129,14 +140,15 @@ ewt-speed: $(SPEED)/cnn-spacy-s0/model-best $(COMPARE_ES)/cnn-vine-s0/model-best
 	$(ONE_CORE) $(BIN)/python bench/component_speed.py --docs $(SPACY_DATA)/en_ewt-ud-test.spacy --repeats 7 --whole \
 	    --models "spaCy's parser, 2,000 steps=$<" "vine_cascade, early stopping=$(COMPARE_ES)/cnn-vine-s0/model-best" \
 	    --note "seed 0 each; spaCy's parser for 2,000 steps: it costs the same at any step" --out bench/results/ewt_speed.json
-# ---- confidences and whole documents ----
+# ---- confidences and raw text ----
 # calibration: how well vine_cascade's head probabilities are calibrated on EWT test and PUD (seed-0 pipeline).
-# documents: vine_cascade, spaCy's parser and spaCy's senter + parser trained on EWT's documents (DOC_STEPS steps),
-# vine_cascade's sentence-start threshold calibrated on EWT dev documents, and vine_cascade after spaCy's
-# rule-based sentencizer; then EWT test and PUD parsed as documents.
-.PHONY: calibration documents
-DOCS := bench/out/documents
-DOC_STEPS ?= 2000
+# raw-text: EWT's documents on their raw text (`vineparse convert-docs`: paragraph breaks, line wraps), vine_cascade
+# (configs/ewt.cfg), spaCy's parser and spaCy's senter + parser trained on them for RAW_STEPS steps, then
+# bench/raw_text.py: EWT test and English PUD from UD's raw .txt, scored by the CoNLL 2018 evaluation.
+.PHONY: calibration raw-text
+DOC_DATA := corpora/docs
+RAW := bench/out/raw_text
+RAW_STEPS ?= 2000
 UD := corpora/ud
 .PRECIOUS: $(UD)/%/split.json
 $(UD)/%/split.json: | $(STAMP)
@@ -144,25 +156,17 @@ $(UD)/%/split.json: | $(STAMP)
 calibration: $(COMPARE)/cnn-vine-s0/model-best $(PUD_SPACY)
 	$(ONE_CORE) $(BIN)/python bench/calibration.py --pipeline $(COMPARE)/cnn-vine-s0/model-best \
 	    --out bench/results/calibration.json --plot bench/results/calibration.png
-
-$(DOCS)/%/model-best: | $(STAMP) $(UD)/en_ewt/split.json $(EWT_SPACY)
-	@mkdir -p $(DOCS)
-	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/$(if $(filter vine,$*),ewt,$(if $(filter senter,$*),ewt_spacy_senter,ewt_spacy_parser)).cfg \
-	    --output $(DOCS)/$* --paths.train $(UD)/en_ewt/train_docs.spacy --corpora.train.gold_preproc false \
-	    --paths.dev $(SPACY_DATA)/en_ewt-ud-dev.spacy --training.max_steps $(DOC_STEPS) --training.eval_frequency 1000 \
-	    > $(DOCS)/$*.log 2>&1
-
-$(DOCS)/vine/model-calibrated: $(DOCS)/vine/model-best
-	$(ONE_CORE) $(BIN)/python -I -m vineparse.pipeline calibrate $< $(UD)/en_ewt/dev_docs.spacy --output $@
-
-$(DOCS)/vine-sentencizer: $(DOCS)/vine/model-calibrated
-	$(BIN)/python -I -c "import spacy, sys; nlp = spacy.load(sys.argv[1]); nlp.add_pipe('sentencizer', first=True); \
-	    nlp.to_disk(sys.argv[2])" $< $@
-
-documents: $(DOCS)/vine/model-calibrated $(DOCS)/vine-sentencizer $(DOCS)/spacy/model-best $(DOCS)/senter/model-best
-	$(ONE_CORE) $(BIN)/python bench/documents.py --pipeline vine=$(DOCS)/vine/model-calibrated \
-	    --pipeline vine_sentencizer=$(DOCS)/vine-sentencizer --pipeline spacy=$(DOCS)/spacy/model-best \
-	    --pipeline senter=$(DOCS)/senter/model-best --out bench/results/documents.json
+$(DOC_DATA)/%.spacy: | $(STAMP)
+	@mkdir -p $(DOC_DATA)
+	$(BIN)/vineparse convert-docs $(VINEPARSE_CORPORA)/ud-english-ewt/$*.conllu $@
+$(RAW)/%/model-best: | $(STAMP) $(DOC_DATA)/en_ewt-ud-train.spacy $(DOC_DATA)/en_ewt-ud-dev.spacy
+	@mkdir -p $(RAW)
+	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/$(if $(filter vine,$*),ewt,ewt_spacy_$(if $(filter senter,$*),senter,parser)).cfg \
+	    --output $(RAW)/$* --training.max_steps $(RAW_STEPS) --training.eval_frequency 500 > $(RAW)/$*.log 2>&1
+raw-text: $(foreach run,vine spacy senter,$(RAW)/$(run)/model-best)
+	$(ONE_CORE) $(BIN)/python bench/raw_text.py --pipeline vine_cascade=$(RAW)/vine/model-best \
+	    --pipeline "spaCy parser=$(RAW)/spacy/model-best" --pipeline "spaCy senter + parser=$(RAW)/senter/model-best" \
+	    --note "trained on EWT train's documents as raw text, $(RAW_STEPS) steps each" --out bench/results/raw_text.json
 
 # ---- the paper's languages ----
 # multilingual: spaCy's parser and vine_cascade (configs/ud*.cfg; -flat: without lifting) on six languages, then the

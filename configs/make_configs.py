@@ -109,8 +109,11 @@ def bilstm(parser):
             ("set", f"components.{parser}.model.tok2vec", "width", "160")]
 
 
-# any UD treebank: no tagger (XPOS is blank in some treebanks), at most 6,000 steps with spaCy's early stopping
-UD = [("set", "paths", "train", '"corpora/ud/en_ewt/train.spacy"'),
+# any UD treebank, gold tokens and sentences (UD English's tokenizer rules are English): no tagger (XPOS is blank in some treebanks), at most 6,000 steps with spaCy's early stopping
+UD = [("drop", "initialize.before_init"), ("set", "initialize", "before_init", "null"),
+      ("set", "corpora.train", "gold_preproc", "true", "gold tokens, one sentence per doc (bench/ud_data.py)"),
+      ("set", "corpora.dev", "gold_preproc", "true"),
+      ("set", "paths", "train", '"corpora/ud/en_ewt/train.spacy"'),
       ("set", "paths", "dev", '"corpora/ud/en_ewt/dev.spacy"'),
       ("set", "training", "patience", "1600"), ("set", "training", "max_steps", "6000"),
       ("set", "training", "eval_frequency", "200"), ("drop", "components.tagger"),

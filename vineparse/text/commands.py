@@ -1,12 +1,13 @@
 """`python -m vineparse parse-text MODEL IN.txt [--out OUT.conllu]`: raw text through a spaCy pipeline to CoNLL-U.
 
-IN ``-`` reads stdin; without ``--out`` the CoNLL-U goes to stdout. Multiword tokens are written as UD writes
-them when ``vineparse.text.multiword`` is installed (its ``multiword_ranges``). Progress and the summary go to stderr. Exit
+IN ``-`` reads stdin; without ``--out`` the CoNLL-U goes to stdout. For an English pipeline, multiword tokens are
+written as UD English writes them (``multiword.multiword_ranges``). Progress and the summary go to stderr. Exit
 status 0, or 2 for bad input or settings (a missing file, invalid UTF-8 naming its line, limits).
+
+`python -m vineparse convert-docs IN.conllu OUT.spacy [--lang en]`: a treebank's documents as spaCy training
+data on their raw text (``gold_docs``), for ``spacy train`` with ``gold_preproc = false``.
 """
 import argparse
-import importlib
-import importlib.util
 import sys
 
 from ..cli import CLIError, command
@@ -32,6 +33,7 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
 def parse_text_command(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from .multiword import multiword_ranges
     from .parse_text import check_limits, parse_text
 
     if args.progress_every < 1:
@@ -48,9 +50,7 @@ def parse_text_command(args: argparse.Namespace) -> int:
         check_limits(nlp, args.max_chars, args.batch_size)
     except ValueError as err:
         raise CLIError(str(err)) from err
-    multiword = None
-    if importlib.util.find_spec(f"{__package__}.multiword") is not None:  # UD's multiword tokens, when shipped
-        multiword = importlib.import_module(f"{__package__}.multiword").multiword_ranges
+    multiword = multiword_ranges if nlp.lang == "en" else None     # UD English's multiword tokens
     source = sys.stdin.buffer if args.input == "-" else open(args.input, "rb")
     name = "<stdin>" if args.input == "-" else args.input
     out = sys.stdout if args.out is None else open(args.out, "w", encoding="utf-8", newline="\n")
@@ -67,4 +67,40 @@ def parse_text_command(args: argparse.Namespace) -> int:
             out.flush()
     if not args.quiet:
         print(f"parse-text: {name}: {summary.format()}", file=sys.stderr)
+    return 0
+
+
+def _convert_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("input", help="a CoNLL-U treebank file (documents and paragraphs as # newdoc / # newpar)")
+    parser.add_argument("output", help="the .spacy file to write (one doc per document)")
+    parser.add_argument("--lang", default="en", help="the treebank's language, a spaCy code (default: en)")
+    parser.add_argument("--limit", type=int, default=0, metavar="N", help="the first N documents only (default: all)")
+
+
+@command("convert-docs", "A treebank's documents as spaCy training data on their raw text (paragraph breaks and "
+         "line wraps kept).", _convert_arguments)
+def convert_docs_command(args: argparse.Namespace) -> int:
+    import spacy
+    from spacy.tokens import DocBin
+
+    from .gold_docs import treebank_documents
+
+    try:
+        nlp = spacy.blank(args.lang)
+    except ImportError as err:
+        raise CLIError(f"spaCy has no language {args.lang!r}: {err}") from err
+    if args.limit < 0:
+        raise CLIError(f"--limit must be 0 (all) or more, got {args.limit}")
+    docs, skipped = treebank_documents(nlp.vocab, args.input, args.lang)
+    docs = docs[:args.limit or None]
+    for line in skipped[:5]:
+        print(f"convert-docs: skipped {line}", file=sys.stderr)
+    if not docs:
+        raise CLIError(f"{args.input}: no document could be converted ({len(skipped)} skipped)")
+    DocBin(docs=docs, store_user_data=False).to_disk(args.output)
+    sentences = sum(len(list(doc.sents)) for doc in docs)
+    spaces = sum(token.is_space for doc in docs for token in doc)
+    print(f"convert-docs: {args.output}: {len(docs):,} documents, {sentences:,} sentences, "
+          f"{sum(len(doc) for doc in docs) - spaces:,} words, {spaces:,} whitespace tokens; {len(skipped):,} "
+          f"documents skipped", file=sys.stderr)
     return 0
