@@ -273,9 +273,10 @@ def sparse_seed_rows(row):
                 for system in ("NoPrune-3", "VineCascade-3")}}]
 
 
-DOCUMENT_PIPELINES = {"vine": "vine_cascade", "vine_sentencizer": "spaCy sentencizer + vine_cascade",
-                      "spacy": "spaCy parser", "senter": "spaCy senter + parser"}
 DOCUMENT_SETS = {"ewt_test": "EWT test", "pud": "English PUD"}
+RAW_KINDS = ("after final punctuation", "after a word (no final punctuation)", "after other punctuation",
+             "after a closing quote or bracket", "after an emoticon", "after a URL or e-mail", "before a list item")
+RAW_METRICS = ("Tokens", "Sentences", "Words", "UPOS", "UAS", "LAS", "CLAS")
 
 
 CASCADE_COLUMNS = [
@@ -428,23 +429,21 @@ TABLES = [
         Col("ECE of the head probability", "ece_head", "3f"), Col("ECE of the label probability", "ece_dep", "3f"),
         Col("UAS of the 80% most confident arcs", "uas_80", "2f")]),
     Table("calibration_targets", "calibration.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
-    # documents.json: bench/documents.py
-    Table("documents", "documents.json", lambda doc: [
-        {"set": label, "input": "raw text" if raw else "gold tokens", "pipeline": DOCUMENT_PIPELINES.get(pipe, pipe),
-         **found["rows"][name + raw]} for name, label in DOCUMENT_SETS.items() for raw in ("", ", raw text")
-        for pipe, found in doc["pipelines"].items() if found["rows"].get(name + raw)], [
-        Col("test set", "set"), Col("input", "input"), Col("pipeline", "pipeline"), Col("sentence P", "sents_p", "2f"),
-        Col("sentence R", "sents_r", "2f"), Col("sentence F1", "sents_f", "2f"), Col("UAS", "dep_uas", "2f"),
-        Col("LAS", "dep_las", "2f")]),
-    Table("documents_errors", "documents.json", lambda doc: [
-        {"pipeline": DOCUMENT_PIPELINES.get(pipe, pipe), "set": label, **found["rows"][name]["boundary_errors"]}
-        for name, label in DOCUMENT_SETS.items() for pipe, found in doc["pipelines"].items()
-        if name in found["rows"]], [
-        Col("pipeline", "pipeline"), Col("test set", "set"),
-        *[Col(kind, kind, "int") for kind in ("missed after final punctuation", "missed after none",
-                                               "wrong cut after final punctuation", "wrong cut after other punctuation",
-                                               "wrong cut after a word")]]),
-    Table("documents_targets", "documents.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
+    # raw_text.json: bench/raw_text.py (the published systems' rows beside the measured ones)
+    Table("raw_text", "raw_text.json", lambda doc: [
+        {"set": DOCUMENT_SETS.get(name, name), "system": system, **found["scores"], "wps": found["words_per_second"]}
+        for name, tb in doc["treebanks"].items() for system, found in tb["systems"].items()] + [
+        {"set": DOCUMENT_SETS.get(name, name), "system": f"{row['system']} (published, UD {row['ud']})", **row}
+        for name, rows in doc["published"].items() for row in rows], [
+        Col("test set", "set"), Col("pipeline", "system"),
+        *[Col(f"{metric} F1", metric, "2f") for metric in RAW_METRICS], Col("words/s", "wps", "int")]),
+    Table("raw_text_errors", "raw_text.json", lambda doc: [
+        {"set": DOCUMENT_SETS.get(name, name), "system": system, "what": what, **found["boundary_errors"][what]}
+        for name, tb in doc["treebanks"].items() for system, found in tb["systems"].items()
+        for what in ("missed", "added")], [
+        Col("test set", "set"), Col("pipeline", "system"), Col("boundaries", "what"),
+        *[Col(kind, lambda row, doc, kind=kind: row.get(kind, 0), "int") for kind in RAW_KINDS]]),
+    Table("raw_text_targets", "raw_text.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
     # threads.json: bench/threads.py; bounds.json: bench/bounds.py
     Table("threads", "threads.json", lambda doc: [
         {"model": name, "threads": n, "words": doc[key]["median_words_per_second"][str(n)],

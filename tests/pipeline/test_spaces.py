@@ -5,8 +5,8 @@ import spacy
 from hypothesis import given, strategies as st
 
 from vineparse import kernels
-from vineparse.pipeline.spaces import (SPACE_LABEL, contract_spaces, paragraph_starts, space_tokens,
-                                       word_starts)
+from vineparse.pipeline.spaces import (SPACE_LABEL, attach_whitespace, contract_spaces, paragraph_starts,
+                                       space_tokens, word_starts)
 from vineparse.trees import is_projective, validate_heads
 
 
@@ -49,6 +49,14 @@ def test_contracted_trees_keep_every_word_and_stay_projective(seed, n):
             words = np.flatnonzero(~is_space[:m])
             words = words[words > 0]
             assert out[m] == (words[-1] if len(words) else np.flatnonzero(~is_space[m:])[0] + m)
+
+
+def test_whitespace_attaches_to_the_word_before_else_after():
+    space = np.array([True, False, True, True, False, True])
+    heads = np.arange(6)
+    assert attach_whitespace(heads, space).tolist() == [1, 1, 1, 1, 4, 4]
+    assert attach_whitespace(np.arange(3), np.ones(3, dtype=bool)).tolist() == [0, 0, 0]
+    assert attach_whitespace(heads, np.zeros(6, dtype=bool)) is heads
 
 
 def test_starts_move_off_whitespace_and_paragraph_breaks_are_found():

@@ -5,6 +5,7 @@ from spacy.training import Example
 
 from vineparse.cli import main
 from vineparse.corpus import corpus_path, read_conllu
+from vineparse.pipeline.spaces import SPACE_LABEL
 from vineparse.text.gold_docs import SpellingError, gold_document, treebank_documents
 from vineparse.text.rawtext import conllu_to_text
 
@@ -32,8 +33,10 @@ def test_every_document_is_its_raw_text_with_its_sentences_and_trees(ewt_test):
             heads = [0 if t.head == t else tokens.index(t.head) + 1 for t in tokens]
             assert heads == list(sentence.heads[1:])
         for token in doc:
-            if token.is_space:       # no annotation: never a head, never scored, never a sentence start
-                assert not token.has_head() and not token.is_sent_start and not list(token.children)
+            if token.is_space:       # on the word before it, as punct: never a head, never scored or a start
+                before = [t for t in doc[:token.i] if not t.is_space]
+                assert token.head == (before[-1] if before else words[0]) and token.dep_ == SPACE_LABEL
+                assert not token.is_sent_start and not list(token.children)
 
 
 def test_line_and_paragraph_breaks_are_whitespace_tokens_spacy_aligns(ewt_test):

@@ -83,7 +83,7 @@ def cascade_examples(component, nlp: Language, examples: Sequence[Example]) -> L
         batch = Batch(component.model, component.model.predict(docs[start:start + 256])).predict()
         sentences = list(gold_sentences(chunk, component.label_ids, component.skip,
                                         decorate=component.settings.pseudo_projective))
-        scored = batch.score([batch.rows_of(s.doc, s.start, s.end) for s in sentences], cache=True)
+        scored = batch.score([s.rows(batch) for s in sentences], cache=True)
         out += [GoldTree(sent, s.heads) for s, sent in zip(sentences, scored)]
     return out
 
@@ -199,13 +199,14 @@ def calibrate_splitting(component, nlp: Language, examples: Sequence[Example],
         batch = Batch(component.model, component.model.predict(docs), parts=False)
         if not starts:
             batch.predict()
-        gold = [{s.start for s in eg.reference.sents} - {0} for eg in chunk]
+        # the gold sentences' first tokens among the predicted tokens (spaCy's alignment: raw text has its own)
+        gold = [{i for i, first in enumerate(eg.get_aligned_sent_starts()) if first} - {0} for eg in chunk]
         gold_total += sum(len(g) for g in gold)
         for k, value in enumerate(values):
             if starts:      # the sentences begin where the scorer says (`units`); pieces of long ones are joined
                 found = [set(first.tolist()) for first in component.sentence_starts(batch, docs, value)]
             else:           # the vine's pieces of a doc without boundaries are its sentences
-                found = [{start + a for start, _, _, pieces in doc_units for a, _, _, _ in pieces}
+                found = [{int(unit.tokens[a]) for unit in doc_units for a, _, _, _ in unit.pieces}
                          for doc_units in component.pieces(batch, docs, split_margin=value)]
             for cuts, truth in zip(found, gold):
                 cuts = cuts - {0}

@@ -15,7 +15,7 @@ from thinc layers (`architectures.py`, `scorers.py`), through the cascade's own 
 """
 import warnings
 from itertools import islice
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from spacy.errors import Errors
@@ -37,7 +37,7 @@ from .levels import check_orders, neural_cascade, parse_pieces, vine_level
 from .parts import may_split
 from .scorers import split_sizes
 from .settings import CascadeSettings
-from .spaces import attach_spaces, space_tokens, word_starts
+from .spaces import attach_whitespace, space_tokens, word_starts
 from .splitting import MAX_SEGMENT, ROOT_WINDOW, join_roots, unit_pieces
 from .thresholds import RecallTracker
 from .training import batch_loss
@@ -70,6 +70,24 @@ window_size = 1
 maxout_pieces = 3
 subword_features = true
 """
+
+
+class Unit(NamedTuple):
+    """What is parsed on its own (`VineCascadeParser.units`): tokens start..end - 1 of its doc, whether its
+    boundaries are preset (a sentence), its words cut into pieces (start, end, SentenceScores, vine
+    max-marginals or None; offsets into `tokens`) and `tokens`, the doc token of each of its words (int64)."""
+
+    start: int
+    end: int
+    preset: bool
+    pieces: list
+    tokens: np.ndarray
+
+
+def word_rows(batch: Batch, doc: int, tokens: np.ndarray) -> np.ndarray:
+    """The batch rows of a doc's tokens `tokens` (int64), its root row first."""
+    first = int(batch.doc_rows[doc])
+    return np.concatenate([[first], first + 1 + np.asarray(tokens, dtype=np.int64)])
 
 
 def has_boundaries(doc: Doc) -> bool:
@@ -339,18 +357,17 @@ class VineCascadeParser(TrainablePipe):
         open_doc = any(len(doc) and not has_boundaries(doc) for doc in docs)      # read by `sentence_starts`
         batch = Batch(self.model, self.model.predict(docs), parts=parts).predict(starts=open_doc)
         units = self.pieces(batch, docs)
-        pieces = [piece for doc_units in units for *_, unit in doc_units for piece in unit]
+        pieces = [piece for doc_units in units for unit in doc_units for piece in unit.pieces]
         known = [found for *_, found in pieces] if vine_level(self.predict_cascade) is not None else None
-        trees = attach_spaces(docs, units, parse_pieces(self.predict_cascade, [sent for _, _, sent, _ in pieces],
-                                                        known, self.settings.direct_max_length,
-                                                        decoder=self.settings.decoder,
-                                                        reparse_bonus=self.settings.reparse_bonus))
-        sizes = [len(doc) for doc in docs]
-        heads, position = self._assemble(batch, sizes, units, trees)
+        trees = parse_pieces(self.predict_cascade, [sent for _, _, sent, _ in pieces], known,
+                             self.settings.direct_max_length, decoder=self.settings.decoder,
+                             reparse_bonus=self.settings.reparse_bonus) if pieces else []
+        heads, position = self._assemble(batch, docs, units, trees)
         if not self.settings.confidences:
             return list(zip(heads, predict_labels(batch, heads, self._labels)))
         labelled = predict_labels(batch, heads, self._labels, self.settings.label_temperature)
-        found = self._head_confidences([sent for _, _, sent, _ in pieces], trees, position, sizes)
+        found = self._head_confidences([sent for _, _, sent, _ in pieces], trees, position,
+                                       [len(doc) for doc in docs])
         return [(doc_heads, label_ids, doc_confidence(head, dep, *distribution))
                 for doc_heads, (label_ids, dep), (head, distribution) in zip(heads, labelled, found)]
 
@@ -402,13 +419,12 @@ class VineCascadeParser(TrainablePipe):
             return [[doc.copy() for _ in range(k)] for doc in docs]
         batch = Batch(self.model, self.model.predict(docs), parts=False).predict(labels=True)
         units = self.pieces(batch, docs)
-        sentences = [sent for doc_units in units for *_, unit in doc_units for _, _, sent, _ in unit]
+        sentences = [sent for doc_units in units for unit in doc_units for _, _, sent, _ in unit.pieces]
         drawn = kernels.eisner_sample_batch([sent.dense_arcs() / self.settings.head_temperature
                                              for sent in sentences], count=k, seed=seed)
-        sizes = [len(doc) for doc in docs]
         out = [[] for _ in docs]
         for j in range(k):
-            heads, _ = self._assemble(batch, sizes, units, attach_spaces(docs, units, [trees[j] for trees in drawn]))
+            heads, _ = self._assemble(batch, docs, units, [trees[j] for trees in drawn])
             copies = [doc.copy() for doc in docs]
             write_parses(self.vocab, self._labels, copies, zip(heads, predict_labels(batch, heads, self._labels)))
             for found, copy in zip(out, copies):
@@ -450,25 +466,29 @@ class VineCascadeParser(TrainablePipe):
         return out
 
     def pieces(self, batch: Batch, docs: Sequence[Doc], split_margin: Optional[float] = None,
-               start_threshold: Optional[float] = None):
-        """Per doc of the batch, (unit start, unit end, preset, pieces) per unit of the doc (`units`, with the
-        sentence-start scorer's starts where the model has one); a piece is (start, end, SentenceScores, vine
-        max-marginals or None), offsets relative to the unit (`splitting.unit_pieces`; split_margin,
-        start_threshold: None = the component's). The units of at most MAX_SEGMENT words of every doc are
-        scored in one call, and the vine max-marginals of those that may be cut in another."""
+               start_threshold: Optional[float] = None) -> List[List[Unit]]:
+        """Per doc of the batch, its units (`units`, with the sentence-start scorer's starts where the model has
+        one) as `Unit`s: their words (whitespace tokens are no words: `spaces.py`) cut into pieces
+        (`splitting.unit_pieces`; split_margin, start_threshold: None = the component's); a unit of whitespace
+        only has none and is left out. The units of at most MAX_SEGMENT words of every doc are scored in one
+        call, and the vine max-marginals of those that may be cut in another."""
         scores = batch.scores
         starts = self.sentence_starts(batch, docs, start_threshold)
-        units = [self.units(doc, doc_starts) for doc, doc_starts in zip(docs, starts)]
-        flat = [(i, start, end, preset, batch.rows_of(i, start, end)) for i, doc_units in enumerate(units)
-                for start, end, preset in doc_units]
-        short = [k for k, (_, start, end, _, _) in enumerate(flat) if end - start <= MAX_SEGMENT]
+        flat = []
+        for i, (doc, doc_starts) in enumerate(zip(docs, starts)):
+            space = space_tokens(doc)
+            for start, end, preset in self.units(doc, doc_starts):
+                tokens = start + np.flatnonzero(~space[start:end])
+                if len(tokens):
+                    flat.append((i, start, end, preset, word_rows(batch, i, tokens), tokens))
+        short = [k for k, row in enumerate(flat) if len(row[5]) <= MAX_SEGMENT]
         scored = [None] * len(flat)
         for k, sent in zip(short, scores.sentences([flat[k][4] for k in short])):
             scored[k] = sent
         band = self.sentence_band()
         margin = self.settings.split_margin if split_margin is None else split_margin
         # a unit without boundaries may be cut unless fewer than two of its words could be confirmed as roots
-        cut = [band is not None and not preset for _, _, _, preset, _ in flat]
+        cut = [band is not None and not row[3] for row in flat]
         checked = [k for k in short if cut[k]]
         for k, may_cut in zip(checked, may_split([scored[k] for k in checked], ROOT_WINDOW, margin)):
             cut[k] = bool(may_cut)
@@ -478,44 +498,54 @@ class VineCascadeParser(TrainablePipe):
             for k, value in zip(todo, vine_max_marginals_batch([scored[k] for k in todo], band)):
                 found[k] = value
         out = [[] for _ in docs]
-        for (i, start, end, preset, rows), whole, may_cut, value in zip(flat, scored, cut, found):
-            out[i].append((start, end, preset, unit_pieces(whole, rows, scores, band, may_cut, margin, value)))
+        for (i, start, end, preset, rows, tokens), whole, may_cut, value in zip(flat, scored, cut, found):
+            pieces = unit_pieces(whole, rows, scores, band, may_cut, margin, value)
+            out[i].append(Unit(start, end, preset, pieces, tokens))
         return out
 
-    def _assemble(self, batch: Batch, sizes: Sequence[int], units, trees: Sequence[np.ndarray]):
-        """Per doc (of `sizes` tokens), the absolute head index of every token (a root points at itself) from
-        its pieces' trees (`trees`: one per piece, in the order of `units`), in a few array operations for
-        the whole batch; the pieces of a preset sentence joined into one tree. RETURNS (heads per doc, the
-        batch token of each piece word in the order of `trees`)."""
+    def _assemble(self, batch: Batch, docs: Sequence[Doc], units: List[List[Unit]], trees: Sequence[np.ndarray]):
+        """Per doc, the absolute head index of every token (a root points at itself) from its pieces' trees
+        (`trees`: one per piece, in the order of `units`), in a few array operations for the whole batch; the
+        pieces of a preset sentence joined into one tree; whitespace tokens attached by
+        `spaces.attach_whitespace`. RETURNS (heads per doc, the batch token of each piece word in the order of
+        `trees`)."""
+        sizes = [len(doc) for doc in docs]
         doc_start = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-        starts, joins = [], []                  # each piece's first token in the batch; preset units to join
+        tokens, joins = [], []                  # each piece's words as batch tokens; preset units to join
         for i, doc_units in enumerate(units):
-            for start, end, preset, pieces in doc_units:
-                if preset and len(pieces) > 1:
-                    joins.append((i, start, end, len(starts), len(pieces)))
-                starts += [doc_start[i] + start + a for a, _, _, _ in pieces]
+            for unit in doc_units:
+                if unit.preset and len(unit.pieces) > 1:
+                    joins.append((i, unit, len(tokens)))
+                tokens += [doc_start[i] + unit.tokens[a:b] for a, b, _, _ in unit.pieces]
         heads = np.arange(sum(sizes), dtype=np.int64)
         position = np.zeros(0, dtype=np.int64)
         if trees:
             lengths = np.array([len(tree) - 1 for tree in trees], dtype=np.int64)
-            base = np.repeat(np.asarray(starts, dtype=np.int64), lengths)
-            position = base + np.arange(len(base)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+            position = np.concatenate(tokens).astype(np.int64)
+            first = np.repeat(np.cumsum(lengths) - lengths, lengths)        # each word's piece's first word
             flat = np.concatenate([tree[1:] for tree in trees])
-            heads[position] = np.where(flat == 0, position, flat - 1 + base)
-        for i, start, end, first, count in joins:       # one tree per preset sentence
-            roots = np.array([starts[first + k] - doc_start[i] - start + int(np.argmax(trees[first + k][1:] == 0))
-                              for k in range(count)])
-            joined = join_roots(roots, batch.doc_rows[i], batch.rows_of(i, start, end), batch.scores)
-            heads[doc_start[i] + start + roots] = np.where(joined < 0, roots, joined) + start + doc_start[i]
-        return split_sizes(heads - np.repeat(doc_start, sizes), sizes), position
+            heads[position] = np.where(flat == 0, position, position[first + np.maximum(flat, 1) - 1])
+        for i, unit, first in joins:            # one tree per preset sentence
+            roots = np.array([a + int(np.argmax(trees[first + k][1:] == 0))
+                              for k, (a, _, _, _) in enumerate(unit.pieces)])
+            joined = join_roots(roots, batch.doc_rows[i], word_rows(batch, i, unit.tokens), batch.scores)
+            at = doc_start[i] + unit.tokens
+            heads[at[roots]] = np.where(joined < 0, at[roots], at[np.maximum(joined, 0)])
+        out = split_sizes(heads - np.repeat(doc_start, sizes), sizes)
+        return [attach_whitespace(doc_heads, space_tokens(doc)) for doc_heads, doc in zip(out, docs)], position
 
     def sentence_spans(self, doc: Doc) -> List[Tuple[int, int]]:
         """The token spans that become sentences: a doc's preset sentences, or the pieces of a doc without
-        boundaries (`splitting.py`)."""
+        boundaries (`splitting.py`); a doc of whitespace only has none."""
         batch = Batch(self.model, self.model.predict([doc]), parts=False).predict()
         spans = []
-        for start, end, preset, pieces in self.pieces(batch, [doc])[0]:
-            spans += [(start, end)] if preset else [(start + a, start + b) for a, b, _, _ in pieces]
+        for unit in self.pieces(batch, [doc])[0]:
+            if unit.preset:
+                spans.append((unit.start, unit.end))
+                continue
+            # a piece's span runs to the next piece's first word: the whitespace between stays with it
+            firsts = [unit.start] + [int(unit.tokens[a]) for a, _, _, _ in unit.pieces[1:]]
+            spans += list(zip(firsts, firsts[1:] + [unit.end]))
         return spans
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:

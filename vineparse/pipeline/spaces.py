@@ -1,19 +1,18 @@
-"""Whitespace tokens: how `vine_cascade` attaches them and where they put sentence boundaries.
+"""Whitespace tokens: how `vine_cascade` keeps them out of the parse and where they put sentence boundaries.
 
 spaCy's tokenizer makes a token of any whitespace other than one space after a word: line breaks ("\\n"),
-paragraph breaks ("\\n\\n") and runs of spaces. Such a token is no word of the sentence, so:
+paragraph breaks ("\\n\\n") and runs of spaces. Such a token is no word of any sentence, so:
 
-* it is never the head of a word: a word whose parse gives it a whitespace head takes that token's nearest
-  non-whitespace ancestor instead (its grandparent, or further up), so no word is lost from the tree;
-* it attaches to the nearest word before it in its sentence, else to the nearest word after it (a sentence
-  of whitespace only keeps its first token as root), with the label SPACE_LABEL;
-* it never starts a sentence: a sentence start that falls on whitespace moves to the next word;
+* the parser never sees it: the units and pieces the cascade parses are made of words only (the encoder still
+  reads every token, so the line breaks inform the words around them and the sentence-start scorer);
+* it attaches to the nearest word before it, else to the nearest word after it (`attach_whitespace`), with the
+  label SPACE_LABEL, so it is never the head of a word and stays with the sentence before it;
+* it never starts a sentence: a sentence start that falls on whitespace moves to the next word (`word_starts`);
 * it never counts in a score (spaCy's scorer skips whitespace tokens; the CoNLL-U writer drops them).
 
-Training learns the same attachment (`training.gold_sentences`), so the scorers see whitespace tokens where
-they are, and a gold tree never makes a whitespace token a head. Contracting whitespace nodes out of a
-projective tree and attaching them to an adjacent word keeps it projective. Time O(n) per sentence but for
-chains of whitespace heads, which the rule never builds.
+Training learns from the same words: a gold sentence's tree is over its words (`training.gold_sentences`), a
+word the annotation puts under a whitespace token taking its nearest word ancestor (`contract_spaces`).
+Time O(n) per doc.
 """
 from typing import Sequence
 
@@ -21,7 +20,12 @@ import numpy as np
 from spacy.attrs import IS_SPACE
 from spacy.tokens import Doc
 
-SPACE_LABEL = "dep"     # UD's unspecified relation: what a whitespace token's arc is called in a parsed doc
+# A whitespace token's arc label, in parsed docs and in gold docs (`vineparse.text.gold_docs`): punct, in every UD
+# label set, which spaCy's scorer leaves out as it does whitespace (and, in gold docs, unlike "no annotation":
+# spaCy 3.8's `Scorer.score_deps` keeps the indices of missing annotations from one doc to the next, so
+# unannotated whitespace in some docs would drop real words of later docs from the predictions it scores; EWT
+# dev: UAS 48.6 against 65.8, same parses).
+SPACE_LABEL = "punct"
 
 
 def space_tokens(doc: Doc) -> np.ndarray:
@@ -93,18 +97,17 @@ def paragraph_starts(doc: Doc, space: np.ndarray) -> np.ndarray:
     return starts[starts > 0]
 
 
-def attach_spaces(docs: Sequence[Doc], units, trees: list) -> list:
-    """The pieces' trees (one per piece, in the order of `units`: per doc, (unit start, end, preset, pieces)
-    with pieces (start, end, ...) relative to the unit) with their whitespace tokens attached by
-    `contract_spaces`; the same list where no doc has whitespace tokens."""
-    space = [space_tokens(doc) for doc in docs]
-    if not any(found.any() for found in space):
-        return trees
-    out, k = list(trees), 0
-    for found, doc_units in zip(space, units):
-        for start, _, _, pieces in doc_units:
-            for a, b, *_ in pieces:
-                if found[start + a:start + b].any():
-                    out[k] = contract_spaces(out[k], found[start + a:start + b])
-                k += 1
+def attach_whitespace(heads: np.ndarray, space: np.ndarray) -> np.ndarray:
+    """A doc's heads (int64 (n,), absolute, a root pointing at itself) with each whitespace token attached to the
+    nearest word before it, else to the nearest word after it; a doc of whitespace only keeps its first token
+    as root and attaches the others to it. The parser never sees whitespace tokens (they are no words of its
+    units), so this is their only attachment. space: bool (n,) (`space_tokens`)."""
+    n = len(space)
+    if not space.any():
+        return heads
+    positions = np.arange(n)
+    before = np.maximum.accumulate(np.where(space, -1, positions))
+    after = np.minimum.accumulate(np.where(space, n, positions)[::-1])[::-1]
+    out = heads.copy()
+    out[space] = np.where(before[space] >= 0, before[space], np.where(after[space] < n, after[space], 0))
     return out

@@ -32,18 +32,21 @@ from .scorers import (HEAD_COLUMN, biaffine_scores, dense_buckets, distance_buck
 from .thresholds import is_held_out, observe_sentence
 
 
-SPACE = -2      # the label id of a whitespace token: no label to learn (`spaces.py`)
-
-
 @dataclass
 class GoldSentence:
     doc: int                 # index of the example in the batch
     start: int
     end: int
     heads: np.ndarray        # projective gold tree, int64 (n + 1,), heads[0] = -1, 0 = the root
-    labels: np.ndarray       # label ids (n + 1,), -1 where unseen (and at 0), SPACE at whitespace tokens
+    labels: np.ndarray       # label ids (n + 1,), -1 where unseen (and at 0)
     held_out: bool = False   # its recall sets the pruning thresholds (kept out of the losses unless learn_held_out)
     annotated: Optional[np.ndarray] = None   # the gold tree as annotated, crossing arcs and all (None: `heads`)
+    words: Optional[np.ndarray] = None       # its words' token offsets from `start` (None: every token is one)
+
+    def rows(self, batch: Batch) -> np.ndarray:
+        """Its words' rows of `batch`, its doc's root row first: whitespace tokens are no words (`spaces.py`)."""
+        rows = batch.rows_of(self.doc, self.start, self.end)
+        return rows if self.words is None else rows[np.concatenate([[0], self.words + 1])]
 
     @property
     def tree(self) -> np.ndarray:
@@ -71,23 +74,32 @@ def sentence_spans(example) -> List[Tuple[int, int]]:
     return list(zip(bounds[:-1], bounds[1:]))
 
 
-def _gold_tree(heads, space: np.ndarray, start: int, end: int) -> np.ndarray:
-    """The sentence start..end - 1 as a tree (int64 (n + 1,), 0 = the root) from absolute doc heads (spaCy marks
-    a root by its own index), its whitespace tokens attached by `contract_spaces` (their heads unread)."""
+def _gold_tree(heads, space: np.ndarray, start: int, end: int, keep: Optional[np.ndarray] = None) -> np.ndarray:
+    """The sentence start..end - 1 as a tree (int64, 0 = the root) from absolute doc heads (spaCy marks a root
+    by its own index), over the tokens `keep` (offsets from `start`; None: all): whitespace tokens contracted
+    away (`contract_spaces`, their own heads unread), then left out."""
     own = np.arange(start, end)
     absolute = np.array([i if space[i] else h for i, h in zip(own, heads[start:end])], dtype=np.int64)
-    tree = np.concatenate([[-1], np.where(absolute == own, 0, absolute - start + 1)])
-    return contract_spaces(tree, space[start:end])
+    tree = contract_spaces(np.concatenate([[-1], np.where(absolute == own, 0, absolute - start + 1)]),
+                           space[start:end])
+    if keep is None:
+        return tree
+    index = np.concatenate([[0], keep + 1])
+    renumber = np.zeros(len(tree), dtype=np.int64)
+    renumber[index] = np.arange(len(index))
+    out = renumber[tree[index]]
+    out[0] = -1
+    return out
 
 
 def gold_sentences(examples, label_ids: Dict[str, int], skip, held_out: float = 0.0,
                    decorate: bool = True, annotated: bool = False) -> Iterator[GoldSentence]:
     """The gold sentences of each example's predicted doc (`sentence_spans`), projectivized (`labels.gold_parse`;
-    decorate: the lifted arcs' labels; annotated: also the tree as annotated, `GoldSentence.annotated`), their
-    whitespace tokens attached by `spaces.contract_spaces` with no label to learn. A sentence some word of which
-    has no one-to-one gold head inside it, or that has no word, or not exactly one root, is reported to
-    `skip(what, detail)` and left out. held_out: the share of sentences marked held out
-    (`thresholds.is_held_out`)."""
+    decorate: the lifted arcs' labels; annotated: also the tree as annotated, `GoldSentence.annotated`), over
+    their words: whitespace tokens are no words of the parse (`spaces.py`; a word the annotation puts under one
+    takes its nearest word ancestor, `spaces.contract_spaces`). A sentence some word of which has no one-to-one
+    gold head inside it, or that has no word, or not exactly one root, is reported to `skip(what, detail)` and
+    left out. held_out: the share of sentences marked held out (`thresholds.is_held_out`)."""
     for i, example in enumerate(examples):
         heads, deps = gold_parse(example, decorate)
         original = example.get_aligned_parse(projectivize=False)[0] if annotated else None
@@ -100,17 +112,16 @@ def gold_sentences(examples, label_ids: Dict[str, int], skip, held_out: float = 
                     or any(not d for d, word in zip(deps[start:end], words) if word)):
                 skip("sentences", f"a sentence of {end - start} tokens without one-to-one gold heads")
                 continue
-            tree = _gold_tree(heads, space, start, end)
+            keep = None if words.all() else np.flatnonzero(words)
+            tree = _gold_tree(heads, space, start, end, keep)
             if int((tree[1:] == 0).sum()) != 1:
                 skip("sentences", f"a sentence of {end - start} tokens whose gold heads make no single tree")
                 continue
-            labels = np.array([-1] + [label_ids.get(d, -1) if word else SPACE
-                                      for d, word in zip(deps[start:end], words)], dtype=np.int64)
+            labels = np.array([-1] + [label_ids.get(d, -1) for d, word in zip(deps[start:end], words) if word],
+                              dtype=np.int64)
             hold = is_held_out([t.text for t in doc[start:end]], held_out)
-            as_annotated = None
-            if original is not None:
-                as_annotated = _gold_tree(original, space, start, end)
-            yield GoldSentence(i, start, end, tree, labels, hold, as_annotated)
+            as_annotated = None if original is None else _gold_tree(original, space, start, end, keep)
+            yield GoldSentence(i, start, end, tree, labels, hold, as_annotated, keep)
 
 
 def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
@@ -131,7 +142,7 @@ def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
         observe_held_out(component, batch, held)
     if not sentences:
         return 0.0, zeros, details
-    rows = [batch.rows_of(s.doc, s.start, s.end) for s in sentences]
+    rows = [s.rows(batch) for s in sentences]
     rate = settings.scorer_dropout
     arc_scorer = model.get_ref("arcs")
     HD, backprop_arc_projection = dropped(ops, *arc_scorer.layers[0](X, is_train=True), rate)
@@ -222,7 +233,7 @@ def observe_held_out(component, batch: Batch, held: List[GoldSentence], threshol
     of the gold arcs."""
     if batch.tables is None:
         batch.predict()
-    rows = [batch.rows_of(s.doc, s.start, s.end) for s in held]
+    rows = [s.rows(batch) for s in held]
     scored = batch.score(rows)
     if thresholds:
         parsing = component.predict_cascade if component.settings.predict_orders is not None else None
@@ -256,7 +267,7 @@ def label_cross_entropy(component, X, batch: Batch, sentences: List[GoldSentence
     for s in sentences:
         known = np.flatnonzero(s.labels[1:] >= 0) + 1
         component.skipped["unseen_labels"] += int((s.labels[1:] == -1).sum())
-        rows = batch.rows_of(s.doc, s.start, s.end)
+        rows = s.rows(batch)
         heads.append(rows[s.tree[known]])
         mods.append(rows[known])
         buckets.append(distance_buckets(s.tree[known], known))

@@ -6,16 +6,20 @@ on that text, so that `doc.text` is the raw text itself: spaCy's `Corpus` reader
 tokenizes `doc.text` for the predicted doc, so the models train on the line breaks and paragraph breaks they
 will meet. The words are the treebank's syntactic words (a multiword token is written as its words, which
 in English spell it: "do" + "n't"); any other whitespace than one space after a word (a line break, a
-paragraph break, several spaces) is a token of its own with no head and no label (missing annotation), as
-spaCy's tokenizer makes one of it: it neither counts in spaCy's scores nor starts a sentence
-(`vineparse.pipeline.spaces`); its tag and POS are spaCy's "_SP" and SPACE. Heads, labels, tags, POS, lemmas and morphology
-come from the treebank.
+paragraph break, several spaces) is a token of its own, as spaCy's tokenizer makes one of it, attached to the
+word before it (the first word for leading whitespace) as SPACE_LABEL, tagged "_SP" / SPACE as spaCy tags
+whitespace: it never counts in spaCy's scores and never starts a sentence (vine_cascade's own rule for
+whitespace: `vineparse.pipeline.spaces`). Heads, labels,
+tags, POS, lemmas and morphology come from the treebank.
 """
 from typing import List, Sequence, Tuple
 
 from spacy.tokens import Doc
 
 from ..corpus.conllu import Sentence
+from ..pipeline.spaces import SPACE_LABEL
+
+
 
 
 class SpellingError(ValueError):
@@ -50,6 +54,7 @@ def gold_document(vocab, text: str, sentences: Sequence[Sentence], spans: Sequen
     lemmas: List = []
     morphs: List = []
     cursor = 0
+    placed_words: List[int] = []        # the doc token of every word so far
 
     def add_whitespace(gap: str) -> None:
         if not gap:
@@ -61,8 +66,8 @@ def gold_document(vocab, text: str, sentences: Sequence[Sentence], spans: Sequen
         for token, trailing in tokens:
             words.append(token)
             spaces.append(trailing)
-            heads.append(None)
-            deps.append(None)
+            heads.append(placed_words[-1] if placed_words else -1)    # -1: the first word, once known
+            deps.append(SPACE_LABEL)
             tags.append("_SP")          # spaCy's tag and POS of whitespace
             pos.append("SPACE")
             lemmas.append(token)
@@ -82,6 +87,7 @@ def gold_document(vocab, text: str, sentences: Sequence[Sentence], spans: Sequen
             if k:
                 add_whitespace(text[cursor:found])
             placed.append(len(words))
+            placed_words.append(len(words))
             words.append(word)
             spaces.append(False)
             heads.append(int(sentence.heads[k + 1]))          # 1-based in the sentence for now, 0 = the root
@@ -101,6 +107,7 @@ def gold_document(vocab, text: str, sentences: Sequence[Sentence], spans: Sequen
                 deps[i] = None
         cursor = end
     add_whitespace(text[cursor:])
+    heads = [placed_words[0] if h == -1 else h for h in heads]
     return Doc(vocab, words=words, spaces=spaces, heads=heads, deps=deps, tags=tags, pos=pos, lemmas=lemmas,
                morphs=morphs)
 
