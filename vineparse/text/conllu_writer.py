@@ -2,7 +2,9 @@
 
 Conventions (each one counted in ``WriteStats`` when it changes what the pipeline produced):
 
-- Documents: every doc starts with ``# newdoc`` (``# newdoc id = ID`` when an id is given) and ``# newpar``.
+- Documents: every doc starts with ``# newdoc`` (``# newdoc id = ID`` when an id is given) and ``# newpar``,
+  unless it is written as the next part of the document before (``ConlluWriter.write(continues=True)``, how
+  ``parse_text`` writes a long text cut into pieces).
 - Words: every token that is not whitespace (``token.is_space``) is a word, numbered 1..n in its sentence.
   Whitespace tokens are never written: the text between two words (their whitespace and any whitespace tokens)
   decides the word's MISC ``SpaceAfter=No`` (no character at all between them; written at sentence ends too)
@@ -11,7 +13,8 @@ Conventions (each one counted in ``WriteStats`` when it changes what the pipelin
   when it starts a sentence, ``NewPar=Yes`` in its MISC (UD's mark of a paragraph inside a sentence) otherwise.
 - Sentences: ``doc.sents`` when the doc has sentence boundaries, else the whole doc as one sentence. A sentence
   with no word (only whitespace) is not written (``empty_sentences``). ``# sent_id = DOC-sK`` (K from 1 in the
-  document; DOC is the document id, or ``dN`` for the N-th document written) and ``# text`` (the words' forms
+  document; DOC is the document id, or ``dN`` for the N-th document written; ``PREFIX-sK`` with K from 1 in the
+  doc when ``write`` is given ``sent_prefix``) and ``# text`` (the words' forms
   with one space where the MISC has no ``SpaceAfter=No``: the line breaks of the raw text become spaces).
 - Columns: FORM ``token.text``, LEMMA ``lemma_``, UPOS ``pos_``, XPOS ``tag_``, FEATS ``str(token.morph)``,
   DEPREL ``dep_``; an empty value is ``_``, except UPOS: UD's validator (level 2) takes only the 17 tags, so a
