@@ -18,8 +18,10 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
                         help="local worker processes (default: one per core; 0: in this process, without Dask)")
     parser.add_argument("--memory-limit", default="auto", metavar="SIZE",
                         help="memory limit of each local worker, e.g. 2GiB (default: auto)")
-    parser.add_argument("--docs", choices=("lines", "files"), default="lines",
-                        help="spaCy models: one document a line (default) or a file")
+    parser.add_argument("--docs", choices=("lines", "files", "paragraphs"), default="lines",
+                        help="spaCy models: one document a line (default), a file, or a paragraph (raw text with "
+                             "paragraphs as empty lines, e.g. UD's .txt: CoNLL-U with # newpar, whitespace "
+                             "tokens not written, as parse-text writes it)")
     parser.add_argument("--format", dest="formats", default=None, metavar="FORMATS",
                         help="comma-separated outputs: spacy (DocBin) and/or conllu (default: spacy for a spaCy "
                              "model, conllu for a cascade)")

@@ -16,7 +16,7 @@ from typing import Any, Tuple, Union
 
 KINDS = ("spacy", "cascade")
 # The input layout and the output formats of each kind (the first format is the default).
-LAYOUTS = {"spacy": ("lines", "files"), "cascade": ("conllu",)}
+LAYOUTS = {"spacy": ("lines", "files", "paragraphs"), "cascade": ("conllu",)}
 FORMATS = {"spacy": ("spacy", "conllu"), "cascade": ("conllu",)}
 PathLike = Union[str, os.PathLike]
 

@@ -133,9 +133,13 @@ def _labelled_trees(parser: Any, kept: List[Tuple[Part, int, Any]]) -> List:
     return trees
 
 
-def parse_text_items(nlp: Any, items: List[Item], settings: ParseSettings) -> ParsedShard:
+def parse_text_items(nlp: Any, items: List[Item], settings: ParseSettings, layout: str = "lines") -> ParsedShard:
     """Parse plain-text documents with a spaCy pipeline (`nlp.pipe` in batches of `settings.batch_size`);
-    output a DocBin (with each doc's origin in `doc.user_data["vineparse_source"]`) and/or CoNLL-U."""
+    output a DocBin (with each doc's origin in `doc.user_data["vineparse_source"]`) and/or CoNLL-U.
+
+    Layout "paragraphs" (raw text, one item a paragraph): CoNLL-U as `vineparse.text.conllu_writer` writes it,
+    one document a file (``# newdoc id = FILE NAME`` in the shard holding its first paragraph), ``# newpar``
+    per paragraph, sentence ids ``NAME:LINE-sK``, whitespace tokens not written."""
     out = ParsedShard({})
     start = time.perf_counter()
     texts: List[str] = []
@@ -167,6 +171,8 @@ def parse_text_items(nlp: Any, items: List[Item], settings: ParseSettings) -> Pa
 
         docbin = DocBin(store_user_data=True)
     blocks: List[str] = []
+    if layout == "paragraphs" and "conllu" in settings.formats:
+        _write_paragraphs(docs, sources, blocks)
     for doc, (part, line) in zip(docs, sources):
         source = f"{part.path}:{line}"
         out.documents += 1
@@ -175,7 +181,7 @@ def parse_text_items(nlp: Any, items: List[Item], settings: ParseSettings) -> Pa
         if docbin is not None:
             doc.user_data[SOURCE_KEY] = source
             docbin.add(doc)
-        if "conllu" in settings.formats:
+        if "conllu" in settings.formats and layout != "paragraphs":
             try:
                 sentences = doc_sentences(doc, source)
             except ValueError as err:           # the model's output, not the input: reported, not fatal
@@ -192,8 +198,30 @@ def parse_text_items(nlp: Any, items: List[Item], settings: ParseSettings) -> Pa
     return out
 
 
-def parse_items(kind: str, model: Any, items: List[Item], settings: ParseSettings) -> ParsedShard:
-    """Dispatch on the model kind ("cascade": CoNLL-U items; "spacy": text items)."""
+def _write_paragraphs(docs: List, sources: List[Tuple[Part, int]], blocks: List[str]) -> None:
+    """The CoNLL-U of a shard's paragraphs (see parse_text_items), appended to blocks."""
+    import io
+    import os.path
+
+    from ..text.conllu_writer import ConlluWriter
+
+    buffer = io.StringIO()
+    writer = ConlluWriter(buffer)
+    path = None
+    for doc, (part, line) in zip(docs, sources):
+        name = os.path.basename(part.path)
+        if part.path != path:
+            path = part.path
+            if part.offset > 0:  # the file's first paragraphs are in an earlier shard
+                writer.resume(name)
+            first = part.offset == 0
+        writer.write(doc, name, continues=not first, new_paragraph=True, sent_prefix=f"{name}:{line}")
+        first = False
+    blocks.append(buffer.getvalue())
+
+
+def parse_items(kind: str, model: Any, items: List[Item], settings: ParseSettings, layout: str = "") -> ParsedShard:
+    """Dispatch on the model kind ("cascade": CoNLL-U items; "spacy": text items, in `layout`)."""
     if kind == "cascade":
         return parse_conllu_items(model, items, settings)
-    return parse_text_items(model, items, settings)
+    return parse_text_items(model, items, settings, layout or "lines")

@@ -12,7 +12,9 @@ Item layouts (`layout`):
   skipped and reported at parse time, never silently dropped);
 - "conllu": one sentence a block of non-blank lines (CoNLL-U); blank lines between blocks belong to the block
   before them;
-- "files": one document a file.
+- "files": one document a file;
+- "paragraphs": one document a paragraph of raw text (a block of non-blank lines, as UD's `.txt` files write
+  paragraphs and documents), cut as "conllu" blocks are.
 
 Planning reads every input once, streaming (memory: one line), in O(bytes); with a Dask client the files are
 planned in parallel on the workers (`plan_inputs`).
@@ -23,7 +25,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-LAYOUTS = ("lines", "conllu", "files")
+LAYOUTS = ("lines", "conllu", "files", "paragraphs")
 MAX_SHARD_SIZE = 1_000_000
 DEFAULT_MAX_SHARD_BYTES = 64 << 20
 PathLike = Union[str, os.PathLike]
@@ -259,8 +261,8 @@ def plan_inputs(paths: Sequence[str], layout: str, shard_size: int,
 def split_items(layout: str, part: Part, data: bytes) -> List[Tuple[int, bytes]]:
     """The items of one part: (line number of the item's first line, its bytes without the final newline).
 
-    "lines": one item a line (without a final b"\\r"); "conllu": one item a block of non-blank lines (lines
-    joined by b"\\n"); "files": the whole part. A UTF-8 byte-order mark opening a file is dropped.
+    "lines": one item a line (without a final b"\\r"); "conllu" and "paragraphs": one item a block of non-blank
+    lines (lines joined by b"\\n"); "files": the whole part. A UTF-8 byte-order mark opening a file is dropped.
     """
     if part.offset == 0 and data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]

@@ -33,7 +33,7 @@ def run_shard(model: Any, shard: Shard, job: Job) -> Dict:
     if len(items) != shard.items:
         raise RuntimeError(f"{shard.where}: shard {shard.index} holds {len(items)} items, {shard.items} planned")
     read = time.perf_counter()
-    parsed = parse_items(job.kind, model, items, job.settings)
+    parsed = parse_items(job.kind, model, items, job.settings, job.layout)
     written = time.perf_counter()
     for fmt, data in parsed.outputs.items():
         write_atomic(shard_file(job.output, shard.index, EXTENSIONS[fmt]), data)

@@ -2,7 +2,9 @@
 
 Conventions (each one counted in ``WriteStats`` when it changes what the pipeline produced):
 
-- Documents: every doc starts with ``# newdoc`` (``# newdoc id = ID`` when an id is given) and ``# newpar``.
+- Documents: every doc starts with ``# newdoc`` (``# newdoc id = ID`` when an id is given) and ``# newpar``,
+  unless it is written as the next part of the document before (``ConlluWriter.write(continues=True)``, how
+  ``parse_text`` writes a long text cut into pieces).
 - Words: every token that is not whitespace (``token.is_space``) is a word, numbered 1..n in its sentence.
   Whitespace tokens are never written: the text between two words (their whitespace and any whitespace tokens)
   decides the word's MISC ``SpaceAfter=No`` (no character at all between them; written at sentence ends too)
@@ -11,7 +13,8 @@ Conventions (each one counted in ``WriteStats`` when it changes what the pipelin
   when it starts a sentence, ``NewPar=Yes`` in its MISC (UD's mark of a paragraph inside a sentence) otherwise.
 - Sentences: ``doc.sents`` when the doc has sentence boundaries, else the whole doc as one sentence. A sentence
   with no word (only whitespace) is not written (``empty_sentences``). ``# sent_id = DOC-sK`` (K from 1 in the
-  document; DOC is the document id, or ``dN`` for the N-th document written) and ``# text`` (the words' forms
+  document; DOC is the document id, or ``dN`` for the N-th document written; ``PREFIX-sK`` with K from 1 in the
+  doc when ``write`` is given ``sent_prefix``) and ``# text`` (the words' forms
   with one space where the MISC has no ``SpaceAfter=No``: the line breaks of the raw text become spaces).
 - Columns: FORM ``token.text``, LEMMA ``lemma_``, UPOS ``pos_``, XPOS ``tag_``, FEATS ``str(token.morph)``,
   DEPREL ``dep_``; an empty value is ``_``, except UPOS: UD's validator (level 2) takes only the 17 tags, so a
@@ -110,17 +113,27 @@ class ConlluWriter:
         self._gap: Optional[str] = None  # the text after its last word so far (None: nothing written)
         self._pending_id: Optional[str] = None  # the id of the document to open at its first word
 
-    def write(self, doc, doc_id: Optional[str] = None, continues: bool = False) -> None:
+    def write(self, doc, doc_id: Optional[str] = None, continues: bool = False, new_paragraph: bool = False,
+              sent_prefix: Optional[str] = None) -> None:
         """Write one doc as a document, or with ``continues`` as the next part of the document written last.
 
         A continuing doc gets no ``# newdoc``, its sentences are numbered on from the previous part's, and its
         first word starts a paragraph only if the whitespace since the previous part's last word holds an
-        empty line (a doc cut out of a longer text at a line or a space continues its paragraph; the
-        previous part's last word cannot get ``SpaceAfter=No`` afterwards). A doc with no word writes nothing.
+        empty line, or ``new_paragraph`` (a doc cut out of a longer text at a line or a space continues its
+        paragraph; the previous part's last word cannot get ``SpaceAfter=No`` afterwards). ``sent_prefix``
+        names this doc's sentences ``PREFIX-sK`` (K from 1) instead of ``DOC-sK``. A doc with no word writes
+        nothing.
         """
-        self.file.write(self.format(doc, doc_id, continues))
+        self.file.write(self.format(doc, doc_id, continues, new_paragraph, sent_prefix))
 
-    def format(self, doc, doc_id: Optional[str] = None, continues: bool = False) -> str:
+    def resume(self, doc_id: Optional[str]) -> None:
+        """Go on with a document begun elsewhere (e.g. in an earlier shard): the next doc written with
+        ``continues`` gets no ``# newdoc``."""
+        self._doc_name = ("_".join(str(doc_id).split()) or "_") if doc_id is not None else "d"
+        self._newdoc, self._k, self._gap = "", 0, ""
+
+    def format(self, doc, doc_id: Optional[str] = None, continues: bool = False, new_paragraph: bool = False,
+               sent_prefix: Optional[str] = None) -> str:
         """What ``write`` writes, as a string (counted as written)."""
         stats = self.stats
         words = [t for t in doc if not t.is_space]
@@ -140,7 +153,7 @@ class ConlluWriter:
             self._k = 0
         # paragraph starts and SpaceAfter=No, from the text between consecutive words
         new_par = set()
-        if self._gap is None or _EMPTY_LINE.search(self._gap + text[:words[0].idx]):
+        if new_paragraph or self._gap is None or _EMPTY_LINE.search(self._gap + text[:words[0].idx]):
             new_par.add(words[0].i)
         no_space = set()
         for left, right in zip(words, words[1:]):
@@ -152,13 +165,16 @@ class ConlluWriter:
         self._gap = _squeeze(text[words[-1].idx + len(words[-1].text):])
         ranges = self._ranges(doc)
         out: List[str] = []
+        k = 0
         for span in _sentences(doc):
             sentence = [t for t in span if not t.is_space]
             if not sentence:
                 stats.empty_sentences += 1
                 continue
             self._k += 1
-            out.append(self._sentence(doc, sentence, ranges, new_par, no_space))
+            k += 1
+            sent_id = f"{self._doc_name}-s{self._k}" if sent_prefix is None else f"{sent_prefix}-s{k}"
+            out.append(self._sentence(doc, sentence, ranges, new_par, no_space, sent_id))
         return "".join(out)
 
     def _ranges(self, doc) -> Dict[int, int]:
@@ -234,7 +250,7 @@ class ConlluWriter:
                 labels[m] = "dep"
         return heads, labels
 
-    def _sentence(self, doc, sentence, ranges, new_par, no_space) -> str:
+    def _sentence(self, doc, sentence, ranges, new_par, no_space, sent_id) -> str:
         stats = self.stats
         heads, labels = self._heads(sentence)
         lines = []
@@ -244,7 +260,7 @@ class ConlluWriter:
         if sentence[0].i in new_par:
             lines.append("# newpar")
             stats.paragraphs += 1
-        lines.append(f"# sent_id = {self._doc_name}-s{self._k}")
+        lines.append(f"# sent_id = {'_'.join(sent_id.split())}")
         text_at = len(lines)
         lines.append("")  # the # text line, filled below
         pieces: List[str] = []
