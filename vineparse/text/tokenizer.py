@@ -19,7 +19,7 @@ derived from EWT train and dev (never test); the counts in the comments are trai
 - Special cases: abbreviations UD keeps with their period (`ABBREVIATIONS`, "Ft.", "Lt.", "No.") are added;
   spaCy's "and/or" (UD: "and" "/" "or", 28 of 28) and its splits of "id", "Wed", "wed" (UD: one word) are
   removed. The fused words of `vineparse.text.multiword.FUSED` split into UD's words ("wanna" is "wan" + "na",
-  "outta" "out" + "ta") where spaCy has no rule for them.
+  "awhile" "a" + "while") where spaCy has no rule for them.
 
 Multiword tokens ("don't" as one surface token over "do" + "n't") are not the tokenizer's business: spaCy's
 tokens are UD's syntactic words, and `vineparse.text.multiword.multiword_ranges` finds the token ranges UD
