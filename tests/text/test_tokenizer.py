@@ -3,6 +3,7 @@
 The cases are EWT train's (the gold tokens of sentences of en_ewt-ud-train.conllu); each differs from what
 spaCy's own English rules give, so a rule that is not applied fails its case.
 """
+import json
 import subprocess
 import sys
 import textwrap
@@ -23,10 +24,8 @@ TRAIN_CASES = [
     ("<< back ====", ["<<", "back", "===="]),
     ("send me an e-mail", ["send", "me", "an", "e-mail"]),
     ("non-human co-workers", ["non-human", "co-workers"]),
-    ("Al-Zaman : American forces", ["Al", "-", "Zaman", ":", "American", "forces"]),
     ("call 713-853-3989 today", ["call", "713-853-3989", "today"]),
     ("on 11-20-2000 at", ["on", "11-20-2000", "at"]),
-    ("from 3-4 and 1969-1970", ["from", "3", "-", "4", "and", "1969", "-", "1970"]),
     ("the F-102 and AK-47", ["the", "F", "-", "102", "and", "AK", "-", "47"]),
     ("starts at 7:30PM", ["starts", "at", "7:30", "PM"]),
     ("you and/or me", ["you", "and", "/", "or", "me"]),
@@ -53,7 +52,7 @@ def test_train_cases(nlp, text, tokens):
     assert [t.text for t in spacy.blank("en")(text)] != tokens
 
 
-@pytest.mark.parametrize("text", ["The cat sat on the mat.", "I don't think it's Bush's fault, is it?",
+@pytest.mark.parametrize("text", ["Al-Zaman : American forces", "from 3-4 and 1969-1970", "The cat sat on the mat.", "I don't think it's Bush's fault, is it?",
                                   "Mr. Smith paid $5.00 (see http://www.example.com/a-b).", "U.S. troops :)", "Wait...? what",
                                   "well-known self-esteem", "It costs 10%. Call (713) 853-3989"])
 def test_agrees_with_spacy_where_ud_does(nlp, text):
@@ -79,19 +78,34 @@ def test_every_character_in_exactly_one_token(nlp, text):
 
 
 def test_saved_pipeline_loads_without_vineparse(nlp, tmp_path):
-    """The rules travel in the tokenizer's own files: a fresh interpreter that never imports vineparse loads
-    the saved pipeline and tokenizes as we do."""
+    """The rules travel in the tokenizer's own files: a fresh interpreter where vineparse cannot be imported
+    (its entry points hidden from spaCy, its modules refused) loads the saved pipeline and tokenizes as we do."""
     nlp.to_disk(tmp_path / "model")
     texts = [text for text, _ in TRAIN_CASES]
     script = textwrap.dedent(f"""
-        import json, sys, spacy
+        import importlib.metadata, json, sys
+
+        class NoVineparse:
+            def find_spec(self, name, path=None, target=None):
+                if name.split(".")[0] == "vineparse":
+                    raise ImportError("vineparse is not installed here")
+
+        sys.meta_path.insert(0, NoVineparse())
+        import catalogue
+        groups = {{}}  # catalogue reads a plain dict of entry points by group
+        for dist in importlib.metadata.distributions():
+            for ep in dist.entry_points:
+                if not ep.value.startswith("vineparse"):
+                    groups.setdefault(ep.group, []).append(ep)
+        catalogue.AVAILABLE_ENTRY_POINTS = groups
+        import spacy
         nlp = spacy.load({str(tmp_path / "model")!r})
-        assert not any(name.startswith("vineparse") for name in sys.modules), "vineparse was imported"
+        assert not any(name.split(".")[0] == "vineparse" for name in sys.modules)
         print(json.dumps([[t.text for t in nlp(text)] for text in {texts!r}]))
     """)
-    # -I: the working directory (a source tree) stays off sys.path; spaCy's entry points are read lazily
-    out = subprocess.run([sys.executable, "-I", "-c", script], capture_output=True, text=True, check=True)
-    import json
+    # -I: the working directory (a source tree) stays off sys.path
+    out = subprocess.run([sys.executable, "-I", "-c", script], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == [tokens for _, tokens in TRAIN_CASES]
     assert nlp.tokenizer.to_bytes() == spacy.load(tmp_path / "model").tokenizer.to_bytes()
 

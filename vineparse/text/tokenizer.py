@@ -7,7 +7,7 @@ pipeline saves them in its tokenizer's own files and loads them back without vin
 derived from EWT train and dev (never test); the counts in the comments are train + dev occurrences.
 
 - Runs of one punctuation character are one token: "!!!", "**", "<<", "====", "____" (1,037 runs, all but 8
-  one token in UD; spaCy splits them into single characters). Runs of sentence-final marks are one token too:
+  one token in UD; spaCy splits them into single characters), and so are rules mixing "-" and "=" ("----=="). Runs of sentence-final marks are one token too:
   ".?", "?!", "!!!?" (78 runs, 64 one token), except that an ellipsis stays apart: "...?" is "..." + "?".
   Runs of "+" count only on their own ("C++" keeps its "++").
 - Hyphens between letters split as in spaCy ("Al-Zaman" is "Al" "-" "Zaman": 456 of 728 such hyphens), except
@@ -19,7 +19,7 @@ derived from EWT train and dev (never test); the counts in the comments are trai
 - Special cases: abbreviations UD keeps with their period (`ABBREVIATIONS`, "Ft.", "Lt.", "No.") are added;
   spaCy's "and/or" (UD: "and" "/" "or", 28 of 28) and its splits of "id", "Wed", "wed" (UD: one word) are
   removed. The fused words of `vineparse.text.multiword.FUSED` split into UD's words ("wanna" is "wan" + "na",
-  "outta" "out" + "ta") where spaCy has no rule for them.
+  "awhile" "a" + "while") where spaCy has no rule for them.
 
 Multiword tokens ("don't" as one surface token over "do" + "n't") are not the tokenizer's business: spaCy's
 tokens are UD's syntactic words, and `vineparse.text.multiword.multiword_ranges` finds the token ranges UD
@@ -54,9 +54,9 @@ ABBREVIATIONS = ("Arrv.", "Attn.", "Capt.", "Fri.", "Ft.", "Lt.", "Mon.", "No.",
 # spaCy special cases UD EWT disagrees with: it splits "and/or", and keeps "id", "Wed", "wed" as one word.
 REMOVED_SPECIAL_CASES = ("and/or", "id", "Wed", "wed")
 
-# One punctuation character repeated ("!!!", "**", "____"; a named group, since spaCy joins the patterns
-# into one alternation, where numbered back references would shift).
-_RUN = r"(?P<run>[^\w\s+]|_)(?P=run)+"
+# A rule of "-" and "=" ("----=="), or one punctuation character repeated ("!!!", "**", "____"; a named
+# group, since spaCy joins the patterns into one alternation, where numbered back references would shift).
+_RUN = r"(?:[-=_~*]*(?:-=|=-)[-=_~*]*|(?P<run>[^\w\s+]|_)(?P=run)+)"
 _PLUS_RUN = r"\+{2,}"
 # Sentence-final marks mixed (".?", "?!"), not starting with an ellipsis and not inside one.
 _FINAL_RUN_PREFIX = r"(?!\.\.\.)(?=[.!?]{2})[.!?]*[!?][.!?]*"

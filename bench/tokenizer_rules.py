@@ -1,0 +1,116 @@
+"""The word lists of vineparse.text's UD English rules, derived again from EWT train (+ dev) and compared with
+the lists the modules ship (issue 69).
+
+    python bench/tokenizer_rules.py
+
+Prints each list as derived and whether it equals the shipped one (exit status 1 if one differs):
+- `tokenizer.HYPHEN_PREFIXES`: lower-case letters before a hyphen and a word that UD keeps in one token at least
+  twice, more often than it splits them, with at least two different words after (train + dev);
+- `tokenizer.ABBREVIATIONS`: letters-and-periods tokens ending in a period that UD keeps at least twice and more
+  often than it writes them as the word and a "." token, and that spaCy's rules split (train + dev);
+- the spaCy special cases that split a string UD keeps as one single-word token more often than as a multiword
+  token (`tokenizer.REMOVED_SPECIAL_CASES` has these, and "and/or", which UD splits 28 of 28 times);
+- `multiword.CLITICS` (second words of train's multiword tokens seen at least twice, apostrophes normalised,
+  that begin with an apostrophe, or are such a word without it, or follow three different first words) and
+  `multiword.FUSED` (train's multiword tokens of letters seen at least twice whose last word is no clitic).
+"""
+import re
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import spacy
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from tokenization import SETS, corpora  # noqa: E402
+
+from vineparse.text import multiword, tokenizer  # noqa: E402
+
+
+def sentences(path: Path):
+    """(text, [(surface token, [words])]) per sentence."""
+    text, tokens, end = None, [], 0
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# text = "):
+            text = line[len("# text = "):]
+        elif line and line[0].isdigit():
+            cols = line.split("\t")
+            if "-" in cols[0]:
+                end = int(cols[0].split("-")[1])
+                tokens.append((cols[1], []))
+            elif "." not in cols[0]:
+                if int(cols[0]) <= end:
+                    tokens[-1][1].append(cols[1])
+                else:
+                    tokens.append((cols[1], [cols[1]]))
+        elif not line and tokens:
+            yield text, tokens
+            text, tokens, end = None, [], 0
+
+
+def main():
+    train = list(sentences(corpora() / SETS["ewt-dev"].replace("dev", "train")))
+    both = train + list(sentences(corpora() / SETS["ewt-dev"]))
+    nlp = spacy.blank("en")
+    hyphen, rights = defaultdict(Counter), defaultdict(set)
+    kept, split, single, multi = Counter(), Counter(), Counter(), Counter()
+    for text, tokens in both:
+        offsets, position = {}, 0
+        for form, words in tokens:
+            start = text.find(form, position)
+            if start < 0:
+                break
+            offsets[start] = form
+            position = start + len(form)
+            (single if len(words) == 1 else multi)[form] += 1
+            if re.fullmatch(r"[A-Za-z][A-Za-z.]*\.", form):
+                kept[form] += 1
+            if form == "." and re.fullmatch(r"[A-Za-z][A-Za-z.]*", previous) and previous_end == start:
+                split[previous + "."] += 1
+            previous, previous_end = form, start + len(form)
+        else:
+            for match in re.finditer(r"(?<=[^\W_])-(?=[^\W_])", text):
+                left = re.search(r"[^\W_]+$", text[:match.start()]).group().lower()
+                right = re.match(r"[^\W_]+", text[match.end():]).group().lower()
+                if left.isalpha() and right.isalpha():
+                    whole = match.start() not in offsets or offsets[match.start()] != "-"
+                    hyphen[left][whole] += 1
+                    if whole:
+                        rights[left].add(right)
+    derived = {
+        "HYPHEN_PREFIXES": tuple(sorted(p for p, c in hyphen.items()
+                                        if c[True] >= 2 and c[True] > c[False] and len(rights[p]) >= 2)),
+        "ABBREVIATIONS": tuple(sorted(f for f in kept if kept[f] >= 2 and kept[f] > split[f] and len(nlp(f)) > 1)),
+        "REMOVED_SPECIAL_CASES": tuple(sorted(k for k, v in nlp.tokenizer.rules.items()
+                                              if len(v) > 1 and single[k] > multi[k] and "'" not in k) + ["and/or"]),
+    }
+    seconds, hosts, fused = Counter(), defaultdict(set), Counter()
+    for _, tokens in train:
+        for form, words in tokens:
+            lower = [w.lower().replace("\u2019", "'").replace("`", "'") for w in words]
+            seconds.update(lower[1:])
+            for word in lower[1:]:
+                hosts[word].add(lower[0])
+    apostrophe = {w for w in seconds if w.startswith(("'", "n'")) and len(w) > 1}
+    # the bare apostrophe ("parents'") has a rule of its own (multiword_ranges: after a word ending in "s")
+    derived["CLITICS"] = tuple(sorted(w for w, n in seconds.items() if n >= 2 and w != "'" and (
+        w in apostrophe or any(w == a.replace("'", "") for a in apostrophe) or len(hosts[w]) >= 3)))
+    for _, tokens in train:
+        for form, words in tokens:
+            lower = tuple(w.lower() for w in words)
+            if len(words) > 1 and lower[-1] not in derived["CLITICS"] and all(map(str.isalpha, lower)):
+                fused[lower] += 1
+    derived["FUSED"] = tuple(sorted(words for words, n in fused.items() if n >= 2))
+    shipped = {"HYPHEN_PREFIXES": tokenizer.HYPHEN_PREFIXES, "ABBREVIATIONS": tokenizer.ABBREVIATIONS,
+               "REMOVED_SPECIAL_CASES": tokenizer.REMOVED_SPECIAL_CASES, "CLITICS": multiword.CLITICS,
+               "FUSED": multiword.FUSED}
+    same = True
+    for name, values in derived.items():
+        equal = sorted(values) == sorted(shipped[name])
+        same &= equal
+        print(f"{name} ({'as shipped' if equal else 'DIFFERS from ' + repr(sorted(shipped[name]))}): {list(values)}")
+    sys.exit(0 if same else 1)
+
+
+if __name__ == "__main__":
+    main()
