@@ -7,8 +7,11 @@ import vineparse.pipeline  # noqa: F401  (registers vine_cascade when the packag
 
 TINY_TOK2VEC = {"@architectures": "spacy.HashEmbedCNN.v2", "pretrained_vectors": None, "width": 32, "depth": 2,
                 "embed_size": 500, "window_size": 1, "maxout_pieces": 2, "subword_features": True}
-TINY_MODEL = {"@architectures": "vineparse.VineCascadeModel.v2", "arc_width": 32, "part_width": 8,
-              "label_width": 16, "label_children": True, "tok2vec": TINY_TOK2VEC}
+# small, and without the BiLSTM, span term, shared part roles and sentence-start scorer of the default model
+# (tests that need one of them add it)
+TINY_MODEL = {"@architectures": "vineparse.VineCascadeModel.v3", "arc_width": 32, "part_width": 8,
+              "label_width": 16, "lstm_width": 0, "label_children": True, "start_width": 0, "span_width": 0,
+              "shared_part_roles": False, "tok2vec": TINY_TOK2VEC}
 
 
 def sentence_doc(vocab, sentence) -> Doc:

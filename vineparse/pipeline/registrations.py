@@ -1,8 +1,7 @@
 """Every spaCy registration of vineparse, in one place (as spaCy 3.8 does).
 
 Importing this module registers the factory `vine_cascade`, the architectures
-`vineparse.VineCascadeModel.v3` (and `.v2`, the same without a sentence-start scorer, for pipelines saved
-with it), `vineparse.MaxoutWindowBiLSTMEncoder.v1` and the callbacks
+`vineparse.VineCascadeModel.v3` and `vineparse.MaxoutWindowBiLSTMEncoder.v1` and the callbacks
 `vineparse.scipy_blas.v1` (`vineparse.blas`) and `vineparse.calibrate_on_dev.v1` (`calibration.py`). The
 package's entry points (`spacy_factories`, `spacy_architectures`, `spacy_callbacks` in setup.cfg) name objects
 of this module, so a fresh interpreter finds them without importing vineparse first.
@@ -16,13 +15,12 @@ from spacy.util import registry
 from thinc.api import Config, Model
 
 from ..blas import scipy_blas_before_creation
-from .architectures import build_maxout_window_bilstm_encoder, build_vine_cascade_model, build_vine_cascade_model_v2
+from .architectures import build_maxout_window_bilstm_encoder, build_vine_cascade_model
 from .calibration import calibrate_before_saving
 from .component import DEFAULT_MODEL_CONFIG, VineCascadeParser
 from .settings import CascadeSettings, declared_defaults, factory_signature
 
 registry.architectures.register("vineparse.VineCascadeModel.v3", func=build_vine_cascade_model)
-registry.architectures.register("vineparse.VineCascadeModel.v2", func=build_vine_cascade_model_v2)
 registry.architectures.register("vineparse.MaxoutWindowBiLSTMEncoder.v1", func=build_maxout_window_bilstm_encoder)
 registry.callbacks.register("vineparse.scipy_blas.v1", func=scipy_blas_before_creation)
 registry.callbacks.register("vineparse.calibrate_on_dev.v1", func=calibrate_before_saving)

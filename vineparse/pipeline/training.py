@@ -6,15 +6,12 @@ scorers run once over the batch's stacked encoder output with their backward pas
 last level's hinge) computed on the CPU from its `SentenceScores`, the label cross-entropy of every gold arc
 of the batch at once and, where the model has a sentence-start scorer, the logistic loss of every token's
 "a sentence starts here" (`start_cross_entropy`); then the gradients of arc, outer and part scores, of the
-label logits and of the start logits go back through the scorers into d encoder output. With
-`scorer_dropout` the arc projection, the part projection(s) and the labeller's hidden layer are dropped out
-(`dropped`) before the scores are read from them, so the losses and the gradients see the same masks. For a
-stable share of the sentences (`held_out`), which the losses also learn from unless `learn_held_out` is
+label logits and of the start logits go back through the scorers into d encoder output. For a stable share of the sentences (`held_out`), which the losses also learn from unless `learn_held_out` is
 false, the pruning levels' max-marginals go to the component's `thresholds.RecallTracker`, from which the
 component refreshes the thresholds.
 """
 from dataclasses import dataclass
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, Tuple
 
 import numpy as np
 from scipy.special import expit
@@ -38,12 +35,6 @@ class GoldSentence:
     heads: np.ndarray        # projective gold tree, int64 (n + 1,), heads[0] = -1, 0 = the root
     labels: np.ndarray       # label ids (n + 1,), -1 where unseen (and at 0)
     held_out: bool = False   # its recall sets the pruning thresholds (kept out of the losses unless learn_held_out)
-    annotated: Optional[np.ndarray] = None   # the gold tree as annotated, crossing arcs and all (None: `heads`)
-
-    @property
-    def tree(self) -> np.ndarray:
-        """The tree the arc loss (with `crf_nonprojective`) and the labels learn from."""
-        return self.heads if self.annotated is None else self.annotated
 
 
 def one_to_one(example) -> bool:
@@ -58,14 +49,13 @@ def _local_tree(heads, start: int, end: int) -> np.ndarray:
 
 
 def gold_sentences(examples, label_ids: Dict[str, int], skip, held_out: float = 0.0,
-                   decorate: bool = True, annotated: bool = False) -> Iterator[GoldSentence]:
+                   decorate: bool = True) -> Iterator[GoldSentence]:
     """The gold sentences of each example's predicted doc, projectivized (`labels.gold_parse`; decorate: the
-    lifted arcs' labels; annotated: also the tree as annotated, `GoldSentence.annotated`); sentences whose
+    lifted arcs' labels); sentences whose
     tokens do not all align one-to-one with gold heads are reported to `skip(what, detail)` and left out.
     held_out: the share of sentences marked held out (`thresholds.is_held_out`)."""
     for i, example in enumerate(examples):
         heads, deps = gold_parse(example, decorate)
-        original = example.get_aligned_parse(projectivize=False)[0] if annotated else None
         doc = example.predicted
         if one_to_one(example):
             spans = [(s.start, s.end) for s in example.reference.sents] if len(doc) else []
@@ -78,8 +68,7 @@ def gold_sentences(examples, label_ids: Dict[str, int], skip, held_out: float = 
                 continue
             labels = np.array([-1] + [label_ids.get(d, -1) for d in deps[start:end]], dtype=np.int64)
             hold = is_held_out([t.text for t in doc[start:end]], held_out)
-            as_annotated = None if original is None else _local_tree(original, start, end)
-            yield GoldSentence(i, start, end, _local_tree(heads, start, end), labels, hold, as_annotated)
+            yield GoldSentence(i, start, end, _local_tree(heads, start, end), labels, hold)
 
 
 def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
@@ -89,7 +78,7 @@ def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
     ops = model.ops
     batch = Batch(model, vectors)
     every = list(gold_sentences(examples, component.label_ids, component.skip, settings.held_out,
-                                settings.pseudo_projective, settings.annotated_trees))
+                                settings.pseudo_projective))
     held = [s for s in every if s.held_out]
     sentences = every if settings.learn_held_out else [s for s in every if not s.held_out]
     details = {"sentences": len(sentences), "held_out": len(held), "arcs": 0.0, "hinge": 0.0, "labels": 0.0,
@@ -101,9 +90,8 @@ def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
     if not sentences:
         return 0.0, zeros, details
     rows = [batch.rows_of(s.doc, s.start, s.end) for s in sentences]
-    rate = settings.scorer_dropout
     arc_scorer = model.get_ref("arcs")
-    HD, backprop_arc_projection = dropped(ops, *arc_scorer.layers[0](X, is_train=True), rate)
+    HD, backprop_arc_projection = arc_scorer.layers[0](X, is_train=True)
     arcs, backprop_biaffine = biaffine_scores(arc_scorer, HD, rows, None, is_train=True)
     outer, backprop_outer = model.get_ref("outer")(X, is_train=True)
     # one forward and one backward pass per projection layer (the part kinds may share one)
@@ -111,7 +99,7 @@ def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
     passes = {}
     for layer in projection.values():
         if id(layer) not in passes:
-            passes[id(layer)] = dropped(ops, *layer(X, is_train=True), rate)
+            passes[id(layer)] = layer(X, is_train=True)
     projections = {kind: passes[id(layer)][0] for kind, layer in projection.items()}
     d_projections = {}
     batch.outer = as_cpu(ops, outer).astype(np.float64)
@@ -122,7 +110,7 @@ def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
     for s, r, S in zip(sentences, rows, arcs):
         sent = SentenceScores(as_cpu(ops, S), batch.outer[r], batch.tables, r, cache=True)
         result = sentence_loss(cascade, sent, s.heads, settings.train_alpha, settings.witnesses, component.rng,
-                               settings.structured_weight, settings.arc_loss, s.annotated)
+                               settings.structured_weight)
         details["arcs"] += result.arcs
         details["hinge"] += result.hinge
         details["cascade"] += result.cascade
@@ -169,15 +157,6 @@ def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
     return total, d_vectors, details
 
 
-def dropped(ops, Y, backprop, rate: float):
-    """A layer's output Y and its backprop with inverted dropout at `rate` on Y's entries (each kept with
-    probability 1 - rate and scaled by 1 / (1 - rate)); unchanged at rate 0."""
-    if not rate:
-        return Y, backprop
-    mask = ops.get_dropout_mask(Y.shape, rate).astype(Y.dtype)
-    return Y * mask, lambda dY: backprop(dY * mask)
-
-
 def observe_held_out(component, batch: Batch, held: List[GoldSentence], thresholds: bool = True) -> None:
     """Report the held-out sentences to the component's trackers (no gradients: the scorers run in
     prediction mode): each pruning level's max-marginals to the recall tracker (with `thresholds`), and to
@@ -193,11 +172,10 @@ def observe_held_out(component, batch: Batch, held: List[GoldSentence], threshol
             observe_sentence(component.cascade, sent, s.heads, component.tracker)
             if parsing is not None:
                 observe_sentence(parsing, sent, s.heads, component.predict_tracker)
-    predicted = parse_pieces(component.predict_cascade, scored, decoder=component.settings.decoder,
-                             reparse_bonus=component.settings.reparse_bonus)
-    component.temperatures.observe_heads([sent.dense_arcs() for sent in scored], predicted, [s.tree for s in held])
-    arcs = [(r[s.tree[known]], r[known], distance_buckets(s.tree[known], known),
-             outer_children(s.tree, r)[known], s.labels[known])
+    predicted = parse_pieces(component.predict_cascade, scored)
+    component.temperatures.observe_heads([sent.dense_arcs() for sent in scored], predicted, [s.heads for s in held])
+    arcs = [(r[s.heads[known]], r[known], distance_buckets(s.heads[known], known),
+             outer_children(s.heads, r)[known], s.labels[known])
             for s, r in zip(held, rows) for known in [np.flatnonzero(s.labels[1:] >= 0) + 1]]
     if arcs:
         heads, mods, buckets, children, gold = (np.concatenate(part) for part in zip(*arcs))
@@ -220,12 +198,12 @@ def label_cross_entropy(component, X, batch: Batch, sentences: List[GoldSentence
         known = np.flatnonzero(s.labels[1:] >= 0) + 1
         component.skipped["unseen_labels"] += s.end - s.start - len(known)
         rows = batch.rows_of(s.doc, s.start, s.end)
-        heads.append(rows[s.tree[known]])
+        heads.append(rows[s.heads[known]])
         mods.append(rows[known])
-        buckets.append(distance_buckets(s.tree[known], known))
+        buckets.append(distance_buckets(s.heads[known], known))
         labels.append(s.labels[known])
         if with_children:
-            children.append(outer_children(s.tree, rows)[known])
+            children.append(outer_children(s.heads, rows)[known])
     labels = np.concatenate(labels)
     if not len(labels):
         return 0.0, None
@@ -240,8 +218,7 @@ def label_cross_entropy(component, X, batch: Batch, sentences: List[GoldSentence
     P, backprop_projection = scorer.layers[0](X, is_train=True)
     loss, dP = 0.0, None
     for given in passes:
-        hidden, backprop_hidden = dropped(ops, *label_hidden(scorer, P, *arcs, given, is_train=True),
-                                          component.settings.scorer_dropout)
+        hidden, backprop_hidden = label_hidden(scorer, P, *arcs, given, is_train=True)
         logits, backprop_output = scorer.layers[1](hidden, is_train=True)
         logits = logits - logits.max(axis=1, keepdims=True)
         probs = ops.xp.exp(logits)
