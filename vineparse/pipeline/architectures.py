@@ -7,9 +7,14 @@ reference: "arcs", "outer", "sibling", "grandparent", "grand_sibling", "labels",
 sentence-start scorer (`start_width` > 0). The component runs them on the batch's stacked vectors; they are part of
 the model, so `finish_update`, `to_bytes` and `initialize` cover them.
 
+Defaults: each argument's default is the shipped English model's (configs/ewt.cfg), and `default_model_config`
+builds the component's default model block from them, with `DEFAULT_TOK2VEC`, a tok2vec of the component's own
+with the architecture of configs/ewt.cfg's shared one.
+
 Shapes: input List[Doc]; output List[Floats2d], one (n_tokens + 1, w) array per doc.
 """
-from typing import List, Optional
+import inspect
+from typing import Any, Dict, List, Optional
 
 import numpy as np
 from thinc.api import LSTM, Dropout, Model, chain, with_padded
@@ -23,13 +28,21 @@ from .scorers import (GRAND_SIBLING, GRANDPARENT, SIBLING, arc_scorer, label_sco
 
 SCORERS = ("arcs", "outer", "sibling", "grandparent", "grand_sibling", "labels")
 PART_REFS = {SIBLING: "sibling", GRANDPARENT: "grandparent", GRAND_SIBLING: "grand_sibling"}
+# the component's own tok2vec in its default config: the architecture of configs/ewt.cfg's shared tok2vec
+# (spaCy's --optimize efficiency one), which the shipped model listens to
+DEFAULT_TOK2VEC = {
+    "@architectures": "spacy.Tok2Vec.v2",
+    "embed": {"@architectures": "spacy.MultiHashEmbed.v2", "width": 96, "attrs": ["NORM", "PREFIX", "SUFFIX", "SHAPE"],
+              "rows": [5000, 1000, 2500, 2500], "include_static_vectors": False},
+    "encode": {"@architectures": "spacy.MaxoutWindowEncoder.v2", "width": 96, "depth": 4, "window_size": 1,
+               "maxout_pieces": 3}}
 # model arguments tried and not adopted, removed: each with the value that gives the behaviour kept
 RETIRED = {"context_depth": 0, "lstm_depth": 1, "tag_rows": 0, "span_weighted": False, "label_span": False}
 
 
-def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: int = 16,
-                             label_width: int = 128, lstm_width: int = 0, label_children: bool = False,
-                             start_width: int = 64, span_width: int = 0, shared_part_roles: bool = False,
+def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: int = 64,
+                             label_width: int = 64, lstm_width: int = 128, label_children: bool = True,
+                             start_width: int = 64, span_width: int = 32, shared_part_roles: bool = True,
                              nL: Optional[int] = None) -> Model[List, List[Floats2d]]:
     """The encoder (see the module docstring) and the scorers.
 
@@ -47,9 +60,6 @@ def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: i
         columns in all); each keeps its own output, "no sibling" row and distance rows
         (`scorers.shared_part_projection`).
     start_width (int): width of the sentence-start scorer's hidden layer (0 = none; `scorers.start_scorer`).
-    The defaults here (part_width 16, label_children false) are those of the registered version; the
-    component's default config (`component.DEFAULT_MODEL_CONFIG`) and configs/ewt.cfg set part_width 64 and
-    label_children true.
     nL (int or None): number of labels; set by the component's `initialize` when None.
     """
     for name, value in (("arc_width", arc_width), ("part_width", part_width), ("label_width", label_width)):
@@ -83,6 +93,14 @@ def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: i
     for name in names:
         model.set_ref(name, scorers[name])
     return model
+
+
+def default_model_config() -> Dict[str, Any]:
+    """The component's default model block: `vineparse.VineCascadeModel.v3` with every argument at its default
+    (the function's signature is where each is declared) and `DEFAULT_TOK2VEC`."""
+    arguments = {name: parameter.default for name, parameter in
+                 inspect.signature(build_vine_cascade_model).parameters.items() if name != "tok2vec"}
+    return {"@architectures": "vineparse.VineCascadeModel.v3", **arguments, "tok2vec": DEFAULT_TOK2VEC}
 
 
 def _forward(model: Model, docs: List, is_train: bool):

@@ -48,27 +48,6 @@ FORMAT_VERSION = serialization.FORMAT_VERSION
 PREDICT_WORDS = 4000
 MAX_SAMPLES = 1000      # parses `sample` draws per doc at most (each a copy of the doc)
 
-DEFAULT_MODEL_CONFIG = """
-[model]
-@architectures = "vineparse.VineCascadeModel.v3"
-arc_width = 128
-part_width = 64
-label_width = 128
-lstm_width = 0
-label_children = true
-start_width = 64
-
-[model.tok2vec]
-@architectures = "spacy.HashEmbedCNN.v2"
-pretrained_vectors = null
-width = 96
-depth = 4
-embed_size = 2000
-window_size = 1
-maxout_pieces = 3
-subword_features = true
-"""
-
 
 def has_boundaries(doc: Doc) -> bool:
     """Whether the doc's sentences are set (sentence starts or a parse)."""

@@ -4,7 +4,8 @@
 factory's signature and default config are made from its fields (`registrations.py`), so a `spacy train`
 config sets them as flat keys of `[components.vine_cascade]`, as any spaCy component's; the component keeps
 one instance (`VineCascadeParser.settings`, changed through `configure`), and saves and loads it as the JSON of
-its `cfg`.
+its `cfg`. Each default is the value of the shipped English model (configs/ewt.cfg), the one the results
+measure: a config that leaves a setting out gets that model's.
 
 Settings tried and not adopted were removed (`RETIRED`, each with the behaviour every model now has): a saved
 component that recorded one at that value loads, one that recorded another value is refused.
@@ -112,16 +113,16 @@ class CascadeSettings:
     learn_held_out: bool = True
     train_alpha: float = 0.5
     witnesses: int = 2
-    structured_weight: float = 1.0
+    structured_weight: float = 0.1
     max_heads: Optional[int] = 8
     max_order: Optional[int] = None
-    predict_orders: Optional[List[int]] = None
+    predict_orders: Optional[List[int]] = field(default_factory=lambda: [1, 3])
     predict_alphas: Optional[List[float]] = None
-    predict_recall: Union[None, float, List[float]] = None
+    predict_recall: Union[None, float, List[float]] = 0.95
     seed: int = 0
     direct_max_length: int = 5
-    label_weight: float = 1.0
-    dropout: Optional[float] = None
+    label_weight: float = 2.0
+    dropout: Optional[float] = 0.2
     split_margin: float = 0.0
     start_threshold: float = 0.5
     pseudo_projective: bool = True
