@@ -286,7 +286,7 @@ def test_cuts_without_the_vine_level_and_without_the_shortcut_are_the_same(train
                 assert [parser.sentence_spans(doc) for doc in docs] == spans
     finally:
         parser.load_cfg(saved)
-    untrained = VineCascadeParser(parser.vocab, parser.model, orders=[1, 2])
+    untrained = VineCascadeParser(parser.vocab, parser.model, orders=[1, 2], predict_orders=None, predict_recall=None)
     assert untrained.sentence_band() is None
 
 

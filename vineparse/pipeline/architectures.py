@@ -2,10 +2,11 @@
 
 `build_vine_cascade_model` (registered as `vineparse.VineCascadeModel.v3`) is a model whose forward pass is the
 encoder: tok2vec (its own or a listener) >> optional BiLSTM >> a learned root row before each doc's tokens >>
-dropout, giving per doc (n_tokens + 1, w) vectors, row 0 the root. Its other layers are the scorers that read those vectors (`scorers.py`), reachable by
-reference: "arcs", "outer", "sibling", "grandparent", "grand_sibling", "labels", and "starts" where the model has a
-sentence-start scorer (`start_width` > 0). The component runs them on the batch's stacked vectors; they are part of
-the model, so `finish_update`, `to_bytes` and `initialize` cover them.
+dropout, giving per doc (n_tokens + 1, w) vectors, row 0 the root. Its other layers are the scorers that read
+those vectors (`scorers.py`), reachable by reference: "arcs", "outer", "sibling", "grandparent",
+"grand_sibling", "labels", and "starts" where the model has a sentence-start scorer (`start_width` > 0). The
+component runs them on the batch's stacked vectors; they are part of the model, so `finish_update`, `to_bytes`
+and `initialize` cover them.
 
 Defaults: each argument's default is the shipped English model's (configs/ewt.cfg), and `default_model_config`
 builds the component's default model block from them, with `DEFAULT_TOK2VEC`, a tok2vec of the component's own
@@ -13,6 +14,7 @@ with the architecture of configs/ewt.cfg's shared one.
 
 Shapes: input List[Doc]; output List[Floats2d], one (n_tokens + 1, w) array per doc.
 """
+import copy
 import inspect
 from typing import Any, Dict, List, Optional
 
@@ -100,7 +102,8 @@ def default_model_config() -> Dict[str, Any]:
     (the function's signature is where each is declared) and `DEFAULT_TOK2VEC`."""
     arguments = {name: parameter.default for name, parameter in
                  inspect.signature(build_vine_cascade_model).parameters.items() if name != "tok2vec"}
-    return {"@architectures": "vineparse.VineCascadeModel.v3", **arguments, "tok2vec": DEFAULT_TOK2VEC}
+    return {"@architectures": "vineparse.VineCascadeModel.v3", **arguments,
+            "tok2vec": copy.deepcopy(DEFAULT_TOK2VEC)}
 
 
 def _forward(model: Model, docs: List, is_train: bool):

@@ -528,7 +528,8 @@ def _label_init(model: Model, X=None, Y=None) -> None:
 
 def label_hidden(model: Model, P: Floats2d, heads, mods, buckets, children=None, is_train: bool = False):
     """The hidden layer of the arcs from the projection P (R, 2 width, or 4 width with children (A, 2),
-    rows of the dependent's outermost left and right child or -1); RETURNS (hidden (A, width), backprop(d hidden) -> dP)."""
+    rows of the dependent's outermost left and right child or -1); RETURNS (hidden (A, width),
+    backprop(d hidden) -> dP)."""
     ops, xp = model.ops, model.ops.xp
     l = model.get_dim("width")
     heads, mods, buckets = (ops.asarray(x, dtype="i") for x in (heads, mods, buckets))

@@ -166,7 +166,8 @@ class CascadeSettings:
                 predict_recall = (float(self.predict_recall) if isinstance(self.predict_recall, (int, float))
                                   else [float(r) for r in self.predict_recall])
         elif self.predict_alphas is not None or self.predict_recall is not None:
-            raise ValueError("predict_alphas and predict_recall go with predict_orders")
+            raise ValueError("predict_alphas and predict_recall go with predict_orders: with predict_orders null, set "
+                             "them null too (the trained levels parse with `alphas` and `recall`)")
         parsing = orders if predict_orders is None else predict_orders
         if self.max_order is not None and self.max_order not in parsing[1:]:
             raise ValueError(f"max_order must be one of the Eisner orders {parsing[1:]} or None, got "

@@ -6,9 +6,10 @@ scorers run once over the batch's stacked encoder output with their backward pas
 last level's hinge) computed on the CPU from its `SentenceScores`, the label cross-entropy of every gold arc
 of the batch at once and, where the model has a sentence-start scorer, the logistic loss of every token's
 "a sentence starts here" (`start_cross_entropy`); then the gradients of arc, outer and part scores, of the
-label logits and of the start logits go back through the scorers into d encoder output. For a stable share of the sentences (`held_out`), which the losses also learn from unless `learn_held_out` is
-false, the pruning levels' max-marginals go to the component's `thresholds.RecallTracker`, from which the
-component refreshes the thresholds.
+label logits and of the start logits go back through the scorers into d encoder output. For a stable share
+of the sentences (`held_out`), which the losses also learn from unless `learn_held_out` is false, the pruning
+levels' max-marginals go to the component's `thresholds.RecallTracker`, from which the component refreshes
+the thresholds.
 """
 from dataclasses import dataclass
 from typing import Dict, Iterator, List, Tuple
