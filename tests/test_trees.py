@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from vineparse.corpus import corpus_path, read_conllu
-from vineparse.trees import (DELIMITER, TreeError, crossing_arcs, deprojectivize, find_cycle, is_decorated, is_projective, projectivize,
+from vineparse.trees import (DELIMITER, TreeError, deprojectivize, find_cycle, is_decorated, is_projective, projectivize,
                              pseudo_projectivize, root_children, validate_heads)
 
 
@@ -244,30 +244,3 @@ def test_lowering_one_word_is_spacys_on_docs(seed):
 def test_deprojectivize_names_a_length_mismatch():
     with pytest.raises(ValueError, match="3 words but 2 labels"):
         deprojectivize(np.array([-1, 0, 1, 1]), ["a", "b"])
-
-
-def _crosses(a, b):
-    (l1, r1), (l2, r2) = sorted(a), sorted(b)
-    return l1 < l2 < r1 < r2 or l2 < l1 < r2 < r1
-
-
-@pytest.mark.parametrize("seed", range(20))
-def test_crossing_arcs_against_the_definition(seed):
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(1, 14))
-    heads = np.array([-1] + [int(rng.integers(0, m)) for m in range(1, n + 1)])     # heads left: a tree
-    order = rng.permutation(n) + 1                                                 # renumber the words
-    renamed = np.full(n + 1, -1)
-    position = np.concatenate([[0], order])
-    renamed[position[1:]] = position[heads[1:]]
-    found = crossing_arcs(renamed)
-    for h in range(n + 1):
-        for m in range(n + 1):
-            expected = h != m and any(_crosses((h, m), (renamed[k], k)) for k in range(1, n + 1))
-            assert found[h, m] == expected, (renamed.tolist(), h, m)
-    assert is_projective(renamed) == (not found[renamed[1:], np.arange(1, n + 1)].any())
-
-
-def test_crossing_arcs_checks_its_input():
-    with pytest.raises(ValueError, match="Not a head array"):
-        crossing_arcs([0, 1])

@@ -10,7 +10,6 @@ from typing import List, Optional, Sequence
 import numpy as np
 
 __all__ = ["TreeError", "validate_heads", "find_cycle", "root_children", "is_projective", "nonprojective_arc_mask",
-           "crossing_arcs",
            "projectivize", "pseudo_projectivize", "deprojectivize", "is_decorated", "DELIMITER"]
 
 DELIMITER = "||"      # a lifted arc's label: "label||head_label" (spaCy's HEAD decoration scheme)
@@ -125,37 +124,6 @@ def is_projective(heads) -> bool:
     # crosses[a, b]: arc a starts strictly outside arc b on the left and ends strictly inside it.
     crosses = (left[:, None] < left[None, :]) & (left[None, :] < right[:, None]) & (right[:, None] < right[None, :])
     return not bool(crosses.any())
-
-
-def crossing_arcs(heads: Sequence[int]) -> np.ndarray:
-    """Mark every possible arc that would cross an arc of a tree.
-
-    Arcs a and b cross when exactly one end of b lies strictly inside a's span and the other strictly outside
-    it (the root at position 0 included). From a 2D prefix count of the tree's arcs by their span ends, every
-    candidate costs two rectangle sums: O(n^2) time and memory.
-
-    heads (Sequence[int]): Length n + 1, heads[0] == -1, heads[m] in 0..n (not checked for cycles).
-    RETURNS (np.ndarray): bool array (n + 1, n + 1); entry [h, m] is True when the arc h -> m would cross an
-        arc of the tree (symmetric in h and m; False on the diagonal).
-    """
-    heads = np.asarray(heads, dtype=np.int64)
-    n = heads.shape[0] - 1
-    if n < 0 or heads[0] != -1 or np.any(heads[1:] < 0) or np.any(heads[1:] > n):
-        raise ValueError(f"Not a head array (need heads[0] == -1 and heads[1:] in 0..n): {heads.tolist()}")
-    words = np.arange(1, n + 1)
-    counts = np.zeros((n + 2, n + 2), dtype=np.int64)     # counts[lo + 1, hi + 1]: the tree's arcs by span ends
-    np.add.at(counts, (np.minimum(heads[1:], words) + 1, np.maximum(heads[1:], words) + 1), 1)
-    prefix = counts.cumsum(axis=0).cumsum(axis=1)         # prefix[a, b]: tree arcs with lo < a and hi < b
-
-    def arcs(lo_from, lo_to, hi_from, hi_to):             # tree arcs with lo in [lo_from, lo_to), hi in [hi_from, hi_to)
-        return (prefix[lo_to, hi_to] - prefix[lo_from, hi_to] - prefix[lo_to, hi_from] + prefix[lo_from, hi_from])
-
-    lo, hi = np.minimum.outer(np.arange(n + 1), np.arange(n + 1)), np.maximum.outer(np.arange(n + 1), np.arange(n + 1))
-    inside_out = arcs(np.minimum(lo + 1, hi), hi, hi + 1, n + 1)      # lo end inside (lo, hi), hi end beyond hi
-    outside_in = arcs(0, lo, lo + 1, np.maximum(hi, lo + 1))          # lo end before lo, hi end inside
-    crossing = (inside_out + outside_in) > 0
-    np.fill_diagonal(crossing, False)
-    return crossing
 
 
 def nonprojective_arc_mask(heads: Sequence[int]) -> np.ndarray:

@@ -9,7 +9,6 @@ from vineparse._kernels.cascade_runtime import CascadeRuntime
 from vineparse._kernels.thresholds import prune_mask
 from vineparse._kernels.neural_scorer import NeuralScorer
 from vineparse._kernels.part_mlp import part_mlp_scores
-from oracle import projective_trees, tree_parts
 
 EDGES = (2, 3, 4, 5, 6, 8, 11, 16, 21, 31)
 ROLES = {0: 3, 1: 3, 2: 4}                  # sibling, grandparent, grand-sibling
@@ -195,64 +194,3 @@ def test_vine_max_marginals_handed_over_replace_the_vine_pass(seed):
         NeuralScorer(arcs, outer, rows, tables, EDGES, vine=[(0.0, np.zeros((2, 2)), np.zeros((2, 2)))] * len(lengths))
     with pytest.raises(ValueError, match="vine entries"):
         NeuralScorer(arcs, outer, rows, tables, EDGES, vine=[None])
-
-
-def brute_force_mbr(scorer, arcs, order, n):
-    """Over every projective single-root tree: p(tree) ∝ exp(score) under the order's model, the arc
-    marginals, and the trees with the most expected correct heads (ties all returned)."""
-    trees = projective_trees(n)
-    totals = []
-    for heads in trees:
-        total = float(arcs[heads[1:], np.arange(1, n + 1)].sum())
-        for kind, parts in enumerate(tree_parts(heads)[1:1 + {1: 0, 2: 1, 3: 3}[order]]):
-            if parts:
-                total += float(scorer.part_scores(0, 0, 2 + kind, np.array(parts, dtype=np.int64)).sum())
-        totals.append(total)
-    totals = np.array(totals)
-    p = np.exp(totals - totals.max())
-    p /= p.sum()
-    marginals = np.zeros((n + 1, n + 1))
-    for heads, weight in zip(trees, p):
-        marginals[heads[1:], np.arange(1, n + 1)] += weight
-    gain = np.array([marginals[heads[1:], np.arange(1, n + 1)].sum() for heads in trees])
-    return [heads for heads, g in zip(trees, gain) if g >= gain.max() - 1e-9], marginals
-
-
-@pytest.mark.parametrize("order", [1, 2, 3])
-@pytest.mark.parametrize("seed", range(8))
-def test_mbr_decoding_against_brute_force(order, seed):
-    """A one-level runtime (no pruning, every arc) with decoder="mbr" returns a tree with the largest sum of
-    arc marginals under the level's own distribution, as enumeration finds it; "map" the best tree."""
-    rng = np.random.default_rng(100 * order + seed)
-    n = int(rng.integers(3, 7))
-    arcs, outer, rows, tables = random_batch(rng, [n])
-    arcs[0] *= 0.25                 # flat distributions, whose best tree is often not the MBR tree
-    scorer = NeuralScorer(arcs, outer, rows, tables, EDGES)
-    [heads] = CascadeRuntime([order], [], [], 3, decoder="mbr").run(scorer)
-    best, marginals = brute_force_mbr(scorer, arcs[0], order, n)
-    assert any(np.array_equal(heads, b) for b in best)
-    [heads_map] = CascadeRuntime([order], [], [], 3).run(scorer)
-    assert marginals[heads[1:], np.arange(1, n + 1)].sum() >= marginals[heads_map[1:], np.arange(1, n + 1)].sum() - 1e-9
-
-
-@pytest.mark.parametrize("seed", range(4))
-def test_mbr_cascade_decodes_the_last_levels_mask_by_its_marginals(seed):
-    """With pruning, decoder="mbr" equals the kernels' third-order marginals on the mask the pruning levels
-    leave, then first-order Eisner over them; pruning itself is the same as with "map"."""
-    rng = np.random.default_rng(seed)
-    lengths = [int(x) for x in rng.integers(1, 16, size=8)]
-    arcs, outer, rows, tables = random_batch(rng, lengths)
-    alphas, caps, band = [0.3, 0.2, 0.1], [0, 4, 3], 3
-    scorer = NeuralScorer(arcs, outer, rows, tables, EDGES)
-    runtime = CascadeRuntime([0, 1, 2, 3], alphas, caps, band, decoder="mbr")
-    masks = runtime.run(scorer, upto=3)
-    for i, (heads, mask) in enumerate(zip(runtime.run(scorer), masks)):
-        parts = kernels.third_order_parts(mask)
-        scores = [scorer.part_scores(i, 3, 2 + kind, parts[name]) if len(parts[name]) else None
-                  for kind, name in enumerate(("sibling", "grandparent", "grand_sibling"))]
-        _, marginals = kernels.eisner3_marginals(np.where(mask, arcs[i], -np.inf), *scores, mask)
-        np.testing.assert_array_equal(heads, kernels.eisner(marginals, mask))
-    for a, b in zip(masks, CascadeRuntime([0, 1, 2, 3], alphas, caps, band).run(scorer, upto=3)):
-        np.testing.assert_array_equal(a, b)
-    with pytest.raises(ValueError, match="decoder"):
-        CascadeRuntime([0, 1, 2, 3], alphas, caps, band, decoder="viterbi")

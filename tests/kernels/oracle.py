@@ -1,17 +1,13 @@
-"""Brute force for the dynamic programs: enumerate every projective tree (and, for the non-projective
-kernels, every tree).
+"""Brute force for the dynamic programs: enumerate every projective tree.
 
 Used by the kernel tests as the reference for best trees, max-marginals, log
 partitions and marginals. Fine for n <= 7 (21,318 multi-rooted trees). Also the
 masks the tests draw: `random_mask`, and `vine_style_mask`, which the kernel
 benchmarks (bench/timing.py) time the masked kernels under as well.
 """
-import itertools
 from functools import lru_cache
 
 import numpy as np
-
-from vineparse.trees import find_cycle
 
 
 @lru_cache(maxsize=None)
@@ -54,26 +50,6 @@ def projective_trees(n, single_root=True):
             heads[m] = h
         trees.append(heads)
     return trees
-
-
-@lru_cache(maxsize=None)
-def _all_trees(n, single_root):
-    out = []
-    for choice in itertools.product(range(n + 1), repeat=n):
-        heads = np.array((-1,) + choice, dtype=np.int64)
-        if single_root and int((heads[1:] == 0).sum()) != 1:
-            continue
-        if find_cycle(heads) is None:
-            out.append(heads)
-    return tuple(out)
-
-
-def all_trees(n, single_root=True):
-    """All trees of n words rooted at 0, projective or not (each word's head in 0..n, no cycle):
-    (n + 1)^(n - 1) with any number of root children (Cayley), n^(n - 1) with one: 16,807 and 7,776 for n = 6."""
-    if n == 0:
-        return [np.array([-1], dtype=np.int64)]
-    return [t.copy() for t in _all_trees(n, single_root)]
 
 
 def first_order_score(heads, scores):

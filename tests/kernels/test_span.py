@@ -1,12 +1,12 @@
 """The compiled span term (`_kernels/span.pyx`) against its definition (the mean of Z over the rows between head
-and dependent, plain or weighted, summed directly) and against `scorers.span_scores`, sentence by sentence, for
+and dependent, summed directly) and against `scorers.span_scores`, sentence by sentence, for
 rows in any order and strided terms; and its errors."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from vineparse._kernels.span import add_span_dense
-from vineparse.pipeline.scorers import span_scores, span_weights
+from vineparse.pipeline.scorers import span_scores
 
 
 def terms(rng, R, k):
@@ -16,50 +16,45 @@ def terms(rng, R, k):
     return A, B, HD[:, 5:]
 
 
-def direct(A, B, Z, r, weights=None):
-    """The span term of the sentence r summed arc by arc: the (weighted) mean of Z over the rows between."""
+def direct(A, B, Z, r):
+    """The span term of the sentence r summed arc by arc: the mean of Z over the rows between."""
     n1 = len(r)
-    w = np.ones(len(Z)) if weights is None else weights.astype(np.float64)
     S = np.zeros((n1, n1))
     for h in range(n1):
         for m in range(n1):
             lo, hi = min(h, m), max(h, m)
             if hi - lo > 1:
                 inside = r[lo + 1:hi]
-                between = (w[inside, None] * Z[inside]).sum(axis=0) / w[inside].sum()
+                between = Z[inside].astype(np.float64).mean(axis=0)
                 S[h, m] = (A[r[h]].astype(np.float64) + B[r[m]]) @ between
     return S
 
 
 @settings(deadline=None, max_examples=60)
-@given(st.integers(0, 10_000), st.lists(st.integers(0, 12), max_size=6), st.integers(1, 6), st.booleans())
-def test_span_term_equals_its_definition(seed, lengths, k, weighted):
+@given(st.integers(0, 10_000), st.lists(st.integers(0, 12), max_size=6), st.integers(1, 6))
+def test_span_term_equals_its_definition(seed, lengths, k):
     rng = np.random.default_rng(seed)
     R = 30
     A, B, Z = terms(rng, R, k)
-    weights = rng.uniform(0.02, 1.02, size=R).astype(np.float32) if weighted else None
     rows = [rng.choice(R, size=n + 1, replace=n + 1 > R) for n in lengths]
     base = [rng.normal(size=(len(r), len(r))) for r in rows]
     dense = [S.copy() for S in base]
-    assert add_span_dense(A, B, Z, rows, dense, weights) is dense
+    assert add_span_dense(A, B, Z, rows, dense) is dense
     for got, start, r in zip(dense, base, rows):
-        assert np.allclose(got - start, direct(A, B, Z, r, weights), rtol=1e-4, atol=1e-4)
+        assert np.allclose(got - start, direct(A, B, Z, r), rtol=1e-4, atol=1e-4)
 
 
 @settings(deadline=None, max_examples=30)
-@given(st.integers(0, 10_000), st.lists(st.integers(0, 60), min_size=1, max_size=5), st.booleans())
-def test_span_term_equals_the_training_formula(seed, lengths, weighted):
-    """Long sentences and k = 32, as trained: the same scores as `span_scores` (numpy, with its gradient), with
-    the row weights `span_weights` gives where the term is weighted."""
+@given(st.integers(0, 10_000), st.lists(st.integers(0, 60), min_size=1, max_size=5))
+def test_span_term_equals_the_training_formula(seed, lengths):
+    """Long sentences and k = 32, as trained: the same scores as `span_scores` (numpy, with its gradient)."""
     rng = np.random.default_rng(seed)
     R, k = 200, 32
     A, B, Z = terms(rng, R, k)
-    v = rng.normal(scale=2.0, size=k).astype(np.float32) if weighted else None
-    weights = None if v is None else span_weights(np, Z, v)
     rows = [rng.choice(R, size=n + 1, replace=False) for n in lengths]
-    dense = add_span_dense(A, B, Z, rows, [np.zeros((len(r), len(r))) for r in rows], weights)
+    dense = add_span_dense(A, B, Z, rows, [np.zeros((len(r), len(r))) for r in rows])
     for got, r in zip(dense, rows):
-        want = span_scores(np, A[r], B[r], Z[r], v)[0]
+        want = span_scores(np, A[r], B[r], Z[r])[0]
         assert np.allclose(got, want, rtol=1e-4, atol=1e-3)
 
 
@@ -91,11 +86,4 @@ def test_errors_name_the_problem_and_write_nothing():
     wide = np.zeros((6, 8), dtype=np.float32)
     with pytest.raises(ValueError, match="adjacent"):
         add_span_dense(wide[:, ::2], B, Z, [np.array([0, 1, 2])], [np.zeros((3, 3))])
-    with pytest.raises(ValueError, match=r"one per row, \(6,\)"):
-        add_span_dense(A, B, Z, [np.array([0, 1, 2, 3])], [scores], np.ones(5))
-    for bad in (0.0, -1.0, np.nan, np.inf):
-        weights = np.ones(6)
-        weights[2] = bad
-        with pytest.raises(ValueError, match="finite and > 0"):
-            add_span_dense(A, B, Z, [np.array([0, 1, 2, 3])], [scores], weights)
     assert not scores.any()

@@ -36,8 +36,6 @@ def test_entry_points_are_declared():
         "vineparse is not installed with its entry points: pip install the package (make test does)"
     assert architectures.get("vineparse.VineCascadeModel.v3") == \
         "vineparse.pipeline.registrations:build_vine_cascade_model"
-    assert architectures.get("vineparse.VineCascadeModel.v2") == \
-        "vineparse.pipeline.registrations:build_vine_cascade_model_v2"
     callbacks = {ep.name: ep.value for ep in entry_points(group="spacy_callbacks")}
     assert callbacks.get("vineparse.scipy_blas.v1") == "vineparse.pipeline.registrations:scipy_blas_before_creation"
     assert callbacks.get("vineparse.calibrate_on_dev.v1") == "vineparse.pipeline.registrations:calibrate_before_saving"
@@ -62,18 +60,9 @@ def test_fresh_interpreter_adds_and_loads_without_importing_vineparse(trained, t
     assert json.loads(out.strip().splitlines()[-1]) == expected
 
 
-@pytest.mark.parametrize("name, config", [("vineparse.VineCascadeModel.v2", {**TINY_MODEL, "nL": 3}),
-                                          ("vineparse.VineCascadeModel.v2",
-                                           {**TINY_MODEL, "nL": 3, "context_depth": 2}),
-                                          ("vineparse.VineCascadeModel.v3",
-                                           {**TINY_MODEL, "@architectures": "vineparse.VineCascadeModel.v3",
-                                            "nL": 3, "start_width": 4}),
-                                          ("vineparse.VineCascadeModel.v3",
-                                           {**TINY_MODEL, "@architectures": "vineparse.VineCascadeModel.v3",
-                                            "nL": 3, "span_width": 4}),
-                                          ("vineparse.VineCascadeModel.v3",
-                                           {**TINY_MODEL, "@architectures": "vineparse.VineCascadeModel.v3",
-                                            "nL": 3, "label_span": True})])
+@pytest.mark.parametrize("name, config", [("vineparse.VineCascadeModel.v3", {**TINY_MODEL, "nL": 3}),
+                                          ("vineparse.VineCascadeModel.v3", {**TINY_MODEL, "nL": 3, "start_width": 4}),
+                                          ("vineparse.VineCascadeModel.v3", {**TINY_MODEL, "nL": 3, "span_width": 4})])
 def test_every_registered_architecture_initializes_and_backpropagates(name, config):
     assert name in registry.architectures
     model = registry.resolve(Config({"model": config}))["model"]
@@ -106,7 +95,7 @@ def test_the_bilstm_encoder_initializes_and_backpropagates():
 
 def test_all_vineparse_architectures_are_in_the_table():
     names = {name for name in registry.architectures.get_all() if name.startswith("vineparse.")}
-    assert names == {"vineparse.VineCascadeModel.v2", "vineparse.VineCascadeModel.v3", ENCODER["@architectures"]}
+    assert names == {"vineparse.VineCascadeModel.v3", ENCODER["@architectures"]}
 
 
 @pytest.mark.parametrize("name", ["ewt.cfg", "ewt_bilstm.cfg", "ewt_spacy_parser_bilstm.cfg"])

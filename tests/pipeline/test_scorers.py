@@ -7,9 +7,9 @@ from thinc.api import NumpyOps, Ops
 
 from vineparse.pipeline.parts import PartTable, SentenceScores
 from vineparse.pipeline.scorers import (GRAND_SIBLING, GRANDPARENT, N_BUCKETS, PART_ROLES, SIBLING,
-                                        DISTANCE_CLASSES, SPAN_WEIGHT_FLOOR, add_span_scores, arc_scorer,
+                                        DISTANCE_CLASSES, add_span_scores, arc_scorer,
                                         biaffine_predict, biaffine_row_terms, dense_buckets, distance_buckets,
-                                        label_hidden, label_scorer, outer_children, outer_scorer, part_scorer,
+                                        label_scorer, outer_children, outer_scorer, part_scorer,
                                         role_starts, shared_part_projection, span_row_terms, span_scores,
                                         start_scorer, with_root_row)
 
@@ -87,11 +87,11 @@ def weighting(seed):
     return weights_of
 
 
-@pytest.mark.parametrize("span_width,span_weighted", [(0, False), (2, False), (2, True)])
-def test_arc_scorer_backward_matches_finite_differences(span_width, span_weighted):
+@pytest.mark.parametrize("span_width", [0, 2])
+def test_arc_scorer_backward_matches_finite_differences(span_width):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(9, W))
-    model = float64_model(arc_scorer(3, nI=W, span_width=span_width, span_weighted=span_weighted), X)
+    model = float64_model(arc_scorer(3, nI=W, span_width=span_width), X)
     rows = [np.array([0, 1, 2, 3]), np.array([0, 4, 5]), np.array([6, 8, 7, 2])]
     positions = [None, None, np.array([0, 5, 1, 30])]       # a root shared; far positions
     check_gradients(model, lambda X: (X, rows, positions), X, weighting(1))
@@ -113,48 +113,14 @@ def test_part_scorer_backward_matches_finite_differences(kind, shared):
 
 
 @pytest.mark.parametrize("children", [False, True])
-@pytest.mark.parametrize("span", [False, True])
-def test_label_scorer_backward_matches_finite_differences(children, span):
+def test_label_scorer_backward_matches_finite_differences(children):
     rng = np.random.default_rng(3)
     X = rng.normal(size=(6, W))
-    model = float64_model(label_scorer(4, nL=3, nI=W, children=children, span=span), X)
+    model = float64_model(label_scorer(4, nL=3, nI=W, children=children), X)
     heads, mods = np.array([0, 1, 1, 3, 0, 5]), np.array([1, 2, 4, 4, 5, 1])
     buckets = distance_buckets(heads, mods)
     extra = (np.array([[-1, 3], [-1, -1], [2, 4], [-1, -1], [1, -1], [-1, 2]]),) if children else ()
     check_gradients(model, lambda X: (X, heads, mods, buckets) + extra, X, weighting(4))
-
-
-@settings(deadline=None, max_examples=40)
-@given(st.integers(0, 10_000), st.integers(2, 12), st.booleans())
-def test_label_span_term_is_the_mean_over_the_words_between(seed, n, children):
-    """The labeller's hidden layer with the span block against its definition: relu(head + dependent +
-    distance (+ children) + the mean of the span block over the rows strictly between head and dependent),
-    nothing between for the root's arcs; float32 on NumpyOps, as at prediction."""
-    rng = np.random.default_rng(seed)
-    l = 3
-    model = label_scorer(l, nL=2, nI=W, children=children, span=True)
-    X = rng.normal(size=(n + 1, W)).astype(np.float32)
-    model.layers[0].initialize(X=X)
-    model.layers[1].initialize()
-    model.initialize()
-    P = rng.normal(size=(n + 1, (5 if children else 3) * l)).astype(np.float32)
-    mods = rng.permutation(np.arange(1, n + 1))
-    heads = np.array([0 if rng.random() < 0.2 else rng.choice([r for r in range(1, n + 1) if r != m])
-                      for m in mods])
-    buckets = distance_buckets(heads, mods)
-    kids = rng.integers(-1, n + 1, size=(n, 2)) if children else None
-    hidden, _ = label_hidden(model, P, heads, mods, buckets, kids)
-    M = model.get_param("M")
-    none = model.get_param("none") if children else None
-    for i, (h, m, b) in enumerate(zip(heads, mods, buckets)):
-        want = P[h, :l] + P[m, l:2 * l] + M[b]
-        if children:
-            for side in (0, 1):
-                c = kids[i, side]
-                want = want + (none[side] if c < 0 else P[c, (2 + side) * l:(3 + side) * l])
-        if h != 0 and abs(h - m) > 1:
-            want = want + P[min(h, m) + 1:max(h, m), -l:].astype(np.float64).mean(axis=0)
-        assert np.allclose(hidden[i], np.maximum(want, 0), rtol=1e-5, atol=1e-5)
 
 
 def test_outer_children():
@@ -257,16 +223,15 @@ def test_a_shared_projection_reads_the_kinds_roles(kind):
 
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 10_000), st.lists(st.integers(0, 40), min_size=1, max_size=12),
-       st.sampled_from([(0, False), (3, False), (3, True)]))
-def test_batched_arc_scores_equal_the_layer(seed, lengths, span):
+       st.sampled_from([0, 3]))
+def test_batched_arc_scores_equal_the_layer(seed, lengths, span_width):
     """Prediction's batched biaffine scores (one compiled call for all sentences, then the span term where
-    the scorer has one, plain or weighted) equal the layer's forward pass sentence by sentence, for any mix of
+    the scorer has one) equal the layer's forward pass sentence by sentence, for any mix of
     lengths (the empty sentence included), as float64 C-contiguous arrays."""
     rng = np.random.default_rng(seed)
     starts = np.cumsum([0] + [n + 1 for n in lengths])
     X = rng.normal(size=(starts[-1] + 2, W)).astype("f")
-    span_width, span_weighted = span
-    model = arc_scorer(4, nI=W, span_width=span_width, span_weighted=span_weighted)
+    model = arc_scorer(4, nI=W, span_width=span_width)
     model.layers[0].initialize(X=X)
     model.initialize()
     for name in model.param_names:
@@ -283,42 +248,24 @@ def test_batched_arc_scores_equal_the_layer(seed, lengths, span):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(0, 10_000), st.integers(1, 9), st.integers(1, 4), st.booleans())
-def test_span_scores_equal_the_mean_over_the_words_between(seed, n1, k, weighted):
+@given(st.integers(0, 10_000), st.integers(1, 9), st.integers(1, 4))
+def test_span_scores_equal_the_mean_over_the_words_between(seed, n1, k):
     """Every arc's span term against its definition, summed directly over the rows between head and
-    dependent (each row weighing sigmoid(Z[t] . v) + SPAN_WEIGHT_FLOOR in a weighted term); 0 on the diagonal
-    and between adjacent rows."""
+    dependent; 0 on the diagonal and between adjacent rows."""
     rng = np.random.default_rng(seed)
     A, B, Z = (rng.normal(size=(n1, k)) for _ in range(3))
-    v = rng.normal(scale=2.0, size=k) if weighted else None
-    w = np.ones(n1) if v is None else 1 / (1 + np.exp(-(Z @ v))) + SPAN_WEIGHT_FLOOR
-    S, _ = span_scores(np, A, B, Z, v)
+    S, _ = span_scores(np, A, B, Z)
     for h in range(n1):
         for m in range(n1):
             i, j = min(h, m), max(h, m)
-            between, weights = Z[i + 1:j], w[i + 1:j]
-            want = (A[h] + B[m]) @ (weights @ between) / weights.sum() if len(between) and h != m else 0.0
+            between = Z[i + 1:j]
+            want = (A[h] + B[m]) @ between.mean(axis=0) if len(between) and h != m else 0.0
             assert S[h, m] == pytest.approx(want, abs=1e-9)
 
 
-def test_a_weighted_span_term_starts_as_the_mean():
-    """With v = 0 every row weighs the same: the weighted term is the plain mean, and so is its gradient
-    for A, B and Z."""
-    rng = np.random.default_rng(3)
-    A, B, Z = (rng.normal(size=(7, 3)) for _ in range(3))
-    dS = rng.normal(size=(7, 7))
-    plain, plain_backprop = span_scores(np, A, B, Z)
-    weighted, weighted_backprop = span_scores(np, A, B, Z, np.zeros(3))
-    assert np.allclose(weighted, plain, atol=1e-12)
-    for got, want in zip(weighted_backprop(dS)[:3], plain_backprop(dS)[:3]):
-        assert np.allclose(got, want, atol=1e-12)
-    assert plain_backprop(dS)[3] is None
-
-
-@pytest.mark.parametrize("weighted", [False, True])
-def test_span_scores_backward_matches_finite_differences(weighted):
+def test_span_scores_backward_matches_finite_differences():
     rng = np.random.default_rng(11)
-    inputs = [rng.normal(size=(6, 3)) for _ in range(3)] + ([rng.normal(size=3)] if weighted else [])
+    inputs = [rng.normal(size=(6, 3)) for _ in range(3)]
     weights = rng.normal(size=(6, 6))
     _, backprop = span_scores(np, *inputs)
     grads = backprop(weights)
@@ -330,11 +277,6 @@ def test_span_scores_backward_matches_finite_differences(weighted):
                 moved[index][at] += sign * 1e-6
                 numeric[at] += sign * (span_scores(np, *moved)[0] * weights).sum() / 2e-6
         assert np.allclose(grads[index], numeric, atol=1e-5)
-
-
-def test_span_weighted_needs_a_span_term():
-    with pytest.raises(ValueError, match="needs span_width > 0"):
-        arc_scorer(4, nI=W, span_width=0, span_weighted=True)
 
 
 def test_distance_buckets():

@@ -202,19 +202,3 @@ def test_single_sentence_docs_leave_the_start_threshold(doc_trained, ewt_sentenc
         assert parser.cfg["start_threshold"] == 0.7
     finally:
         parser.configure(start_threshold=0.5)
-
-
-def test_a_pipeline_saved_with_the_v2_model_loads_unchanged(trained, tmp_path):
-    """The component's default config names v3 with a start scorer; a saved config naming v2 (pipelines from
-    before v3) must not take v3's settings when spaCy fills it in from the defaults."""
-    import spacy
-
-    nlp, examples = trained
-    nlp.to_disk(tmp_path / "v2")
-    loaded = spacy.load(tmp_path / "v2")
-    model_config = loaded.config["components"]["vine_cascade"]["model"]
-    assert model_config["@architectures"] == "vineparse.VineCascadeModel.v2" and "start_width" not in model_config
-    assert not loaded.get_pipe("vine_cascade").model.has_ref("starts")
-    docs = [unbounded(nlp, eg) for eg in examples[:5]]
-    assert ([[t.head.i for t in doc] for doc in loaded.pipe(d.copy() for d in docs)]
-            == [[t.head.i for t in doc] for doc in nlp.pipe(d.copy() for d in docs)])

@@ -7,8 +7,16 @@ import vineparse.pipeline  # noqa: F401  (registers vine_cascade when the packag
 
 TINY_TOK2VEC = {"@architectures": "spacy.HashEmbedCNN.v2", "pretrained_vectors": None, "width": 32, "depth": 2,
                 "embed_size": 500, "window_size": 1, "maxout_pieces": 2, "subword_features": True}
-TINY_MODEL = {"@architectures": "vineparse.VineCascadeModel.v2", "arc_width": 32, "part_width": 8,
-              "label_width": 16, "label_children": True, "tok2vec": TINY_TOK2VEC}
+# small, and without the BiLSTM, span term, shared part roles and sentence-start scorer of the default model
+# (tests that need one of them add it)
+TINY_MODEL = {"@architectures": "vineparse.VineCascadeModel.v3", "arc_width": 32, "part_width": 8,
+              "label_width": 16, "lstm_width": 0, "label_children": True, "start_width": 0, "span_width": 0,
+              "shared_part_roles": False, "tok2vec": TINY_TOK2VEC}
+# the settings the tiny pipelines' tests were written against: every trained level parses, the losses weighed
+# as before the defaults became the shipped model's, dropout as `update` passes it (test_defaults.py trains the
+# default settings; a test's own keyword arguments override these)
+TINY_SETTINGS = {"predict_orders": None, "predict_recall": None, "structured_weight": 1.0, "label_weight": 1.0,
+                 "dropout": None}
 
 
 def sentence_doc(vocab, sentence) -> Doc:
@@ -30,11 +38,12 @@ def make_examples(nlp, sentences, per_doc=1):
 
 
 def train_tiny(sentences, steps=8, seed=0, model=None, per_doc=1, **settings):
-    """A blank English pipeline with its vine_cascade (`model`: TINY_MODEL) trained for `steps` batches of
-    10 docs of `per_doc` sentences each."""
+    """A blank English pipeline with its vine_cascade (`model`: TINY_MODEL; TINY_SETTINGS changed by `settings`)
+    trained for `steps` batches of 10 docs of `per_doc` sentences each."""
     spacy.util.fix_random_seed(seed)
     nlp = spacy.blank("en")
-    nlp.add_pipe("vine_cascade", config={"model": TINY_MODEL if model is None else model, **settings})
+    nlp.add_pipe("vine_cascade", config={"model": TINY_MODEL if model is None else model, **TINY_SETTINGS,
+                                         **settings})
     examples = make_examples(nlp, sentences, per_doc)
     optimizer = nlp.initialize(lambda: examples)
     for step in range(steps):

@@ -20,7 +20,7 @@ cimported by the modules of this package, which are named bare):
     parallel           run_jobs, one job per sentence on OpenMP threads, and has_openmp: kernels.batch
     memory             STATUS_* codes, growable buffers, the score check, the memory limit: kernels
   the sparse cascade parser (vineparse.cascade) and the spaCy component (vineparse.pipeline)
-    cascade_runtime    CascadeRuntime, Stats, DECODERS: cascade.cascade, cascade.parser, pipeline.settings
+    cascade_runtime    CascadeRuntime, Stats: cascade.cascade, cascade.parser, pipeline.settings
     thresholds         max-marginal thresholds and head caps: cascade.thresholds, cascade.structures
     features           hashed sparse part features: cascade.hashed, cascade.training, cascade.structures
     sparse_scorer      SparseScorer, the runtime's scorer on those features: cascade.parser

@@ -8,9 +8,7 @@ last computes max-marginals over its parts and passes on the arcs whose max-marg
 
 (the vine also passes every far head of a word whose outer arc survives), optionally keeping at most
 `cap` heads per word (those of highest max-marginal; ties kept, so the best structure survives). The
-last level decodes: its best tree (`decoder="map"`), or the tree with the most expected correct heads under
-its own distribution p(tree) ∝ exp(score) on its mask (`decoder="mbr"`, minimum Bayes risk for UAS: its arc
-marginals, then first-order Eisner over them). A pruned mask that admits no structure at the next level
+last level decodes its best tree on its mask. A pruned mask that admits no structure at the next level
 (possible after the vine: a vine structure need not be one tree) is replaced by the mask before it, and
 counted as a fallback.
 
@@ -49,8 +47,6 @@ import threading
 
 import numpy as np
 from .memory import KernelSizeError, check_status, get_memory_limit
-
-DECODERS = ("map", "mbr")
 
 cdef enum:
     LOCAL = -1
@@ -256,37 +252,28 @@ cdef int layout_parts(Workspace ws, ArcIndex arcs, bint third, const uint8_t* ma
 cdef enum:                  # what `eisner_pass` computes
     MAX_MARGINALS = 0
     BEST_TREE = 1
-    MBR_TREE = 2
 
 
 cdef int eisner_pass(Workspace ws, int order, const uint8_t* mask, int what, double* best) noexcept nogil:
     """Order 1-3 over ws.scores (and, for orders 2 and 3, the part scores listed by `list_parts` for the same
-    mask): max-marginals into best and ws.mm, or a tree into ws.heads (BEST_TREE, MBR_TREE)."""
+    mask): max-marginals into best and ws.mm (MAX_MARGINALS), or its best tree into ws.heads (BEST_TREE)."""
     cdef Py_ssize_t N = ws.n + 1
     cdef int status
     if order == 1:
         status = ws.first.reset(ws.n, ws.scores, N, mask, N, True)
-        return status if status != STATUS_OK else run_grammar(ws, ws.first, mask, what, best)
+        return status if status != STATUS_OK else run_grammar(ws, ws.first, what, best)
     if order == 2:
         status = ws.second.reset(ws.scores, N, ws.part_scores[0], True)
-        return status if status != STATUS_OK else run_grammar(ws, ws.second, mask, what, best)
+        return status if status != STATUS_OK else run_grammar(ws, ws.second, what, best)
     status = ws.third.reset(ws.scores, N, ws.part_scores[0], ws.part_scores[1], ws.part_scores[2], True)
-    return status if status != STATUS_OK else run_grammar(ws, ws.third, mask, what, best)
+    return status if status != STATUS_OK else run_grammar(ws, ws.third, what, best)
 
 
-cdef int run_grammar(Workspace ws, Hypergraph graph, const uint8_t* mask, int what, double* best) noexcept nogil:
+cdef int run_grammar(Workspace ws, Hypergraph graph, int what, double* best) noexcept nogil:
     cdef double score
-    cdef int status
     if what == BEST_TREE:
         return graph.best(&score, ws.heads)
-    if what == MAX_MARGINALS:
-        return graph.max_marginals(best, ws.mm, ws.n + 1)
-    # MBR_TREE: arc marginals into ws.mm, then the first-order tree with the largest sum of them
-    status = graph.marginals(&score, ws.mm, ws.n + 1)
-    if status != STATUS_OK:
-        return status
-    status = ws.first.reset(ws.n, ws.mm, ws.n + 1, mask, ws.n + 1, True)
-    return status if status != STATUS_OK else ws.first.best(&score, ws.heads)
+    return graph.max_marginals(best, ws.mm, ws.n + 1)
 
 
 cdef int vine_pass(Workspace ws, Py_ssize_t band, double* best) noexcept nogil:
@@ -358,12 +345,8 @@ cdef class CascadeRuntime:
     orders (Sequence[int]): 0 = vine, -1 = local, 1-3 = Eisner orders; the last one decodes.
     alphas (Sequence[float]): a per pruning level; caps (Sequence[int]): heads kept per word at most
         per pruning level (0 = no cap); band (int): the vine's longest short arc.
-    decoder (str): "map", the last level's best tree, or "mbr", the tree with the most expected correct
-        heads under the last level's distribution on its mask (about 1.5 times the last level's work).
     """
     cdef readonly int n_levels
-    cdef readonly str decoder
-    cdef bint mbr
     cdef int order[MAX_LEVELS]
     cdef double alpha[MAX_LEVELS]
     cdef int cap[MAX_LEVELS]
@@ -371,14 +354,10 @@ cdef class CascadeRuntime:
     cdef list _idle                 # workspaces no call holds, kept across calls (their buffers stay allocated)
     cdef object _lock               # guards _idle: every call checks out workspaces of its own
 
-    def __init__(self, orders, alphas, caps, Py_ssize_t band, str decoder="map"):
+    def __init__(self, orders, alphas, caps, Py_ssize_t band):
         cdef int k
         self._idle = []
         self._lock = threading.Lock()
-        if decoder not in DECODERS:
-            raise ValueError(f"decoder must be one of {list(DECODERS)}, got {decoder!r}")
-        self.decoder = decoder
-        self.mbr = decoder == "mbr"
         orders = [-1 if o == "local" else int(o) for o in orders]
         if not 1 <= len(orders) <= MAX_LEVELS:
             raise ValueError(f"a cascade has 1..{MAX_LEVELS} levels, got {len(orders)}")
@@ -451,7 +430,7 @@ cdef class CascadeRuntime:
         cdef int status = self.level_inputs(scorer, ws, k, mask)
         if status != STATUS_OK:
             return status
-        return eisner_pass(ws, self.order[k], mask, MBR_TREE if self.mbr else BEST_TREE, NULL)
+        return eisner_pass(ws, self.order[k], mask, BEST_TREE, NULL)
 
     cdef int sentence(self, Scorer scorer, Workspace ws, Py_ssize_t i, int upto, const int64_t* gold,
                       uint8_t** mask_out) noexcept nogil:

@@ -55,7 +55,6 @@ filling the C table (O(n^2), like reading the mask). Every table lives in
 buffers of the grammar object that grow with the longest sentence and are
 reused (see eisner2.pxd for the C API).
 """
-from libc.math cimport INFINITY
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free
 from libc.string cimport memset
@@ -594,38 +593,3 @@ cdef class SecondOrder(Hypergraph):
         one I item, so these are the arc max-marginals, marginals or indicators."""
         arcs = self.arcs.arcs()
         return arcs[:, 0], arcs[:, 1], np.asarray(q)[self.i_base:self.s_base]
-
-
-def has_impossible_arcs(ArcIndex arcs, const double[:, ::1] scores):
-    """Whether an arc of `arcs` has score -inf (O(arcs))."""
-    cdef Py_ssize_t a
-    for a in range(arcs.n_arcs):
-        if scores[arcs.arc_head[a], arcs.arc_mod[a]] == -INFINITY:
-            return True
-    return False
-
-
-def restrict_sibling_scores(ArcIndex full, ArcIndex sub, const double[::1] sib):
-    """Re-lay a compact sibling vector of `full` for `sub`, whose allowed arcs
-    are a subset of full's (arcs dropped for a -inf first-order score).
-
-    RETURNS (np.ndarray): float64 of length sub.n_sibling_parts. O(parts of sub).
-    """
-    cdef Py_ssize_t N = sub.n + 1, h, m, s, j, k, arc, farc, fstart, start
-    cdef int64_t p, q
-    out = np.empty(sub.n_sibling_parts, dtype=np.float64)
-    cdef double[::1] o = out
-    cdef const int* mods
-    for arc in range(sub.n_arcs):
-        h, m, j = sub.arc_head[arc], sub.arc_mod[arc], sub.arc_pos[arc]
-        mods = sub.right if arc < sub.n_right else sub.left
-        start = (arc if arc < sub.n_right else arc - sub.n_right) - j
-        farc = full.arc_id[h * N + m]
-        fstart = farc - full.arc_pos[farc]                 # full's arc id at list position 0
-        p = sub.sib_ptr[arc]
-        q = full.sib_ptr[farc]
-        o[p] = sib[q]
-        for k in range(j):
-            s = mods[start + k]
-            o[p + 1 + k] = sib[q + 1 + full.arc_id[h * N + s] - fstart]
-    return out

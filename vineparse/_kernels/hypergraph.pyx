@@ -325,25 +325,3 @@ def log_partition(Hypergraph graph):
         status = graph.run_log_inside(&log_z)
     _raise(status)
     return log_z
-
-
-def sample_derivations(Hypergraph graph, Py_ssize_t count, unsigned long long seed):
-    """(log partition, qs): qs[i, x] == 1 on the items of the i-th derivation,
-    drawn independently with probability proportional to exp(score)."""
-    cdef double log_z = -INFINITY
-    cdef uint64_t state = seed_state(seed)
-    cdef double[:, ::1] qs = np.zeros((count, graph.n_items))
-    cdef Py_ssize_t i, j
-    cdef int status
-    with nogil:
-        status = graph.run_log_inside(&log_z)
-        for i in range(count):
-            if status != STATUS_OK:
-                break
-            status = graph.run_sample(&state)
-            for j in range(graph.n_items):
-                qs[i, j] = graph.q[j]
-    if status == STATUS_NO_STRUCTURE:
-        return log_z, np.zeros((count, graph.n_items))
-    _raise(status)
-    return log_z, np.asarray(qs)

@@ -10,8 +10,6 @@ j = max(h, m), what lies between head and dependent is the mean of Z over the ro
 
 with C[t] = Z[r_0] + ... + Z[r_{t-1}] the sentence's prefix sums (C[0] = 0). A C^T and B C^T are two sgemm
 calls (scipy's BLAS) per sentence over its gathered rows, in float32; the sum is added to the float64 scores.
-With row weights w (a weighted span term) the mean is weighted: C sums w Z and the count j - i - 1 becomes
-the weight between, W[j] - W[i + 1] with W[t] = w[r_0] + ... + w[r_{t-1}] (in float64).
 Time O((n + 1)^2 k) per sentence, scratch O((n + 1)^2 + (n + 1) k) for the longest.
 """
 import numpy as np
@@ -26,28 +24,18 @@ from .strided cimport row_stride
 cnp.import_array()
 
 
-def add_span_dense(const float[:, :] A, const float[:, :] B, const float[:, :] Z, rows, list dense,
-                   weights=None) -> list:
+def add_span_dense(const float[:, :] A, const float[:, :] B, const float[:, :] Z, rows, list dense) -> list:
     """Add the span term of each sentence of `rows` (int arrays of rows into the (R, k) terms, the root row
     first) to its dense scores in `dense` (float64 (n + 1, n + 1), C-contiguous, written in place); RETURNS
     dense.
 
-    A = H G, B = D G', Z (R, k), k >= 1, float32 (rows may be strided, the columns of a row adjacent);
-    weights: None (the plain mean) or each row's weight (R,), float32, finite and > 0.
-    Raises ValueError on mismatched shapes, a row outside 0..R-1, weights that are not positive or a score
-    array of the wrong shape or layout, before writing anything."""
+    A = H G, B = D G', Z (R, k), k >= 1, float32 (rows may be strided, the columns of a row adjacent).
+    Raises ValueError on mismatched shapes, a row outside 0..R-1 or a score array of the wrong shape or
+    layout, before writing anything."""
     cdef Py_ssize_t R = A.shape[0], k = A.shape[1]
     if k < 1 or B.shape[0] != R or B.shape[1] != k or Z.shape[0] != R or Z.shape[1] != k:
         raise ValueError(f"A ({A.shape[0]}, {A.shape[1]}), B ({B.shape[0]}, {B.shape[1]}) and Z "
                          f"({Z.shape[0]}, {Z.shape[1]}) must share R and k >= 1")
-    cdef const float[::1] row_weights = None
-    if weights is not None:
-        weights = np.ascontiguousarray(weights, dtype=np.float32)
-        if weights.shape != (R,):
-            raise ValueError(f"weights must be one per row, ({R},), got {weights.shape}")
-        if R and not (np.isfinite(weights).all() and weights.min() > 0):
-            raise ValueError("weights must be finite and > 0")
-        row_weights = weights
     if len(rows) != len(dense):
         raise ValueError(f"{len(rows)} row lists for {len(dense)} score arrays")
     sizes = [len(sentence) for sentence in rows]
@@ -69,18 +57,15 @@ def add_span_dense(const float[:, :] A, const float[:, :] B, const float[:, :] Z
     cdef float* heads = <float*>malloc(longest * k * sizeof(float))
     cdef float* deps = <float*>malloc(longest * k * sizeof(float))
     cdef float* prefix = <float*>malloc((longest + 1) * k * sizeof(float))
-    cdef double* total = <double*>malloc((longest + 1) * sizeof(double))
     cdef float* head_dots = <float*>malloc(longest * (longest + 1) * sizeof(float))
     cdef float* dep_dots = <float*>malloc(longest * (longest + 1) * sizeof(float))
     cdef const int64_t* r = &all_rows[0]
     cdef const float* z
     cdef double* s
     cdef Py_ssize_t i, n1, t, c, h, m, lo, hi, w = longest + 1
-    cdef float between, weight
-    cdef bint weighted = row_weights is not None
+    cdef float between
     try:
-        if (heads == NULL or deps == NULL or prefix == NULL or total == NULL or head_dots == NULL
-                or dep_dots == NULL):
+        if heads == NULL or deps == NULL or prefix == NULL or head_dots == NULL or dep_dots == NULL:
             raise MemoryError()
         for i in range(len(sizes)):
             n1 = sizes[i]
@@ -89,15 +74,12 @@ def add_span_dense(const float[:, :] A, const float[:, :] B, const float[:, :] Z
                 continue
             s = <double*>cnp.PyArray_DATA(dense[i])
             memset(prefix, 0, k * sizeof(float))
-            total[0] = 0.0
             for t in range(n1):
                 memcpy(heads + t * k, &A[0, 0] + r[t] * a_stride, k * sizeof(float))
                 memcpy(deps + t * k, &B[0, 0] + r[t] * b_stride, k * sizeof(float))
                 z = &Z[0, 0] + r[t] * z_stride
-                weight = row_weights[r[t]] if weighted else 1.0
-                total[t + 1] = total[t] + weight      # read only when weighted
                 for c in range(k):
-                    prefix[(t + 1) * k + c] = prefix[t * k + c] + weight * z[c]
+                    prefix[(t + 1) * k + c] = prefix[t * k + c] + z[c]
             # head_dots[h, t] = A[r_h] . C[t], dep_dots[m, t] = B[r_m] . C[t], t = 0 .. n1, rows w apart
             row_major_sgemm(False, True, <int>n1, <int>(n1 + 1), <int>k, 1.0, heads, <int>k, prefix, <int>k, 0.0,
                             head_dots, <int>w)
@@ -111,16 +93,12 @@ def add_span_dense(const float[:, :] A, const float[:, :] B, const float[:, :] Z
                         continue
                     between = (head_dots[h * w + hi] - head_dots[h * w + lo + 1]
                                + dep_dots[m * w + hi] - dep_dots[m * w + lo + 1])
-                    if weighted:
-                        s[h * n1 + m] += between / (total[hi] - total[lo + 1])
-                    else:
-                        s[h * n1 + m] += between / <float>(hi - lo - 1)
+                    s[h * n1 + m] += between / <float>(hi - lo - 1)
             r += n1
     finally:
         free(heads)
         free(deps)
         free(prefix)
-        free(total)
         free(head_dots)
         free(dep_dots)
     return dense

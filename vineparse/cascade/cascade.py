@@ -77,19 +77,18 @@ class Cascade:
         if len(self.alphas) != len(self.levels) - 1:
             raise ValueError(f"{len(self.levels) - 1} pruning levels but {len(self.alphas)} alphas")
 
-    def runtime(self, decoder: str = "map", last_only: bool = False) -> CascadeRuntime:
+    def runtime(self, last_only: bool = False) -> CascadeRuntime:
         """The compiled runtime (`_kernels/cascade_runtime.pyx`) of these levels, thresholds, head caps and the
-        vine's band, or with `last_only` of the last level alone (exact decoding over every arc). decoder:
-        "map" (the last level's best tree) or "mbr" (the most expected correct heads). Kept while the cascade
+        vine's band, or with `last_only` of the last level alone (exact decoding over every arc). Kept while the cascade
         lives and beside it (so that the cascade still pickles), with its pool of workspaces, grown to the
         longest sentence seen and reused from call to call; up to 8 settings are kept (calibration tries many
         thresholds)."""
         band = next((level.structure.band for level in self.levels if level.is_vine), 1)
         if last_only:
-            key = ((self.levels[-1].order,), (), (), band, decoder)
+            key = ((self.levels[-1].order,), (), (), band)
         else:
             caps = tuple(0 if level.is_vine else (level.head_cap or 0) for level in self.levels[:-1])
-            key = (tuple(level.order for level in self.levels), tuple(self.alphas), caps, band, decoder)
+            key = (tuple(level.order for level in self.levels), tuple(self.alphas), caps, band)
         with _RUNTIMES_LOCK:
             runtimes = _RUNTIMES.setdefault(self, {})
             runtime = runtimes.get(key)

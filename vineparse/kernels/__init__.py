@@ -15,8 +15,7 @@ also on dense SIMD charts). `*_batch` functions take many sentences in one call
 and can use several threads (`batch.py`). A request whose memory would pass the
 limit (`set_memory_limit`, default 2 GiB) raises `KernelSizeError` first.
 
-The Eisner and vine kernels cover projective trees; `mst` and `matrix_tree_marginals` (nonprojective.py)
-cover every tree, crossing arcs included.
+The Eisner and vine kernels cover projective trees.
 """
 from .._kernels.memory import DEFAULT_MEMORY_LIMIT, KernelSizeError, get_memory_limit, set_memory_limit
 from ._checks import NoStructureError
@@ -29,7 +28,6 @@ from .batch import (eisner2_batch, eisner2_marginals_batch, eisner2_max_marginal
                     eisner3_marginals_batch, eisner3_max_marginals_batch, eisner_batch, eisner_marginals_batch,
                     eisner_max_marginals_batch, eisner_sample_batch, has_openmp, vine_batch, vine_marginals_batch,
                     vine_max_marginals_batch)
-from .nonprojective import IllConditionedError, matrix_tree_marginals, mst
 from .vine import (ATTACH_OUTER_LEFT, ATTACH_OUTER_RIGHT, ATTACH_ROOT, ATTACH_SHORT, vine, vine_marginals,
                    vine_max_marginals)
 
@@ -37,8 +35,7 @@ __all__ = ["NoStructureError", "KernelSizeError", "set_memory_limit", "get_memor
            "eisner", "eisner_max_marginals", "eisner_marginals", "eisner_sample",
            "eisner2", "eisner2_max_marginals", "eisner2_marginals", "eisner2_sample", "second_order_parts",
            "eisner3", "eisner3_max_marginals", "eisner3_marginals", "eisner3_sample", "third_order_parts",
-           "vine", "vine_max_marginals", "vine_marginals", "mst", "matrix_tree_marginals",
-           "IllConditionedError",
+           "vine", "vine_max_marginals", "vine_marginals",
            "ATTACH_SHORT", "ATTACH_ROOT", "ATTACH_OUTER_LEFT", "ATTACH_OUTER_RIGHT",
            "eisner_batch", "eisner_max_marginals_batch", "eisner_marginals_batch", "eisner_sample_batch",
            "eisner2_batch", "eisner2_max_marginals_batch", "eisner2_marginals_batch",

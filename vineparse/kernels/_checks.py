@@ -46,14 +46,6 @@ def no_tree_error(allowed, what="projective tree", otherwise=""):
     return NoStructureError(f"the arc mask admits no {what}{detail}")
 
 
-def heads_from_arcs(on_path):
-    """Heads from an (n + 1, n + 1) indicator of the arcs of one tree."""
-    heads = np.full(on_path.shape[0], -1, dtype=np.int64)
-    h, m = np.nonzero(on_path > 0.5)
-    heads[m] = h
-    return heads
-
-
 def sample_count(count):
     """`count` checked: an integer >= 0."""
     if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 0:

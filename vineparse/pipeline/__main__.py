@@ -1,10 +1,13 @@
 """`python -m vineparse.pipeline calibrate PIPELINE DEV.spacy --output OUT [--recall R[,R...]] [--max-heads K]
-[--orders O,O...]`
+[--orders O,O...]` and `python -m vineparse.pipeline upgrade PIPELINE`.
 
 Sets the pruning thresholds a of a trained pipeline's vine_cascade on held-out data, for a gold-arc recall per
 level (`VineCascadeParser.calibrate`), prints the kept share and recall of each level and saves the pipeline.
 With --orders the cascade first keeps only those of its levels (`VineCascadeParser.set_orders`, e.g. 1,3).
 Docs keep their gold tokens (as `gold_preproc = true` in training and `spacy evaluate --gold-preproc`).
+
+`upgrade` rewrites a saved pipeline's config.cfg without the settings vineparse retired, where each has the
+value whose behaviour was kept (`serialization.upgrade_config`), so that spaCy loads it again.
 """
 import argparse
 import sys
@@ -38,7 +41,11 @@ def main(argv=None) -> int:
                            help="keep only these cascade levels before calibrating, comma-separated, a "
                                 "subsequence of the trained ones with the same last level (e.g. 0,1,3)")
     calibrate.add_argument("--component", default="vine_cascade")
+    upgrade = commands.add_parser("upgrade", help="take the settings vineparse retired out of a saved pipeline")
+    upgrade.add_argument("pipeline", help="a saved spaCy pipeline with a vine_cascade component")
     args = parser.parse_args(argv)
+    if args.command == "upgrade":
+        return upgrade_pipeline(args.pipeline)
 
     import spacy
 
@@ -83,6 +90,24 @@ def main(argv=None) -> int:
         print(f"{skipped:,} sentences without one-to-one gold heads were left out", file=sys.stderr)
     nlp.to_disk(args.output)
     print(f"saved to {args.output} ({time.perf_counter() - start:.0f}s)", file=sys.stderr)
+    return 0
+
+
+def upgrade_pipeline(path: str) -> int:
+    from pathlib import Path
+
+    from thinc.api import Config
+
+    from .serialization import upgrade_config
+
+    config_path = Path(path) / "config.cfg"
+    try:
+        upgraded = upgrade_config(Config().from_disk(config_path, interpolate=False))
+    except (OSError, ValueError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    upgraded.to_disk(config_path)
+    print(f"upgraded {config_path}", file=sys.stderr)
     return 0
 
 

@@ -1,24 +1,27 @@
 """Thinc architectures of the `vine_cascade` component.
 
 `build_vine_cascade_model` (registered as `vineparse.VineCascadeModel.v3`) is a model whose forward pass is the
-encoder: tok2vec (its own or a listener, optionally plus an embedding of each token's tag) >> optional context
-encoder >> optional BiLSTM >> a learned root row before each doc's tokens >> dropout, giving per doc (n_tokens + 1,
-w) vectors, row 0 the root. Its other layers are the scorers that read those vectors (`scorers.py`), reachable by
-reference: "arcs", "outer", "sibling", "grandparent", "grand_sibling", "labels", and "starts" where the model has a
-sentence-start scorer (`start_width` > 0). The component runs them on the batch's stacked vectors; they are part of
-the model, so `finish_update`, `to_bytes` and `initialize` cover them. `build_vine_cascade_model_v2`
-(`vineparse.VineCascadeModel.v2`) is the same without a sentence-start scorer, so that pipelines saved with it load
-unchanged (spaCy fills a saved config in from the default config only where the architecture names match).
+encoder: tok2vec (its own or a listener) >> optional BiLSTM >> a learned root row before each doc's tokens >>
+dropout, giving per doc (n_tokens + 1, w) vectors, row 0 the root. Its other layers are the scorers that read
+those vectors (`scorers.py`), reachable by reference: "arcs", "outer", "sibling", "grandparent",
+"grand_sibling", "labels", and "starts" where the model has a sentence-start scorer (`start_width` > 0). The
+component runs them on the batch's stacked vectors; they are part of the model, so `finish_update`, `to_bytes`
+and `initialize` cover them.
+
+Defaults: each argument's default is the shipped English model's (configs/ewt.cfg), and `default_model_config`
+builds the component's default model block from them, with `DEFAULT_TOK2VEC`, a tok2vec of the component's own
+with the architecture of configs/ewt.cfg's shared one.
 
 Shapes: input List[Doc]; output List[Floats2d], one (n_tokens + 1, w) array per doc.
 """
-from typing import List, Optional
+import copy
+import inspect
+from typing import Any, Dict, List, Optional
 
 import numpy as np
-from thinc.api import LSTM, Dropout, HashEmbed, Model, chain, with_padded, zero_init
+from thinc.api import LSTM, Dropout, Model, chain, with_padded
 from thinc.types import Floats2d
 
-from spacy.attrs import TAG
 from spacy.ml.models.tok2vec import MaxoutWindowEncoder
 
 from .._kernels.bilstm import bilstm_forward
@@ -27,82 +30,58 @@ from .scorers import (GRAND_SIBLING, GRANDPARENT, SIBLING, arc_scorer, label_sco
 
 SCORERS = ("arcs", "outer", "sibling", "grandparent", "grand_sibling", "labels")
 PART_REFS = {SIBLING: "sibling", GRANDPARENT: "grandparent", GRAND_SIBLING: "grand_sibling"}
-TAG_SEED = 7            # the tag embedding's hash seed: a fixed one, so that every run hashes a tag to the same rows
-MAX_TAG_ROWS = 1 << 20
-MAX_LSTM_DEPTH = 4
+# the component's own tok2vec in its default config: the architecture of configs/ewt.cfg's shared tok2vec
+# (spaCy's --optimize efficiency one), which the shipped model listens to
+DEFAULT_TOK2VEC = {
+    "@architectures": "spacy.Tok2Vec.v2",
+    "embed": {"@architectures": "spacy.MultiHashEmbed.v2", "width": 96, "attrs": ["NORM", "PREFIX", "SUFFIX", "SHAPE"],
+              "rows": [5000, 1000, 2500, 2500], "include_static_vectors": False},
+    "encode": {"@architectures": "spacy.MaxoutWindowEncoder.v2", "width": 96, "depth": 4, "window_size": 1,
+               "maxout_pieces": 3}}
+# model arguments tried and not adopted, removed: each with the value that gives the behaviour kept
+RETIRED = {"context_depth": 0, "lstm_depth": 1, "tag_rows": 0, "span_weighted": False, "label_span": False}
 
 
-def build_vine_cascade_model_v2(tok2vec: Model, arc_width: int = 128, part_width: int = 16,
-                                label_width: int = 128, context_depth: int = 0, lstm_width: int = 0,
-                                label_children: bool = False, nL: Optional[int] = None) -> Model[List, List[Floats2d]]:
-    """`build_vine_cascade_model` without a sentence-start scorer (`vineparse.VineCascadeModel.v2`)."""
-    return build_vine_cascade_model(tok2vec, arc_width, part_width, label_width, context_depth, lstm_width,
-                                    label_children, start_width=0, nL=nL)
-
-
-def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: int = 16,
-                             label_width: int = 128, context_depth: int = 0, lstm_width: int = 0,
-                             label_children: bool = False, start_width: int = 64, span_width: int = 0,
-                             label_span: bool = False, shared_part_roles: bool = False, tag_rows: int = 0,
-                             lstm_depth: int = 1, span_weighted: bool = False,
+def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: int = 64,
+                             label_width: int = 64, lstm_width: int = 128, label_children: bool = True,
+                             start_width: int = 64, span_width: int = 32, shared_part_roles: bool = True,
                              nL: Optional[int] = None) -> Model[List, List[Floats2d]]:
     """The encoder (see the module docstring) and the scorers.
 
     tok2vec (Model[List[Doc], List[Floats2d]]): token vectors (width nI).
-    context_depth (int): residual maxout window layers (window 1) of the parser's own on top of the tok2vec
-        (0 = none), each widening what a token vector sees by one word on each side.
-    lstm_width (int): width of a BiLSTM (lstm_width / 2 per direction) whose outputs are concatenated to the
-        token vectors (0 = none; must be even).
-    lstm_depth (int): its layers, 1 to MAX_LSTM_DEPTH (each reads the one before; one layer runs compiled at
-        prediction on the CPU, deeper ones through thinc).
+    lstm_width (int): width of a one-layer BiLSTM (lstm_width / 2 per direction) whose outputs are
+        concatenated to the token vectors (0 = none; must be even).
     arc_width, part_width, label_width (int): widths of the biaffine arc scorer, of each higher-order part
         MLP and of the label classifier's hidden layer.
     label_children (bool): the label classifier also reads the dependent's outermost left and right child
         (gold trees in training, predicted ones when parsing; `scorers.label_scorer`).
     span_width (int): width k of the arc scorer's span term, what lies between head and dependent (0 = none;
         `scorers.span_scores`): O(n^2 k) more per sentence.
-    span_weighted (bool): the span term takes a weighted mean of the words between, each word's weight learned
-        from its projection (`scorers.span_weights`; needs span_width > 0): O(k) more per word.
-    label_span (bool): the label classifier also reads the mean of a projection of the words between head
-        and dependent (`scorers.label_scorer`): O(label_width) more per word.
     shared_part_roles (bool): the three part MLPs read one projection of each word in each role (grandparent,
         head, sibling, modifier: 4 x part_width columns) instead of one projection each (10 x part_width
         columns in all); each keeps its own output, "no sibling" row and distance rows
         (`scorers.shared_part_projection`).
-    tag_rows (int): rows of an embedding of each token's fine-grained tag added to the token vectors (0 =
-        none; `with_tag_embedding`): the tags must be set by a tagger before the component, and in training
-        the tagger and its tok2vec must be `annotating_components`.
-    The defaults here (part_width 16, label_children false) are those of the registered versions; the
-    component's default config (`component.DEFAULT_MODEL_CONFIG`) and configs/ewt.cfg set part_width 64 and
-    label_children true.
+    start_width (int): width of the sentence-start scorer's hidden layer (0 = none; `scorers.start_scorer`).
     nL (int or None): number of labels; set by the component's `initialize` when None.
     """
     for name, value in (("arc_width", arc_width), ("part_width", part_width), ("label_width", label_width)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    if isinstance(context_depth, bool) or not isinstance(context_depth, int) or context_depth < 0:
-        raise ValueError(f"context_depth must be an integer >= 0, got {context_depth!r}")
     if isinstance(lstm_width, bool) or not isinstance(lstm_width, int) or lstm_width < 0 or lstm_width % 2:
         raise ValueError(f"lstm_width must be an even integer >= 0, got {lstm_width!r}")
-    if isinstance(lstm_depth, bool) or not isinstance(lstm_depth, int) or not 1 <= lstm_depth <= MAX_LSTM_DEPTH:
-        raise ValueError(f"lstm_depth must be an integer in [1, {MAX_LSTM_DEPTH}], got {lstm_depth!r}")
-    for name, value in (("start_width", start_width), ("span_width", span_width), ("tag_rows", tag_rows)):
+    for name, value in (("start_width", start_width), ("span_width", span_width)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
-    if not isinstance(span_weighted, bool):     # arc_scorer checks that it has a span term to weigh
-        raise ValueError(f"span_weighted must be true or false, got {span_weighted!r}")
     width = tok2vec.get_dim("nO")
-    layers = [with_tag_embedding(tok2vec, tag_rows) if tag_rows else tok2vec]
-    if context_depth:
-        layers.append(MaxoutWindowEncoder(width=width, window_size=1, maxout_pieces=3, depth=context_depth))
+    layers = [tok2vec]
     if lstm_width:
-        layers.append(with_lstm(LSTM(nO=lstm_width, nI=width, bi=True, depth=lstm_depth)))
+        layers.append(with_lstm(LSTM(nO=lstm_width, nI=width, bi=True, depth=1)))
         width += lstm_width
     layers += [with_root_row(width), Dropout(0.0)]
     encoder = chain(*layers)
-    scorers = {"arcs": arc_scorer(arc_width, nI=width, span_width=span_width, span_weighted=span_weighted),
+    scorers = {"arcs": arc_scorer(arc_width, nI=width, span_width=span_width),
                "outer": outer_scorer(nI=width),
-               "labels": label_scorer(label_width, nL=nL, nI=width, children=label_children, span=label_span)}
+               "labels": label_scorer(label_width, nL=nL, nI=width, children=label_children)}
     shared = shared_part_projection(part_width, nI=width) if shared_part_roles else None
     for kind, name in PART_REFS.items():
         scorers[name] = part_scorer(kind, part_width, nI=width, projection=shared)
@@ -116,6 +95,15 @@ def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: i
     for name in names:
         model.set_ref(name, scorers[name])
     return model
+
+
+def default_model_config() -> Dict[str, Any]:
+    """The component's default model block: `vineparse.VineCascadeModel.v3` with every argument at its default
+    (the function's signature is where each is declared) and `DEFAULT_TOK2VEC`."""
+    arguments = {name: parameter.default for name, parameter in
+                 inspect.signature(build_vine_cascade_model).parameters.items() if name != "tok2vec"}
+    return {"@architectures": "vineparse.VineCascadeModel.v3", **arguments,
+            "tok2vec": copy.deepcopy(DEFAULT_TOK2VEC)}
 
 
 def _forward(model: Model, docs: List, is_train: bool):
@@ -136,43 +124,6 @@ def _init(model: Model, X=None, Y=None) -> None:
             continue
         scorer.layers[0].initialize(X=sample)
         scorer.initialize()
-
-
-def with_tag_embedding(tok2vec: Model, rows: int) -> Model[List, List[Floats2d]]:
-    """Docs -> per doc (n, w): tok2vec's vectors plus E[tag] for each token, where E is a hash embedding of the
-    fine-grained tag (`Token.tag`; `rows` rows of width w = tok2vec's nO, zero at the start, so that the model
-    starts as it would without it). The tags are a tagger's: in training, predicted ones (the tagger and the
-    tok2vec it listens to in `[training] annotating_components`), so that training sees the tagger's errors as
-    parsing will. A batch with tokens and no tag at all raises ValueError. O(w) per token."""
-    if isinstance(rows, bool) or not isinstance(rows, int) or not 1 <= rows <= MAX_TAG_ROWS:
-        raise ValueError(f"tag_rows must be an integer in [1, {MAX_TAG_ROWS}], got {rows!r}")
-    width = tok2vec.get_dim("nO")
-    embed = HashEmbed(nO=width, nV=rows, seed=TAG_SEED, initializer=zero_init)
-    return Model("with_tags", _tags_forward, init=_tags_init, layers=[tok2vec, embed], dims={"nO": width})
-
-
-def _tags_init(model: Model, X=None, Y=None) -> None:
-    model.layers[0].initialize(X=X)
-    model.layers[1].initialize()
-
-
-def _tags_forward(model: Model, docs: List, is_train: bool):
-    tok2vec, embed = model.layers
-    X, backprop_tok2vec = tok2vec(docs, is_train)
-    tags = np.concatenate([doc.to_array(TAG) for doc in docs]) if docs else np.zeros(0, dtype=np.uint64)
-    if tags.size and not tags.any():
-        raise ValueError("vine_cascade reads each token's tag (tag_rows > 0) and these docs have none: put a "
-                         "tagger before it in the pipeline, and in training list the tagger and the tok2vec it "
-                         "listens to in [training] annotating_components (e.g. [\"tok2vec\", \"tagger\"])")
-    E, backprop_embed = embed(model.ops.asarray1i(tags, dtype="uint64"), is_train)
-    Y = [x + e for x, e in zip(X, split_sizes(E, [len(x) for x in X]))]
-
-    def backprop(dY: List[Floats2d]) -> List[Floats2d]:
-        if len(dY):
-            backprop_embed(model.ops.xp.vstack(dY))
-        return backprop_tok2vec(dY)
-
-    return Y, backprop
 
 
 def build_maxout_window_bilstm_encoder(width: int, depth: int, window_size: int, maxout_pieces: int,

@@ -148,8 +148,7 @@ def calibrate_temperatures(component, nlp: Language, examples: Sequence[Example]
             docs = upstream_docs(component, nlp, [eg.predicted.copy() for eg in chunk])
             batch = Batch(component.model, component.model.predict(docs)).predict(labels=True)
             sentences = list(gold_sentences(chunk, component.label_ids, component.skip,
-                                            decorate=component.settings.pseudo_projective,
-                                            annotated=component.settings.annotated_trees))
+                                            decorate=component.settings.pseudo_projective))
             observe_held_out(component, batch, sentences, thresholds=False)
         head, label = component.temperatures.temperatures(min_arcs=1.0)
         scaling = component.temperatures.head_scaling() if head else None

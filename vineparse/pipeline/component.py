@@ -49,28 +49,6 @@ FORMAT_VERSION = serialization.FORMAT_VERSION
 PREDICT_WORDS = 4000
 MAX_SAMPLES = 1000      # parses `sample` draws per doc at most (each a copy of the doc)
 
-DEFAULT_MODEL_CONFIG = """
-[model]
-@architectures = "vineparse.VineCascadeModel.v3"
-arc_width = 128
-part_width = 64
-label_width = 128
-context_depth = 0
-lstm_width = 0
-label_children = true
-start_width = 64
-
-[model.tok2vec]
-@architectures = "spacy.HashEmbedCNN.v2"
-pretrained_vectors = null
-width = 96
-depth = 4
-embed_size = 2000
-window_size = 1
-maxout_pieces = 3
-subword_features = true
-"""
-
 
 class Unit(NamedTuple):
     """What is parsed on its own (`VineCascadeParser.units`): tokens start..end - 1 of its doc, whether its
@@ -187,10 +165,6 @@ class VineCascadeParser(TrainablePipe):
         """Stop the cascade at `max_order` when predicting (None = run every level)."""
         self.configure(max_order=max_order)
 
-    def set_decoder(self, decoder: str) -> None:
-        """Decode the last level by "mbr" (the most expected correct heads) or "map" (its best tree)."""
-        self.configure(decoder=decoder)
-
     def set_alphas(self, alphas: Sequence[float]) -> None:
         """Set the pruning parameter a of each pruning level."""
         self.configure(alphas=list(alphas))
@@ -300,30 +274,6 @@ class VineCascadeParser(TrainablePipe):
         loss, d_vectors, _ = batch_loss(self, list(examples), scores)
         return loss, d_vectors
 
-    def finish_update(self, sgd) -> None:
-        """Update this component's own parameters, at `learn_rate_scale` times the optimizer's rate and, with
-        `adam_beta2` set, with that beta2 in place of the optimizer's (a thinc `Optimizer`'s `b2`, restored
-        after each step, so the other components' parameters keep theirs)."""
-        scale, beta2 = self.settings.learn_rate_scale, self.settings.adam_beta2
-        if scale == 1.0 and beta2 is None:
-            self.model.finish_update(sgd)
-            return
-        if beta2 is not None and not hasattr(sgd, "b2"):
-            raise ValueError(f"vine_cascade's adam_beta2 needs a thinc Adam optimizer (with a b2), got "
-                             f"{type(sgd).__name__}")
-        shared_beta2 = getattr(sgd, "b2", None)
-
-        def own(key, weights, gradient, *, lr_scale: float = 1.0):
-            if beta2 is None:
-                return sgd(key, weights, gradient, lr_scale=lr_scale * scale)
-            sgd.b2 = beta2
-            try:
-                return sgd(key, weights, gradient, lr_scale=lr_scale * scale)
-            finally:
-                sgd.b2 = shared_beta2
-
-        self.model.finish_update(own)
-
     def skip(self, what: str, detail: str) -> None:
         """Count a skipped item (warned about once)."""
         self.skipped[what] += 1
@@ -360,8 +310,7 @@ class VineCascadeParser(TrainablePipe):
         pieces = [piece for doc_units in units for unit in doc_units for piece in unit.pieces]
         known = [found for *_, found in pieces] if vine_level(self.predict_cascade) is not None else None
         trees = parse_pieces(self.predict_cascade, [sent for _, _, sent, _ in pieces], known,
-                             self.settings.direct_max_length, decoder=self.settings.decoder,
-                             reparse_bonus=self.settings.reparse_bonus) if pieces else []
+                             self.settings.direct_max_length) if pieces else []
         heads, position = self._assemble(batch, docs, units, trees)
         if not self.settings.confidences:
             return list(zip(heads, predict_labels(batch, heads, self._labels)))

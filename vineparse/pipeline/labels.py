@@ -86,10 +86,9 @@ def label_projection_where_read(batch: Batch, scorer, head_rows: np.ndarray, mod
     blocks on the outermost children's; entries no arc reads are left unset. One product per block over the
     rows it is read on: in EWT test's gold trees the heads are 43% of the words and the outermost left and
     right children 30% and 22%, so about half the multiply-adds of projecting every row (the projection is
-    most of the labeller's time). A scorer with a span block (read on every row) and arrays off the CPU get
-    the whole projection."""
+    most of the labeller's time). Arrays off the CPU get the whole projection."""
     layer = scorer.layers[0]
-    if scorer.attrs.get("span") or batch.ops.xp is not np:
+    if batch.ops.xp is not np:
         return project(layer, batch.X)
     width = scorer.get_dim("width")
     W, b = layer.get_param("W"), layer.get_param("b")

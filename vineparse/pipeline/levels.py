@@ -7,18 +7,14 @@ objective (`vineparse.cascade.objective`) and the threshold choice work on them 
 Prediction: `parse_pieces` hands a batch's pieces to the compiled cascade runtime
 (`_kernels/cascade_runtime.pyx`, the one the sparse `CascadeParser` runs on: the same levels, thresholds and
 head caps) with the neural scores of `_kernels/neural_scorer.pyx`, in one call per group, so no Python runs
-between sentences; with a reparse bonus, each tree then goes through `reparse`, which may cross arcs.
+between sentences.
 """
 from typing import Optional, Sequence
 
-import numpy as np
-
-from .. import kernels
 from .._kernels.neural_scorer import NeuralScorer
 from ..cascade.cascade import Cascade
 from ..cascade.levels import Level
 from ..cascade.structures import GRAND_SIBLING, GRANDPARENT, SIBLING, make_structure
-from ..trees import crossing_arcs
 from .parts import NEURAL_SCORER
 from .scorers import DISTANCE_EDGES, HEAD_COLUMN, SIBLING_COLUMN
 
@@ -63,50 +59,22 @@ def runtime_scorer(sentences: Sequence, known_vine: Optional[Sequence] = None) -
                         None if known_vine is None else list(known_vine))
 
 
-def reparse(scores: np.ndarray, tree: np.ndarray, bonus: float) -> np.ndarray:
-    """`tree` (the cascade's projective tree) with crossing arcs where the first-order non-projective model
-    wants them: the maximum spanning tree of the matrix-tree marginals of p(tree) ∝ exp(scores) plus `bonus`
-    on each arc of `tree`, over the arcs of `tree` and the arcs that cross one of them
-    (`trees.crossing_arcs`). A word leaves its head in `tree` only for a crossing arc: where a projective
-    tree could hold the change, the cascade's higher orders decided it already. bonus >= 1 keeps `tree` (a
-    marginal is at most 1). Where float64 cannot hold the marginals (`kernels.IllConditionedError`), `tree`
-    is kept. O(n^3) (the marginals), O(n^2) the rest. scores: (n + 1, n + 1) first-order arc scores; tree:
-    heads (n + 1,). RETURNS heads, int64 (n + 1,)."""
-    n = len(tree) - 1
-    if n < 3 or bonus >= 1.0:           # crossing needs three words; a larger bonus cannot be beaten
-        return tree
-    try:
-        _, marginals = kernels.matrix_tree_marginals(scores)
-    except kernels.IllConditionedError:
-        return tree
-    words = np.arange(1, n + 1)
-    candidates = crossing_arcs(tree)
-    candidates[tree[1:], words] = True
-    marginals[tree[1:], words] += bonus
-    return kernels.mst(marginals, candidates)
-
-
 def parse_pieces(cascade: Cascade, sentences: Sequence, known_vine: Optional[Sequence] = None,
-                 direct_max_length: int = 0, n_threads: int = 1, decoder: str = "map",
-                 reparse_bonus: Optional[float] = None) -> list:
+                 direct_max_length: int = 0, n_threads: int = 1) -> list:
     """The tree (heads, int64 (n + 1,)) of each sentence (`parts.SentenceScores` without a cost, at most
-    `splitting.MAX_SEGMENT` words) through the compiled cascade runtime; sentences of at most
-    `direct_max_length` words are decoded by the last level over every arc. The last level decodes by
-    `decoder`: "map" (its best tree) or "mbr" (the tree with the most expected correct heads under its
-    distribution). With `reparse_bonus` (not None) each tree goes through `reparse` with the sentence's
-    first-order scores. known_vine: see `runtime_scorer`."""
+    `splitting.MAX_SEGMENT` words) through the compiled cascade runtime: the last level's best tree on the
+    mask the pruning levels leave; sentences of at most `direct_max_length` words are decoded by the last
+    level over every arc. known_vine: see `runtime_scorer`."""
     sentences = list(sentences)
     known_vine = [None] * len(sentences) if known_vine is None else list(known_vine)
     direct = [i for i, sent in enumerate(sentences) if sent.n <= direct_max_length]
     pruned = [i for i, sent in enumerate(sentences) if sent.n > direct_max_length]
     trees = [None] * len(sentences)
-    for chosen, runtime in ((direct, cascade.runtime(decoder, last_only=True)), (pruned, cascade.runtime(decoder))):
+    for chosen, runtime in ((direct, cascade.runtime(last_only=True)), (pruned, cascade.runtime())):
         if chosen:
             scorer = runtime_scorer([sentences[i] for i in chosen], [known_vine[i] for i in chosen])
             for i, heads in zip(chosen, runtime.run(scorer, n_threads=n_threads)):
                 trees[i] = heads
-    if reparse_bonus is not None:
-        trees = [reparse(sent.dense_arcs(), tree, reparse_bonus) for sent, tree in zip(sentences, trees)]
     return trees
 
 

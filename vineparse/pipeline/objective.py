@@ -4,10 +4,7 @@ For a sentence with projectivized gold tree y and the cascade's levels 0..K:
 
 * arcs, shared by every level: the first-order tree CRF, log Z - s(y), with its gradient the arc marginals
   minus the gold arcs (`kernels.eisner_marginals`: a globally normalised, well-conditioned signal for the
-  biaffine scorer), or head-selection cross-entropy, -sum_m log softmax_h s(h, m) at h = y(m)
-  (`arc_loss = "local"`), or the tree CRF over every tree, crossing arcs included, on the gold tree as
-  annotated (`arc_loss = "crf_nonprojective"`: `kernels.matrix_tree_marginals`), for the non-projective
-  reparse (`levels.reparse`);
+  biaffine scorer);
 * the vine (level 0), when there is one: also a cost-augmented structured hinge on vine structures, so that
   its best structure, whose ROOT words split documents without sentence boundaries, is accurate too;
 * pruning levels k < K: the structured cascade loss [1 - score_k(y) + t_a]_+ of Weiss & Taskar (2010), by
@@ -31,8 +28,6 @@ from ..cascade.objective import cascade_step, pruning_max_marginals
 from ..cascade.structures import full_mask
 from .parts import SentenceScores
 
-ARC_LOSSES = ("crf", "local", "crf_nonprojective")
-
 
 @dataclass
 class SentenceLoss:
@@ -47,24 +42,6 @@ class SentenceLoss:
         return self.arcs + self.hinge
 
 
-def head_selection_loss(sent: SentenceScores, heads: np.ndarray) -> float:
-    """-sum_m log P(y(m) | m) with P a softmax over the possible heads of m; adds its gradient."""
-    n = sent.n
-    scores = sent.dense_arcs().copy()
-    np.fill_diagonal(scores, -np.inf)
-    scores = scores[:, 1:]
-    scores = scores - scores.max(axis=0, keepdims=True)
-    probs = np.exp(scores)
-    probs /= probs.sum(axis=0, keepdims=True)
-    m = np.arange(n)
-    loss = -float(np.log(np.maximum(probs[heads[1:], m], 1e-30)).sum())
-    probs[heads[1:], m] -= 1.0
-    d_arcs = np.zeros((n + 1, n + 1))
-    d_arcs[:, 1:] = probs
-    sent.add_arc_gradient(d_arcs)
-    return loss
-
-
 def tree_crf_loss(sent: SentenceScores, heads: np.ndarray) -> float:
     """log Z - s(y) over projective single-root trees (the gold tree must be one); adds its gradient, the
     arc marginals minus the gold arcs. O(n^3)."""
@@ -76,27 +53,6 @@ def tree_crf_loss(sent: SentenceScores, heads: np.ndarray) -> float:
     d_arcs[heads[1:], m] -= 1.0
     sent.add_arc_gradient(d_arcs)
     return max(float(log_z - scores[heads[1:], m].sum()), 0.0)
-
-
-def matrix_tree_loss(sent: SentenceScores, heads: np.ndarray) -> float:
-    """log Z - s(y) over all single-rooted trees, crossing arcs included (heads: the gold tree as annotated);
-    adds its gradient, the matrix-tree marginals minus the gold arcs. Where float64 cannot hold the
-    Laplacian's determinant (`kernels.IllConditionedError`: a very peaked distribution, whose marginals are
-    then those of its best tree), the best tree stands in for the marginals: the loss becomes the perceptron
-    loss s(best) - s(y). O(n^3)."""
-    n = sent.n
-    scores = sent.dense_arcs()
-    m = np.arange(1, n + 1)
-    gold = float(scores[heads[1:], m].sum())
-    try:
-        log_z, d_arcs = kernels.matrix_tree_marginals(scores)
-    except kernels.IllConditionedError:
-        best = kernels.mst(scores)
-        log_z, d_arcs = float(scores[best[1:], m].sum()), np.zeros_like(scores)
-        d_arcs[best[1:], m] = 1.0
-    d_arcs[heads[1:], m] -= 1.0
-    sent.add_arc_gradient(d_arcs)
-    return max(log_z - gold, 0.0)
 
 
 def bounded_mask(mask, sent: SentenceScores, heads: np.ndarray, cap) -> np.ndarray:
@@ -168,18 +124,12 @@ def vine_hinge_loss(level, sent: SentenceScores, heads: np.ndarray) -> float:
 
 
 def sentence_loss(cascade, sent: SentenceScores, heads: np.ndarray, train_alpha: float, witnesses: int, rng,
-                  structured_weight: float = 1.0, arc_loss: str = "crf", annotated=None) -> SentenceLoss:
+                  structured_weight: float) -> SentenceLoss:
     """All losses of one sentence but its labels'. heads: projective gold tree (int64, n + 1); train_alpha,
     witnesses: the cascade loss's a and sampled witness parts (`vineparse.cascade.objective.cascade_step`);
-    annotated: the gold tree as annotated, crossing arcs and all, which `arc_loss = "crf_nonprojective"`
-    learns from (None: `heads`)."""
-    if arc_loss not in ARC_LOSSES:
-        raise ValueError(f"arc_loss must be one of {ARC_LOSSES}, got {arc_loss!r}")
+    structured_weight: the `CascadeSettings` setting."""
     result = SentenceLoss()
-    if arc_loss == "crf_nonprojective":
-        result.arcs = matrix_tree_loss(sent, heads if annotated is None else annotated)
-    else:
-        result.arcs = tree_crf_loss(sent, heads) if arc_loss == "crf" else head_selection_loss(sent, heads)
+    result.arcs = tree_crf_loss(sent, heads)
     sent.gradient_scale = structured_weight
     if cascade.levels[0].is_vine and len(cascade.levels) > 1:
         result.hinge += vine_hinge_loss(cascade.levels[0], sent, heads)

@@ -1,8 +1,8 @@
 """Every spaCy registration of vineparse, in one place (as spaCy 3.8 does).
 
-Importing this module registers the factory `vine_cascade`, the architectures
-`vineparse.VineCascadeModel.v3` (and `.v2`, the same without a sentence-start scorer, for pipelines saved
-with it), `vineparse.MaxoutWindowBiLSTMEncoder.v1` and the callbacks
+Importing this module registers the factory `vine_cascade` (its default config: every setting's and the
+model's default, `settings.declared_defaults` and `architectures.default_model_config`), the architectures
+`vineparse.VineCascadeModel.v3` and `vineparse.MaxoutWindowBiLSTMEncoder.v1`, the callbacks
 `vineparse.scipy_blas.v1` (`vineparse.blas`), `vineparse.calibrate_on_dev.v1` (`calibration.py`) and
 `vineparse.ud_english_tokenizer.v1`, and the tokenizer `vineparse.UDEnglishTokenizer.v1`
 (`vineparse.text.tokenizer`). The
@@ -15,17 +15,16 @@ from typing import Callable, Optional
 
 from spacy.language import Language
 from spacy.util import registry
-from thinc.api import Config, Model
+from thinc.api import Model
 
 from ..blas import scipy_blas_before_creation
 from ..text.tokenizer import create_ud_english_tokenizer, ud_english_tokenizer_callback
-from .architectures import build_maxout_window_bilstm_encoder, build_vine_cascade_model, build_vine_cascade_model_v2
+from .architectures import build_maxout_window_bilstm_encoder, build_vine_cascade_model, default_model_config
 from .calibration import calibrate_before_saving
-from .component import DEFAULT_MODEL_CONFIG, VineCascadeParser
+from .component import VineCascadeParser
 from .settings import CascadeSettings, declared_defaults, factory_signature
 
 registry.architectures.register("vineparse.VineCascadeModel.v3", func=build_vine_cascade_model)
-registry.architectures.register("vineparse.VineCascadeModel.v2", func=build_vine_cascade_model_v2)
 registry.architectures.register("vineparse.MaxoutWindowBiLSTMEncoder.v1", func=build_maxout_window_bilstm_encoder)
 registry.callbacks.register("vineparse.scipy_blas.v1", func=scipy_blas_before_creation)
 registry.callbacks.register("vineparse.calibrate_on_dev.v1", func=calibrate_before_saving)
@@ -49,7 +48,7 @@ make_vine_cascade.__annotations__ = {**{f.name: f.type for f in dataclasses.fiel
 Language.factory(
     "vine_cascade",
     assigns=["token.dep", "token.head", "token.is_sent_start", "doc.sents"],
-    default_config={"model": Config().from_str(DEFAULT_MODEL_CONFIG)["model"], **declared_defaults(),
+    default_config={"model": default_model_config(), **declared_defaults(),
                     "scorer": {"@scorers": "spacy.parser_scorer.v1"}},
     default_score_weights={"dep_uas": 0.5, "dep_las": 0.5, "dep_las_per_type": None, "sents_p": None,
                            "sents_r": None, "sents_f": 0.0},

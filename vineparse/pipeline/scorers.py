@@ -14,10 +14,7 @@ the scores on the CPU. Positions: a sentence is a list of rows of X (its root ro
   Z (rows, k) and each arc adds (H[h] G + D[m] G') . mean(Z[i + 1 .. j - 1]), i < j the arc's two places in
   the sentence's row list: what lies between head and dependent (0 for adjacent words). With prefix sums
   C of Z that is a difference of two entries of (H G) C^T and of (D G') C^T, divided by j - i - 1: O(n^2 k)
-  per sentence (`span_scores`). A weighted span term takes the weighted mean instead, each word t weighing
-  w_t = sigmoid(Z[t] . v) + SPAN_WEIGHT_FLOOR (v learned, zero at the start: the plain mean), so that it can
-  dwell on some words between (a verb, a comma) rather than average them away; prefix sums of w Z and of w
-  give it at the same cost (`span_weights`).
+  per sentence (`span_scores`).
 * outer arcs of the vine: a `Linear` (w -> 2) per row: s(m, left), s(m, right).
 * sentence starts: a logit per row from the row and the one before it (`start_scorer`), for docs without
   boundaries.
@@ -52,9 +49,6 @@ DISTANCE_EDGES = np.array([2, 3, 4, 5, 6, 8, 11, 16, 21, 31])
 DISTANCE_CLASSES = len(DISTANCE_EDGES) + 1
 N_BUCKETS = 1 + 2 * DISTANCE_CLASSES          # the root, then heads left of m, then heads right of m
 BUCKET_TABLE_LIMIT = 512                      # tables of `dense_buckets` are cached up to this length
-# the least weight of a word in a weighted span term: weights in (floor, 1 + floor) keep the differences of
-# prefix sums the term divides precise however the words are weighed
-SPAN_WEIGHT_FLOOR = 0.02
 _DENSE_BUCKETS = {}
 
 ROLE_COLUMNS = {SIBLING: ("h", "s", "m"), GRANDPARENT: ("g", "h", "m"), GRAND_SIBLING: ("g", "h", "s", "m")}
@@ -130,21 +124,17 @@ def _root_forward(model: Model, X: List[Floats2d], is_train: bool):
 ArcInput = Tuple[Floats2d, List[Ints1d], Optional[List[Ints1d]]]
 
 
-def arc_scorer(width: int, nI: Optional[int] = None, span_width: int = 0,
-               span_weighted: bool = False) -> Model[ArcInput, List[Floats2d]]:
-    """Biaffine arc scores (see the module docstring), with the span term when span_width > 0, a weighted mean
-    with `span_weighted` (its parameter v, (span_width,), zero at the start). Input (X (R,
+def arc_scorer(width: int, nI: Optional[int] = None, span_width: int = 0) -> Model[ArcInput, List[Floats2d]]:
+    """Biaffine arc scores (see the module docstring), with the span term when span_width > 0. Input (X (R,
     w), rows, positions): per sentence its rows of X and, optionally, the token positions of those rows
     (None = 0..n, a contiguous sentence); output: per sentence the dense (n + 1, n + 1) scores [h, m].
     `layers[0]` is the projection, (R, 2 width + span_width) (call it once per batch and `biaffine_scores`
     per group of sentences to score a batch in pieces; at prediction, `biaffine_row_terms` once per batch and
     `biaffine_predict` per group of contiguous sentences, plus `span_row_terms` and `add_span_scores`)."""
-    if span_weighted and not span_width:
-        raise ValueError("span_weighted weighs the span term's words: it needs span_width > 0")
     projection = Relu(nO=2 * width + span_width, nI=nI)
     params, dims = {"U": None, "u": None, "E": None, "F": None, "c": None}, {"width": width}
     if span_width:             # a scorer without one keeps the parameters and file format it had before
-        params.update({"G": None, "G2": None, **({"v": None} if span_weighted else {})})
+        params.update({"G": None, "G2": None})
         dims["span"] = span_width
     return Model("vine_arc_scorer", _arc_forward, init=_arc_init, layers=[projection], dims=dims, params=params)
 
@@ -152,12 +142,6 @@ def arc_scorer(width: int, nI: Optional[int] = None, span_width: int = 0,
 def span_width_of(model: Model) -> int:
     """The span width k of an arc scorer (0: none)."""
     return model.get_dim("span") if model.has_dim("span") else 0
-
-
-def span_weight_param(model: Model):
-    """The parameter v (k,) of an arc scorer's weighted span term; None where the span term is a plain mean (or
-    the scorer has none)."""
-    return model.get_param("v") if "v" in model.param_names else None
 
 
 def _arc_init(model: Model, X=None, Y=None) -> None:
@@ -171,8 +155,6 @@ def _arc_init(model: Model, X=None, Y=None) -> None:
     if k:
         model.set_param("G", ops.alloc2f(a, k))
         model.set_param("G2", ops.alloc2f(a, k))
-        if "v" in model.param_names:
-            model.set_param("v", ops.alloc1f(k))
 
 
 def _sentence_buckets(model: Model, rows: Ints1d, positions: Optional[Ints1d]):
@@ -187,7 +169,6 @@ def biaffine_scores(model: Model, HD: Floats2d, rows: Sequence[Ints1d], position
     a, k = model.get_dim("width"), span_width_of(model)
     U, u, E, F, c = (model.get_param(name) for name in ("U", "u", "E", "F", "c"))
     G, G2 = (model.get_param("G"), model.get_param("G2")) if k else (None, None)
-    v = span_weight_param(model)
     xp = model.ops.xp
     positions = [None] * len(rows) if positions is None else positions
     out, saved = [], []
@@ -202,7 +183,7 @@ def biaffine_scores(model: Model, HD: Floats2d, rows: Sequence[Ints1d], position
         S = HU @ D.T + (H @ u)[:, None] + xp.take_along_axis(HF, b, axis=1) + DE[columns[None, :], b]
         span = None
         if k:
-            span_S, span = span_scores(xp, H @ G, D @ G2, HD[index, 2 * a:], v)
+            span_S, span = span_scores(xp, H @ G, D @ G2, HD[index, 2 * a:])
             S += span_S
         out.append(S)
         saved.append((index, H, D, HU, b, span))
@@ -230,9 +211,7 @@ def biaffine_scores(model: Model, HD: Floats2d, rows: Sequence[Ints1d], position
             if span is None:
                 model.ops.scatter_add(dHD, index, xp.hstack([dH, dD]))
                 continue
-            dA, dB, dZ, dv = span(dS)
-            if dv is not None:
-                model.inc_grad("v", dv)
+            dA, dB, dZ = span(dS)
             model.inc_grad("G", H.T @ dA)
             model.inc_grad("G2", D.T @ dB)
             dH += dA @ G.T
@@ -243,27 +222,18 @@ def biaffine_scores(model: Model, HD: Floats2d, rows: Sequence[Ints1d], position
     return out, backprop
 
 
-def span_weights(xp, Z, v):
-    """Each row's weight in a weighted span term, sigmoid(Z v) + SPAN_WEIGHT_FLOOR (n1,), from Z (n1, k) and
-    v (k,); the sigmoid as (1 + tanh(x / 2)) / 2, which cannot overflow."""
-    return (1 + xp.tanh(0.5 * (Z @ v))) / 2 + SPAN_WEIGHT_FLOOR
-
-
-def span_scores(xp, A, B, Z, v=None):
+def span_scores(xp, A, B, Z):
     """The span term of one sentence's arcs (module docstring): S[h, m] = (A[h] + B[m]) . z(i, j), z(i, j) the
-    mean of Z[i + 1 .. j - 1] (weighted by `span_weights` of v, if v is given), i = min(h, m), j = max(h, m);
-    0 on the diagonal and for adjacent rows. A = H G, B = D G' (n1, k), Z (n1, k), all rows of the sentence in
-    order; v (k,) or None. RETURNS (S (n1, n1), backprop): backprop(dS) -> (dA, dB, dZ, dv), dv None without
-    v. O(n1^2 k) time, O(n1^2) memory."""
+    mean of Z[i + 1 .. j - 1], i = min(h, m), j = max(h, m); 0 on the diagonal and for adjacent rows. A = H G,
+    B = D G' (n1, k), Z (n1, k), all rows of the sentence in order. RETURNS (S (n1, n1), backprop):
+    backprop(dS) -> (dA, dB, dZ). O(n1^2 k) time, O(n1^2) memory."""
     n1 = len(Z)
     order = xp.arange(n1)
     i, j = xp.minimum(order[:, None], order[None, :]), xp.maximum(order[:, None], order[None, :])
-    w = xp.ones(n1, dtype=Z.dtype) if v is None else span_weights(xp, Z, v)
     zero = xp.zeros((1, Z.shape[1]), dtype=Z.dtype)
-    C = xp.concatenate((zero, xp.cumsum(w[:, None] * Z, axis=0)))        # C[t] = (w Z)[:t] summed
-    total = xp.concatenate((zero[0, :1], xp.cumsum(w)))                   # total[t] = w[:t] summed
+    C = xp.concatenate((zero, xp.cumsum(Z, axis=0)))                     # C[t] = Z[:t] summed
     between = j > i + 1
-    weight = between / xp.where(between, total[j] - total[i + 1], 1)    # 1 / (weight between); 0 if none
+    weight = between / xp.where(between, j - i - 1, 1).astype(Z.dtype)  # 1 / (words between); 0 if none
     AC, BC = A @ C.T, B @ C.T                                            # (n1, n1 + 1)
     S = weight * (xp.take_along_axis(AC, j, axis=1) - xp.take_along_axis(AC, i + 1, axis=1)
                   + (xp.take_along_axis(BC, j.T, axis=1) - xp.take_along_axis(BC, i.T + 1, axis=1)).T)
@@ -279,15 +249,8 @@ def span_scores(xp, A, B, Z, v=None):
 
         dAC, dBC = spread(order[:, None], dN).astype(Z.dtype), spread(order[None, :], dN).astype(Z.dtype)
         dC = dAC.T @ A + dBC.T @ B
-        dwZ = xp.cumsum(dC[::-1], axis=0)[::-1][1:]       # (w Z)[r] is in every C[t] with t > r
-        if v is None:
-            return dAC @ C, dBC @ C, dwZ, None
-        # the denominator total[j] - total[i + 1]: d S / d it = -S weight
-        d_total = spread(xp.zeros((n1, 1), dtype=order.dtype), -dS * S * weight)[0]
-        dw = (dwZ * Z).sum(axis=1) + xp.cumsum(d_total[::-1])[::-1][1:]
-        dx = dw * (w - SPAN_WEIGHT_FLOOR) * (1 + SPAN_WEIGHT_FLOOR - w)        # sigmoid' = s (1 - s)
-        dZ = (w[:, None] * dwZ + dx[:, None] * v[None, :]).astype(Z.dtype)
-        return dAC @ C, dBC @ C, dZ, (Z.T @ dx).astype(Z.dtype)
+        dZ = xp.cumsum(dC[::-1], axis=0)[::-1][1:]        # Z[r] is in every C[t] with t > r
+        return dAC @ C, dBC @ C, dZ
 
     return S, backprop
 
@@ -314,16 +277,13 @@ def biaffine_predict(terms: Tuple[np.ndarray, ...], rows: Sequence[Ints1d]) -> L
 
 def span_row_terms(model: Model, HD: Floats2d) -> Optional[Tuple[np.ndarray, ...]]:
     """The per-row terms of the span term for `add_span_scores`, on the CPU: (H G, D G', Z), each (R, k)
-    float32, and each row's weight (R,) float32 (`span_weights`; None for a plain mean); None for an arc
-    scorer without one (span width 0)."""
+    float32; None for an arc scorer without one (span width 0)."""
     a, k = model.get_dim("width"), span_width_of(model)
     if not k:
         return None
     G, G2 = (model.ops.to_numpy(model.get_param(name)) for name in ("G", "G2"))
     HD = np.asarray(model.ops.to_numpy(HD), dtype=np.float32)
-    Z, v = HD[:, 2 * a:], span_weight_param(model)
-    weights = None if v is None else span_weights(np, Z, model.ops.to_numpy(v).astype(np.float32))
-    return HD[:, :a] @ G.astype(np.float32), HD[:, a:2 * a] @ G2.astype(np.float32), Z, weights
+    return HD[:, :a] @ G.astype(np.float32), HD[:, a:2 * a] @ G2.astype(np.float32), HD[:, 2 * a:]
 
 
 def add_span_scores(terms, rows: Sequence[Ints1d], dense: List[np.ndarray]) -> List[np.ndarray]:
@@ -332,8 +292,8 @@ def add_span_scores(terms, rows: Sequence[Ints1d], dense: List[np.ndarray]) -> L
     `span_row_terms` (nothing when None): one compiled call for all (`_kernels/span.pyx`).
     O(sum_i (n_i + 1)^2 k)."""
     if terms is not None:
-        A, B, Z, weights = terms
-        add_span_dense(A, B, Z, rows, dense, weights)
+        A, B, Z = terms
+        add_span_dense(A, B, Z, rows, dense)
     return dense
 
 
@@ -540,24 +500,19 @@ LabelInput = Tuple    # X (R, w), heads (A,), mods (A,), buckets (A,)[, children
 
 
 def label_scorer(width: int, nL: Optional[int] = None, nI: Optional[int] = None,
-                 children: bool = False, span: bool = False) -> Model[LabelInput, Floats2d]:
+                 children: bool = False) -> Model[LabelInput, Floats2d]:
     """Label logits of arcs: (X, head rows, dependent rows, distance buckets[, children]) -> (A, nL). With
     [Ph | Pd] = X W + b (rows, 2 width), the hidden layer relu(Ph[h] + Pd[m] + M[bucket]) reads the head and
     the dependent (each row carries its context from the encoder) and the arc's direction and distance;
     `layers[1]` (a `Linear`) maps it to the logits. With `children` the projection has two more blocks
     [Pl | Pr] and the hidden layer adds Pl[l] + Pr[r] for the dependent's outermost left and right children
     l, r (rows of X, -1 for none: a learned row "none" (2, width) stands in), which tell its clause's
-    relation: a leading "and" (conj), "if" (advcl), "that" (ccomp) or comma (parataxis). With `span` the
-    projection has one more block Pb (after the others) and the hidden layer adds the mean of Pb over the
-    rows strictly between head and dependent, what lies between them (nothing for adjacent words and for
-    the root's arcs, bucket 0): a word's rows in X are its doc's tokens in order, so that is the range
-    min(h, m) + 1 .. max(h, m) - 1, a difference of two prefix sums of Pb; O(R width) more per batch."""
-    projection = Linear(nO=((4 if children else 2) + (1 if span else 0)) * width, nI=nI)
+    relation: a leading "and" (conj), "if" (advcl), "that" (ccomp) or comma (parataxis)."""
+    projection = Linear(nO=(4 if children else 2) * width, nI=nI)
     output = Linear(nO=nL, nI=width)
     params = {"M": None, "none": None} if children else {"M": None}
-    attrs = {"children": children, "span": True} if span else {"children": children}
     return Model("vine_label_scorer", _label_forward, init=_label_init, layers=[projection, output],
-                 dims={"width": width, "nL": nL}, params=params, attrs=attrs)
+                 dims={"width": width, "nL": nL}, params=params, attrs={"children": children})
 
 
 def _label_init(model: Model, X=None, Y=None) -> None:
@@ -573,15 +528,13 @@ def _label_init(model: Model, X=None, Y=None) -> None:
 
 def label_hidden(model: Model, P: Floats2d, heads, mods, buckets, children=None, is_train: bool = False):
     """The hidden layer of the arcs from the projection P (R, 2 width, or 4 width with children (A, 2),
-    rows of the dependent's outermost left and right child or -1; one width more with a span block);
-    RETURNS (hidden (A, width), backprop(d hidden) -> dP)."""
+    rows of the dependent's outermost left and right child or -1); RETURNS (hidden (A, width),
+    backprop(d hidden) -> dP)."""
     ops, xp = model.ops, model.ops.xp
     l = model.get_dim("width")
     heads, mods, buckets = (ops.asarray(x, dtype="i") for x in (heads, mods, buckets))
     M = model.get_param("M").astype(P.dtype)
     use_children = model.attrs["children"]
-    span_offset = (4 if use_children else 2) * l          # the span block follows the others
-    between = _label_span(ops, P, heads, mods, buckets, span_offset, l) if model.attrs.get("span") else None
     none = missing = safe = None
     if use_children:
         if children is None:
@@ -590,7 +543,7 @@ def label_hidden(model: Model, P: Floats2d, heads, mods, buckets, children=None,
         none = model.get_param("none").astype(P.dtype)
         missing = children < 0
         safe = xp.where(missing, 0, children)
-    if xp is np and P.dtype == np.float32 and between is None:    # one compiled pass, the same sums in order
+    if xp is np and P.dtype == np.float32:          # one compiled pass, the same sums in order
         h, m, b = (np.ascontiguousarray(a) for a in (heads, mods, buckets))
         kids = np.ascontiguousarray(children) if use_children else None
         hidden = label_hidden_rows(P, l, h, m, M, b, kids, none)
@@ -601,8 +554,6 @@ def label_hidden(model: Model, P: Floats2d, heads, mods, buckets, children=None,
             for side in (0, 1):
                 block = P[safe[:, side], (2 + side) * l:(3 + side) * l]
                 hidden += xp.where(missing[:, side, None], none[side][None, :], block)
-        if between is not None:
-            hidden += between[0]
         xp.maximum(hidden, 0, out=hidden)           # relu in place
 
     def backprop(d_hidden: Floats2d) -> Floats2d:
@@ -618,37 +569,9 @@ def label_hidden(model: Model, P: Floats2d, heads, mods, buckets, children=None,
                 target = xp.where(missing[:, side, None], 0.0, d_pre).astype(P.dtype)
                 dP[:, (2 + side) * l:(3 + side) * l] += _row_sum(ops, safe[:, side], target, P.shape[0])
             model.inc_grad("none", d_none)
-        if between is not None:
-            dP[:, span_offset:span_offset + l] += between[1](d_pre)
         return dP
 
     return hidden, backprop
-
-
-def _label_span(ops, P: Floats2d, heads, mods, buckets, offset: int, l: int):
-    """The labeller's span term (`label_scorer`): for each arc the mean of P[r, offset:offset + l] over the
-    rows r strictly between its head and dependent rows (none for bucket 0, the root's arcs, or adjacent
-    rows); RETURNS (mean (A, l), backprop(d mean) -> d block (R, l)). O(R l + A l); the prefix sums over the
-    batch's rows are float64, so that a long batch costs no precision."""
-    xp = ops.xp
-    block = P[:, offset:offset + l]
-    C = xp.zeros((len(P) + 1, l), dtype="float64")
-    C[1:] = xp.cumsum(block, axis=0, dtype="float64")          # C[t] = block[:t] summed
-    count = xp.maximum(heads, mods) - xp.minimum(heads, mods) - 1
-    count = xp.where(buckets == 0, 0, xp.maximum(count, 0))
-    lo = xp.where(count > 0, xp.minimum(heads, mods) + 1, 0)
-    hi = lo + count
-    scale = 1.0 / xp.maximum(count, 1)[:, None]
-    mean = ((C[hi] - C[lo]) * scale).astype(P.dtype)
-
-    def backprop(d_mean):
-        g = d_mean * scale
-        dC = xp.zeros((len(C), l), dtype="float64")
-        ops.scatter_add(dC, hi, g)
-        ops.scatter_add(dC, lo, -g)
-        return xp.cumsum(dC[::-1], axis=0)[::-1][1:].astype(P.dtype)      # block[r] is in every C[t], t > r
-
-    return mean, backprop
 
 
 def _label_forward(model: Model, inputs: LabelInput, is_train: bool):

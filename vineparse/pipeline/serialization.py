@@ -1,14 +1,22 @@
 """Saving and loading `vine_cascade`: its settings (JSON) and model (thinc msgpack) by srsly, with a format
 version; a file that cannot be read (truncated, another kind of file, another version) raises a ValueError
-naming the file and what was expected, instead of msgpack's or JSON's bare message."""
+naming the file and what was expected, instead of msgpack's or JSON's bare message.
+
+A pipeline saved before a setting was retired (`settings.RETIRED`, `architectures.RETIRED`) names it in its
+config.cfg, which spaCy refuses ("extra fields not permitted"); `upgrade_config` (`python -m vineparse.pipeline
+upgrade PIPELINE`) takes out those at the value whose behaviour was kept, and refuses the others.
+"""
 from pathlib import Path
 from typing import Callable
 
 import srsly
 from spacy import util
 from spacy.errors import Errors
+from thinc.api import Config
 
-FORMAT_VERSION = 3      # 3: thinc scorer layers (vineparse.VineCascadeModel.v2)
+from . import architectures, settings
+
+FORMAT_VERSION = 3      # 3: thinc scorer layers
 
 
 class ModelFileError(ValueError):
@@ -82,3 +90,20 @@ def from_disk(component, path, exclude=tuple()):
                    "model": lambda p: load_model(component, Path(p).read_bytes(), str(p))}
     util.from_disk(path, deserialize, exclude)
     return component
+
+
+def upgrade_config(config: Config, factory: str = "vine_cascade") -> Config:
+    """`config` (a saved pipeline's, not interpolated) without the retired settings of its `factory`
+    components and of their `vineparse.VineCascadeModel.v3` model blocks, where each has the value whose
+    behaviour was kept. RAISES (ValueError): a retired setting at another value (`settings.check_retired`)."""
+    config = Config(config).copy()
+    for name, component in config.get("components", {}).items():
+        if component.get("factory") != factory:
+            continue
+        model = component.get("model", {})
+        for block, retired, what in ((component, settings.RETIRED, f"{name} setting"),
+                                     (model, architectures.RETIRED, f"{name} model setting")):
+            settings.check_retired(block, retired, what)
+            for key in retired:
+                block.pop(key, None)
+    return config

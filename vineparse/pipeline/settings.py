@@ -4,7 +4,11 @@
 factory's signature and default config are made from its fields (`registrations.py`), so a `spacy train`
 config sets them as flat keys of `[components.vine_cascade]`, as any spaCy component's; the component keeps
 one instance (`VineCascadeParser.settings`, changed through `configure`), and saves and loads it as the JSON of
-its `cfg`.
+its `cfg`. Each default is the value of the shipped English model (configs/ewt.cfg), the one the results
+measure: a config that leaves a setting out gets that model's.
+
+Settings tried and not adopted were removed (`RETIRED`, each with the behaviour every model now has): a saved
+component that recorded one at that value loads, one that recorded another value is refused.
 """
 import dataclasses
 import inspect
@@ -12,9 +16,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple, Union
 
-from .._kernels.cascade_runtime import DECODERS
 from .levels import check_orders
-from .objective import ARC_LOSSES
 from .thresholds import recall_targets
 
 
@@ -59,10 +61,6 @@ class CascadeSettings:
     held_out (float): the share of training sentences (chosen by a hash of their words, the same in every
         epoch) whose recall sets the thresholds, in [0, 0.5].
     learn_held_out (bool): also learn from the `held_out` sentences; False keeps them out of the losses.
-    arc_loss (str): "crf" (first-order tree CRF over projective trees, on the lifted gold tree), "local"
-        (head-selection cross-entropy) or "crf_nonprojective" (tree CRF over every tree, by the matrix-tree
-        theorem, on the gold tree as annotated; the labels learn the annotated arcs too; with
-        `pseudo_projective` false only). The cascade's levels learn the lifted tree in every case.
     train_alpha (float): the a inside the structured cascade loss.
     witnesses (int): sampled parts per cascade-loss step (`vineparse.cascade.objective.cascade_step`).
     structured_weight (float): weight of the structured losses (cascade, hinges) against the arc loss.
@@ -76,19 +74,11 @@ class CascadeSettings:
     predict_recall (float, List[float] or None): the gold-arc recall the parsing pruning levels' thresholds
         are set for (None = `recall`). Only with `predict_orders`.
     seed (int): seed of the witness sampling.
-    learn_rate_scale (float): multiplies the optimizer's learning rate for this component's own parameters.
-    adam_beta2 (float or None): Adam's beta2 for this component's own parameters (Dozat & Manning train
-        their parser with 0.9); None = the optimizer's. The shared tok2vec keeps the optimizer's.
     direct_max_length (int): when predicting, sentences of at most this many words skip the pruning levels
         and are decoded by the last level over every arc (exact); 0 = always run the whole cascade.
-    decoder (str): how the last level decodes: "map", its best-scoring tree, or "mbr", the tree with the most
-        expected correct heads under its distribution p(tree) ∝ exp(score) on its mask.
     label_weight (float): weight of the label cross-entropy.
     dropout (float or None): dropout rate on the encoder output while training; None = the rate `spacy train`
         passes.
-    scorer_dropout (float): dropout rate on the scorers' hidden layers while training (the arc scorer's
-        projection after its relu, the higher-order parts' projection, the labeller's hidden layer); 0 = none.
-        Training only: parsing reads the same parameters at the same cost.
     split_margin (float): in a doc without sentence boundaries, a ROOT word of the vine starts a sentence only
         if the arc scorer prefers the root for it by more than this over every head within
         `splitting.ROOT_WINDOW` words (`calibrate` sets it on held-out docs for their sentence-boundary F1).
@@ -101,12 +91,6 @@ class CascadeSettings:
         ("label||head_label", Nivre & Nilsson 2005), and predicted arcs with decorated labels are lowered
         again, so that non-projective arcs can be predicted; false lifts without decorating. Takes effect
         only where the training data has non-projective trees (the label set records it).
-    reparse_bonus (float or None): None: the parse is the cascade's projective tree (lowered by
-        `pseudo_projective`). A number b >= 0: a word of the cascade's tree takes another head only by an arc
-        that crosses the tree, where the first-order matrix-tree marginals prefer it by more than b (the
-        maximum spanning tree of the marginals plus b on the tree's arcs, `levels.reparse`); b >= 1 keeps the
-        cascade's tree. For a model trained with `arc_loss` "crf_nonprojective", with `pseudo_projective`
-        false only.
     confidences (bool): also write each token's head and label probabilities and its distribution over heads
         (`Token._.head_prob`, `Token._.dep_prob`, `Token._.head_distribution`; `confidence.py`): one first-order
         inside-outside pass per sentence, just under a tenth of the component's time
@@ -127,27 +111,21 @@ class CascadeSettings:
     threshold_interval: int = 50
     held_out: float = 0.05
     learn_held_out: bool = True
-    arc_loss: str = "crf"
     train_alpha: float = 0.5
     witnesses: int = 2
-    structured_weight: float = 1.0
+    structured_weight: float = 0.1
     max_heads: Optional[int] = 8
     max_order: Optional[int] = None
-    predict_orders: Optional[List[int]] = None
+    predict_orders: Optional[List[int]] = field(default_factory=lambda: [1, 3])
     predict_alphas: Optional[List[float]] = None
-    predict_recall: Union[None, float, List[float]] = None
+    predict_recall: Union[None, float, List[float]] = 0.95
     seed: int = 0
-    learn_rate_scale: float = 1.0
-    adam_beta2: Optional[float] = None
     direct_max_length: int = 5
-    decoder: str = "map"
-    label_weight: float = 1.0
-    dropout: Optional[float] = None
-    scorer_dropout: float = 0.0
+    label_weight: float = 2.0
+    dropout: Optional[float] = 0.2
     split_margin: float = 0.0
     start_threshold: float = 0.5
     pseudo_projective: bool = True
-    reparse_bonus: Optional[float] = None
     confidences: bool = False
     head_temperature: float = 1.0
     label_temperature: float = 1.0
@@ -167,12 +145,6 @@ class CascadeSettings:
         for name in ("learn_held_out", "pseudo_projective", "confidences"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be true or false, got {getattr(self, name)!r}")
-        if self.arc_loss not in ARC_LOSSES:
-            raise ValueError(f"arc_loss must be one of {list(ARC_LOSSES)}, got {self.arc_loss!r}")
-        _number("reparse_bonus", self.reparse_bonus, 0.0, allow_none=True)
-        if self.pseudo_projective and (self.annotated_trees or self.reparse_bonus is not None):
-            raise ValueError("arc_loss 'crf_nonprojective' and reparse_bonus predict crossing arcs themselves: "
-                             "set pseudo_projective false with them (lifted arcs would be lowered twice)")
         _number("train_alpha", self.train_alpha, -1.0, 1.0)
         _number("witnesses", self.witnesses, 1, integer=True)
         _number("structured_weight", self.structured_weight, 0.0)
@@ -182,7 +154,7 @@ class CascadeSettings:
             predict_orders = list(check_orders(self.predict_orders))
             if not set(predict_orders) <= set(orders) or predict_orders[-1] != orders[-1]:
                 raise ValueError(f"predict_orders must be a subsequence of orders {orders} that ends with "
-                                 f"{orders[-1]}, got {predict_orders}")
+                                 f"{orders[-1]}, got {predict_orders} (null parses with every trained level)")
             kept = [orders.index(order) for order in predict_orders[:-1]]
             predict_alphas = ([alphas[k] for k in kept] if self.predict_alphas is None
                               else [float(a) for a in self.predict_alphas])
@@ -194,20 +166,16 @@ class CascadeSettings:
                 predict_recall = (float(self.predict_recall) if isinstance(self.predict_recall, (int, float))
                                   else [float(r) for r in self.predict_recall])
         elif self.predict_alphas is not None or self.predict_recall is not None:
-            raise ValueError("predict_alphas and predict_recall go with predict_orders")
+            raise ValueError("predict_alphas and predict_recall go with predict_orders: with predict_orders null, set "
+                             "them null too (the trained levels parse with `alphas` and `recall`)")
         parsing = orders if predict_orders is None else predict_orders
         if self.max_order is not None and self.max_order not in parsing[1:]:
             raise ValueError(f"max_order must be one of the Eisner orders {parsing[1:]} or None, got "
                              f"{self.max_order!r}")
         _number("seed", self.seed, 0, integer=True)
-        _number("learn_rate_scale", self.learn_rate_scale, 0.0, low_open=True)
-        _number("adam_beta2", self.adam_beta2, 0.0, 0.999999, low_open=True, allow_none=True)
         _number("direct_max_length", self.direct_max_length, 0, integer=True)
-        if self.decoder not in DECODERS:
-            raise ValueError(f"decoder must be one of {list(DECODERS)}, got {self.decoder!r}")
         _number("label_weight", self.label_weight, 0.0, low_open=True)
         _number("dropout", self.dropout, 0.0, 0.999999, allow_none=True)
-        _number("scorer_dropout", self.scorer_dropout, 0.0, 0.999999)
         _number("split_margin", self.split_margin, 0.0)
         _number("start_threshold", self.start_threshold, 0.0, 1.0)
         _number("head_temperature", self.head_temperature, 0.0, low_open=True)
@@ -215,16 +183,13 @@ class CascadeSettings:
         head_scaling = _scaling(self.head_scaling)
         normal = {"orders": orders, "alphas": alphas, "recall": recall, "predict_orders": predict_orders,
                   "predict_alphas": predict_alphas, "predict_recall": predict_recall, "held_out": float(self.held_out),
-                  "structured_weight": float(self.structured_weight), "learn_rate_scale": float(self.learn_rate_scale),
+                  "structured_weight": float(self.structured_weight),
                   "label_weight": float(self.label_weight), "split_margin": float(self.split_margin),
                   "start_threshold": float(self.start_threshold),
                   "train_alpha": float(self.train_alpha),
                   "dropout": None if self.dropout is None else float(self.dropout),
-                  "scorer_dropout": float(self.scorer_dropout),
-                  "adam_beta2": None if self.adam_beta2 is None else float(self.adam_beta2),
                   "head_temperature": float(self.head_temperature), "label_temperature": float(self.label_temperature),
-                  "head_scaling": head_scaling,
-                  "reparse_bonus": None if self.reparse_bonus is None else float(self.reparse_bonus)}
+                  "head_scaling": head_scaling}
         for name, value in normal.items():
             object.__setattr__(self, name, value)
 
@@ -244,14 +209,10 @@ class CascadeSettings:
 
     @classmethod
     def from_dict(cls, data: Dict[str, Any]) -> "CascadeSettings":
-        """Settings from `to_dict` output (other keys, such as a saved component's labels, are ignored)."""
+        """Settings from `to_dict` output (other keys, such as a saved component's labels, are ignored; so is
+        a retired setting at its kept value, and one at another value raises: `check_retired`)."""
+        check_retired(data, RETIRED, "vine_cascade setting")
         return cls(**{name: data[name] for name in NAMES if name in data})
-
-    @property
-    def annotated_trees(self) -> bool:
-        """Whether the arc loss and the labels learn the gold trees as annotated, crossing arcs and all
-        (`arc_loss` "crf_nonprojective"), rather than lifted."""
-        return self.arc_loss == "crf_nonprojective"
 
     @property
     def pruning_levels(self) -> int:
@@ -278,6 +239,22 @@ class CascadeSettings:
 
 
 NAMES = tuple(f.name for f in dataclasses.fields(CascadeSettings))
+
+# settings tried and not adopted, removed: each with the value that gives the behaviour every model now has
+RETIRED = {"arc_loss": "crf", "decoder": "map", "learn_rate_scale": 1.0, "adam_beta2": None, "scorer_dropout": 0.0,
+           "reparse_bonus": None}
+
+
+def check_retired(data: Dict[str, Any], retired: Dict[str, Any], what: str) -> None:
+    """Refuse saved settings `data` that give one of the `retired` settings ({name: the value whose behaviour
+    was kept}) another value; one at its kept value (a model saved before the setting was removed) changes
+    nothing and is for the caller to skip. RAISES (ValueError): naming each such setting."""
+    changed = {name: data[name] for name in retired if name in data and data[name] != retired[name]}
+    if changed:
+        raise ValueError(f"this model was saved with {what}s vineparse no longer has: "
+                         + ", ".join(f"{name} = {value!r} (only {retired[name]!r} is kept)"
+                                     for name, value in changed.items())
+                         + "; retrain it, or load it with the vineparse it was trained with")
 
 
 def declared_defaults() -> Dict[str, Any]:

@@ -6,15 +6,13 @@ scorers run once over the batch's stacked encoder output with their backward pas
 last level's hinge) computed on the CPU from its `SentenceScores`, the label cross-entropy of every gold arc
 of the batch at once and, where the model has a sentence-start scorer, the logistic loss of every token's
 "a sentence starts here" (`start_cross_entropy`); then the gradients of arc, outer and part scores, of the
-label logits and of the start logits go back through the scorers into d encoder output. With
-`scorer_dropout` the arc projection, the part projection(s) and the labeller's hidden layer are dropped out
-(`dropped`) before the scores are read from them, so the losses and the gradients see the same masks. For a
-stable share of the sentences (`held_out`), which the losses also learn from unless `learn_held_out` is
-false, the pruning levels' max-marginals go to the component's `thresholds.RecallTracker`, from which the
-component refreshes the thresholds.
+label logits and of the start logits go back through the scorers into d encoder output. For a stable share
+of the sentences (`held_out`), which the losses also learn from unless `learn_held_out` is false, the pruning
+levels' max-marginals go to the component's `thresholds.RecallTracker`, from which the component refreshes
+the thresholds.
 """
 from dataclasses import dataclass
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, Tuple
 
 import numpy as np
 from scipy.special import expit
@@ -40,18 +38,12 @@ class GoldSentence:
     heads: np.ndarray        # projective gold tree, int64 (n + 1,), heads[0] = -1, 0 = the root
     labels: np.ndarray       # label ids (n + 1,), -1 where unseen (and at 0)
     held_out: bool = False   # its recall sets the pruning thresholds (kept out of the losses unless learn_held_out)
-    annotated: Optional[np.ndarray] = None   # the gold tree as annotated, crossing arcs and all (None: `heads`)
     words: Optional[np.ndarray] = None       # its words' token offsets from `start` (None: every token is one)
 
     def rows(self, batch: Batch) -> np.ndarray:
         """Its words' rows of `batch`, its doc's root row first: whitespace tokens are no words (`spaces.py`)."""
         rows = batch.rows_of(self.doc, self.start, self.end)
         return rows if self.words is None else rows[np.concatenate([[0], self.words + 1])]
-
-    @property
-    def tree(self) -> np.ndarray:
-        """The tree the arc loss (with `crf_nonprojective`) and the labels learn from."""
-        return self.heads if self.annotated is None else self.annotated
 
 
 def one_to_one(example) -> bool:
@@ -93,16 +85,15 @@ def _gold_tree(heads, space: np.ndarray, start: int, end: int, keep: Optional[np
 
 
 def gold_sentences(examples, label_ids: Dict[str, int], skip, held_out: float = 0.0,
-                   decorate: bool = True, annotated: bool = False) -> Iterator[GoldSentence]:
+                   decorate: bool = True) -> Iterator[GoldSentence]:
     """The gold sentences of each example's predicted doc (`sentence_spans`), projectivized (`labels.gold_parse`;
-    decorate: the lifted arcs' labels; annotated: also the tree as annotated, `GoldSentence.annotated`), over
-    their words: whitespace tokens are no words of the parse (`spaces.py`; a word the annotation puts under one
-    takes its nearest word ancestor, `spaces.contract_spaces`). A sentence some word of which has no one-to-one
-    gold head inside it, or that has no word, or not exactly one root, is reported to `skip(what, detail)` and
-    left out. held_out: the share of sentences marked held out (`thresholds.is_held_out`)."""
+    decorate: the lifted arcs' labels), over their words: whitespace tokens are no words of the parse
+    (`spaces.py`; a word the annotation puts under one takes its nearest word ancestor,
+    `spaces.contract_spaces`). A sentence some word of which has no one-to-one gold head inside it, or that has
+    no word, or not exactly one root, is reported to `skip(what, detail)` and left out. held_out: the share of
+    sentences marked held out (`thresholds.is_held_out`)."""
     for i, example in enumerate(examples):
         heads, deps = gold_parse(example, decorate)
-        original = example.get_aligned_parse(projectivize=False)[0] if annotated else None
         doc = example.predicted
         space = space_tokens(doc)
         for start, end in sentence_spans(example):
@@ -120,8 +111,7 @@ def gold_sentences(examples, label_ids: Dict[str, int], skip, held_out: float = 
             labels = np.array([-1] + [label_ids.get(d, -1) for d, word in zip(deps[start:end], words) if word],
                               dtype=np.int64)
             hold = is_held_out([t.text for t in doc[start:end]], held_out)
-            as_annotated = None if original is None else _gold_tree(original, space, start, end, keep)
-            yield GoldSentence(i, start, end, tree, labels, hold, as_annotated, keep)
+            yield GoldSentence(i, start, end, tree, labels, hold, keep)
 
 
 def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
@@ -131,7 +121,7 @@ def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
     ops = model.ops
     batch = Batch(model, vectors)
     every = list(gold_sentences(examples, component.label_ids, component.skip, settings.held_out,
-                                settings.pseudo_projective, settings.annotated_trees))
+                                settings.pseudo_projective))
     held = [s for s in every if s.held_out]
     sentences = every if settings.learn_held_out else [s for s in every if not s.held_out]
     details = {"sentences": len(sentences), "held_out": len(held), "arcs": 0.0, "hinge": 0.0, "labels": 0.0,
@@ -143,9 +133,8 @@ def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
     if not sentences:
         return 0.0, zeros, details
     rows = [s.rows(batch) for s in sentences]
-    rate = settings.scorer_dropout
     arc_scorer = model.get_ref("arcs")
-    HD, backprop_arc_projection = dropped(ops, *arc_scorer.layers[0](X, is_train=True), rate)
+    HD, backprop_arc_projection = arc_scorer.layers[0](X, is_train=True)
     arcs, backprop_biaffine = biaffine_scores(arc_scorer, HD, rows, None, is_train=True)
     outer, backprop_outer = model.get_ref("outer")(X, is_train=True)
     # one forward and one backward pass per projection layer (the part kinds may share one)
@@ -153,7 +142,7 @@ def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
     passes = {}
     for layer in projection.values():
         if id(layer) not in passes:
-            passes[id(layer)] = dropped(ops, *layer(X, is_train=True), rate)
+            passes[id(layer)] = layer(X, is_train=True)
     projections = {kind: passes[id(layer)][0] for kind, layer in projection.items()}
     d_projections = {}
     batch.outer = as_cpu(ops, outer).astype(np.float64)
@@ -165,7 +154,7 @@ def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
         sent = SentenceScores(as_cpu(ops, S), batch.outer[r], batch.tables, r, cache=True)
         try:
             result = sentence_loss(cascade, sent, s.heads, settings.train_alpha, settings.witnesses,
-                                   component.rng, settings.structured_weight, settings.arc_loss, s.annotated)
+                                   component.rng, settings.structured_weight)
         except kernels.NoStructureError:        # no gradient from it: a fresh copy of its scores stands in
             component.skip("no_structure", f"a sentence of {s.end - s.start} tokens whose gold tree a level's "
                                            "mask does not admit")
@@ -217,15 +206,6 @@ def batch_loss(component, examples, vectors: List) -> Tuple[float, List, dict]:
     return total, d_vectors, details
 
 
-def dropped(ops, Y, backprop, rate: float):
-    """A layer's output Y and its backprop with inverted dropout at `rate` on Y's entries (each kept with
-    probability 1 - rate and scaled by 1 / (1 - rate)); unchanged at rate 0."""
-    if not rate:
-        return Y, backprop
-    mask = ops.get_dropout_mask(Y.shape, rate).astype(Y.dtype)
-    return Y * mask, lambda dY: backprop(dY * mask)
-
-
 def observe_held_out(component, batch: Batch, held: List[GoldSentence], thresholds: bool = True) -> None:
     """Report the held-out sentences to the component's trackers (no gradients: the scorers run in
     prediction mode): each pruning level's max-marginals to the recall tracker (with `thresholds`), and to
@@ -241,11 +221,10 @@ def observe_held_out(component, batch: Batch, held: List[GoldSentence], threshol
             observe_sentence(component.cascade, sent, s.heads, component.tracker)
             if parsing is not None:
                 observe_sentence(parsing, sent, s.heads, component.predict_tracker)
-    predicted = parse_pieces(component.predict_cascade, scored, decoder=component.settings.decoder,
-                             reparse_bonus=component.settings.reparse_bonus)
-    component.temperatures.observe_heads([sent.dense_arcs() for sent in scored], predicted, [s.tree for s in held])
-    arcs = [(r[s.tree[known]], r[known], distance_buckets(s.tree[known], known),
-             outer_children(s.tree, r)[known], s.labels[known])
+    predicted = parse_pieces(component.predict_cascade, scored)
+    component.temperatures.observe_heads([sent.dense_arcs() for sent in scored], predicted, [s.heads for s in held])
+    arcs = [(r[s.heads[known]], r[known], distance_buckets(s.heads[known], known),
+             outer_children(s.heads, r)[known], s.labels[known])
             for s, r in zip(held, rows) for known in [np.flatnonzero(s.labels[1:] >= 0) + 1]]
     if arcs:
         heads, mods, buckets, children, gold = (np.concatenate(part) for part in zip(*arcs))
@@ -268,12 +247,12 @@ def label_cross_entropy(component, X, batch: Batch, sentences: List[GoldSentence
         known = np.flatnonzero(s.labels[1:] >= 0) + 1
         component.skipped["unseen_labels"] += int((s.labels[1:] == -1).sum())
         rows = s.rows(batch)
-        heads.append(rows[s.tree[known]])
+        heads.append(rows[s.heads[known]])
         mods.append(rows[known])
-        buckets.append(distance_buckets(s.tree[known], known))
+        buckets.append(distance_buckets(s.heads[known], known))
         labels.append(s.labels[known])
         if with_children:
-            children.append(outer_children(s.tree, rows)[known])
+            children.append(outer_children(s.heads, rows)[known])
     labels = np.concatenate(labels)
     if not len(labels):
         return 0.0, None
@@ -288,8 +267,7 @@ def label_cross_entropy(component, X, batch: Batch, sentences: List[GoldSentence
     P, backprop_projection = scorer.layers[0](X, is_train=True)
     loss, dP = 0.0, None
     for given in passes:
-        hidden, backprop_hidden = dropped(ops, *label_hidden(scorer, P, *arcs, given, is_train=True),
-                                          component.settings.scorer_dropout)
+        hidden, backprop_hidden = label_hidden(scorer, P, *arcs, given, is_train=True)
         logits, backprop_output = scorer.layers[1](hidden, is_train=True)
         logits = logits - logits.max(axis=1, keepdims=True)
         probs = ops.xp.exp(logits)
