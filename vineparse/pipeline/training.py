@@ -12,7 +12,7 @@ levels' max-marginals go to the component's `thresholds.RecallTracker`, from whi
 the thresholds.
 """
 from dataclasses import dataclass
-from typing import Dict, Iterator, List, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 from scipy.special import expit
