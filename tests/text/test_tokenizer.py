@@ -52,8 +52,9 @@ def test_train_cases(nlp, text, tokens):
     assert [t.text for t in spacy.blank("en")(text)] != tokens
 
 
-@pytest.mark.parametrize("text", ["Al-Zaman : American forces", "from 3-4 and 1969-1970", "The cat sat on the mat.", "I don't think it's Bush's fault, is it?",
-                                  "Mr. Smith paid $5.00 (see http://www.example.com/a-b).", "U.S. troops :)", "Wait...? what",
+@pytest.mark.parametrize("text", ["Al-Zaman : American forces", "from 3-4 and 1969-1970", "The cat sat on the mat.",
+                                  "I don't think it's Bush's fault, is it?", "U.S. troops :)", "Wait...? what",
+                                  "Mr. Smith paid $5.00 (see http://www.example.com/a-b).",
                                   "well-known self-esteem", "It costs 10%. Call (713) 853-3989"])
 def test_agrees_with_spacy_where_ud_does(nlp, text):
     expected = [t.text for t in spacy.blank("en")(text)]
@@ -62,7 +63,8 @@ def test_agrees_with_spacy_where_ud_does(nlp, text):
     assert [t.text for t in nlp(text)] == expected
 
 
-TRICKY = ["", " ", "\n\n", "\t \n", "a\x00b\x01 \x07c\x0b\x0c", "日本語 text русский العربية עברית 🙂!!",
+TRICKY = ["", " ", "\n\n", "\t \n", "a\x00b\x01 \x07c\x0b\x0c",
+          "日本語 text русский العربية עברית 🙂!!",
           "e\u0301-mail\u200b non\u00a0-human", "a" * 100_000, "!" * 100_000, "?!" * 50_000 + "a",
           "a-" * 50_000, "(a" * 50_000, "1-2" * 30_000, "a.b,c!d?e-f_g" * 8_000, "http://x.com/" + "a" * 100_000]
 
@@ -129,3 +131,44 @@ def test_config_routes(section, tmp_path):
     nlp.to_disk(tmp_path / "model")
     loaded = spacy.load(tmp_path / "model")
     assert [[t.text for t in loaded(text)] for text, _ in TRAIN_CASES] == expected
+
+
+GOLD = """\
+# newdoc id = d1
+# newpar id = p1
+# text = I don't know!!! Send an e-mail.
+1	I	I	PRON	PRP	_	3	nsubj	_	_
+2-3	don't	_	_	_	_	_	_	_	_
+2	do	do	AUX	VBP	_	4	aux	_	_
+3	n't	not	PART	RB	_	4	advmod	_	_
+4	know	know	VERB	VB	_	0	root	_	SpaceAfter=No
+5	!!!	!!!	PUNCT	.	_	4	punct	_	_
+
+1	Send	send	VERB	VB	_	0	root	_	_
+2	an	a	DET	DT	_	3	det	_	_
+3	e-mail	e-mail	NOUN	NN	_	1	obj	_	SpaceAfter=No
+4	.	.	PUNCT	.	_	1	punct	_	_
+
+"""
+
+
+def test_bench_scores_tokens_and_words_with_the_conll_2018_script(nlp, tmp_path):
+    """bench/tokenization.py's minimal system CoNLL-U (one sentence per paragraph, multiword range lines) is
+    read by the official script and scores our tokenization of this gold 100, spaCy's rules less."""
+    pytest.importorskip("udtools")
+    import importlib.util
+    from pathlib import Path
+    spec = importlib.util.spec_from_file_location(
+        "bench_tokenization", Path(__file__).resolve().parents[2] / "bench" / "tokenization.py")
+    bench = importlib.util.module_from_spec(spec)
+    path = sys.path[:]
+    try:
+        spec.loader.exec_module(bench)     # it puts bench/ on sys.path: restored, not to shadow test helpers
+    finally:
+        sys.path[:] = path
+    (tmp_path / "gold.conllu").write_text(GOLD, encoding="utf-8")
+    ours = bench.score("gold", tmp_path / "gold.conllu", nlp, multiword=True)
+    assert ours["Tokens"]["f1"] == 100 and ours["Words"]["f1"] == 100
+    theirs = bench.score("gold", tmp_path / "gold.conllu", spacy.blank("en"), multiword=False)
+    assert theirs["Tokens"]["f1"] < 100 and theirs["errors"]["gold tokens missed"] == {
+        "multiword": 1, "punctuation run": 1, "hyphenated": 1}

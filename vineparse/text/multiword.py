@@ -6,9 +6,10 @@ spaCy's English tokenizer already splits such tokens into UD's words, and nothin
 `multiword_ranges` does, by the conventions of UD English EWT, learned from EWT train's 2,614 multiword tokens
 (all but one have two words):
 
-- a word (a token with a letter: "3M" is not "3" + "'m") followed, with no whitespace between, by a clitic UD writes as a word of its own (`CLITICS`: "n't",
-  "'s", "'m", "'re", "'ve", "'ll", "'d", their forms without apostrophe "nt", "s", "m", "re", "ve", "ll",
-  "r", as in "dont", "im", "youre") is one token with it: "I'm", "don't", "Bush's", "couldn't've";
+- a word (a token with a letter: "3M" is not "3" + "'m") followed, with no whitespace between, by a clitic
+  UD writes as a word of its own (`CLITICS`: "n't", "'s", "'m", "'re", "'ve", "'ll", "'d", their forms
+  without apostrophe "nt", "s", "m", "re", "ve", "ll", and "r", as in "dont", "im", "youre") is one token
+  with it: "I'm", "don't", "Bush's", "couldn't've";
 - the possessive apostrophe after a plural ("parents'") likewise, where the word before ends in "s", the
   apostrophe ends the whitespace-separated chunk (31 times in train) and it does not close a single quote
   opened before in the doc ("'yes'");

@@ -7,15 +7,19 @@ pipeline saves them in its tokenizer's own files and loads them back without vin
 derived from EWT train and dev (never test); the counts in the comments are train + dev occurrences.
 
 - Runs of one punctuation character are one token: "!!!", "**", "<<", "====", "____" (1,037 runs, all but 8
-  one token in UD; spaCy splits them into single characters), and so are rules mixing "-" and "=" ("----=="). Runs of sentence-final marks are one token too:
-  ".?", "?!", "!!!?" (78 runs, 64 one token), except that an ellipsis stays apart: "...?" is "..." + "?".
-  Runs of "+" count only on their own ("C++" keeps its "++").
+  one token in UD; spaCy splits them into single characters), and so are rules mixing "-" and "="
+  ("----=="). Runs of sentence-final marks are one token too: ".?", "?!", "!!!?" (78 runs, 64 one token),
+  except that an ellipsis stays apart: "...?" is "..." + "?". Runs of "+" count only on their own.
 - Hyphens between letters split as in spaCy ("Al-Zaman" is "Al" "-" "Zaman": 456 of 728 such hyphens), except
   after a prefix UD keeps attached (`HYPHEN_PREFIXES`: "e-mail", "non-human", "re-read", "co-workers").
   Hyphens between digits no longer split (phone numbers, dates, ids: 280 of 350 kept), except in a short
   range of one or two digits each ("3-4", "10-12") and in a range of years ("1969-1970"). A hyphen between a
   capital letter and a digit splits ("F-102", "AK-47": 19 of 22).
 - Clock times glued to am / pm split: "7:30PM" is "7:30" "PM" (spaCy does this only for "7pm").
+- Inside a chunk, UD splits off what spaCy keeps: brackets ("account(s)" is "account" "(" "s" ")",
+  "doc)(See"), a leading hyphen or tilde before a word ("-Mary", "~Kay"), a trailing hyphen or "+" run after
+  letters ("book-", "A+"), "k" after digits ("65k"), a comma between letters and digits ("citizen,21"), and
+  '"' before "<" ('Julie"<julie@...').
 - Special cases: abbreviations UD keeps with their period (`ABBREVIATIONS`, "Ft.", "Lt.", "No.") are added;
   spaCy's "and/or" (UD: "and" "/" "or", 28 of 28) and its splits of "id", "Wed", "wed" (UD: one word) are
   removed. The fused words of `vineparse.text.multiword.FUSED` split into UD's words ("wanna" is "wan" + "na",
@@ -97,7 +101,8 @@ def ud_english_rules(nlp: Language) -> Dict[str, object]:
             infixes.append(pattern)
     if len(infixes) != len(defaults.infixes) + 3:
         raise RuntimeError("spaCy's English infixes changed: vineparse's UD rules need updating")
-    infixes[:0] = [_RUN, r"[()\[\]]", rf'(?<=[{ALPHA}])"(?=<)', rf"(?<=[{ALPHA}]),(?=[0-9])", rf"(?<=[0-9]),(?=[{ALPHA}])"]
+    infixes[:0] = [_RUN, r"[()\[\]]", rf'(?<=[{ALPHA}])"(?=<)', rf"(?<=[{ALPHA}]),(?=[0-9])",
+                   rf"(?<=[0-9]),(?=[{ALPHA}])"]
     rules = {key: value for key, value in (defaults.tokenizer_exceptions or {}).items()
              if key not in REMOVED_SPECIAL_CASES}
     for abbreviation in ABBREVIATIONS:
