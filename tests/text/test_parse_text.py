@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 import time
+from functools import partial
 
 import numpy as np
 import pytest
@@ -153,16 +154,16 @@ def test_command_line(tmp_path):
     text = "First paragraph. Two sentences.\n\nSecond one\n"
     (tmp_path / "in.txt").write_text(text, encoding="utf-8")
     command = [sys.executable, "-m", "vineparse", "parse-text", str(model)]
+    shell = partial(subprocess.run, capture_output=True, cwd=tmp_path)  # not the source tree: the installed package
     env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
-    result = subprocess.run(command + ["-"], input=text.encode(), capture_output=True, env=env, check=True)
+    result = shell(command + ["-"], input=text.encode(), env=env, check=True)
     out = result.stdout.decode()
     assert out.count("# newpar") == 2 and out.count("# sent_id") == 3
     assert "3 sentences" in result.stderr.decode() or "sentences 3" in result.stderr.decode()
-    subprocess.run(command + [str(tmp_path / "in.txt"), "--out", str(tmp_path / "out.conllu")], check=True,
-                   capture_output=True, env=env)
+    shell(command + [str(tmp_path / "in.txt"), "--out", str(tmp_path / "out.conllu")], check=True, env=env)
     assert (tmp_path / "out.conllu").read_text(encoding="utf-8") == out
     (tmp_path / "bad.txt").write_bytes(b"ok\nnot \xc3( ok\n")
-    result = subprocess.run(command + [str(tmp_path / "bad.txt")], capture_output=True, env=env)
+    result = shell(command + [str(tmp_path / "bad.txt")], env=env)
     assert result.returncode == 2 and "bad.txt:2: invalid UTF-8" in result.stderr.decode()
-    result = subprocess.run(command + [str(tmp_path / "missing.txt")], capture_output=True, env=env)
+    result = shell(command + [str(tmp_path / "missing.txt")], env=env)
     assert result.returncode == 2 and "missing.txt" in result.stderr.decode()
