@@ -97,12 +97,33 @@ def boundary_errors(gold: str, system: str) -> dict:
     return out
 
 
+def targets(treebanks: dict, ours: str = "vine_cascade", theirs: str = "spaCy parser") -> dict:
+    """Issue 69's targets: {name: [measured, target, met]} for what was measured."""
+    out = {}
+
+    def score(name, system, metric):
+        return treebanks.get(name, {}).get("systems", {}).get(system, {}).get("scores", {}).get(metric)
+
+    for name, metric, goal in (("ewt_test", "Sentences", 89.2), ("ewt_test", "Words", 99.0),
+                               ("ewt_test", "Tokens", 98.5), ("ewt_test", "LAS", 86.8), ("pud", "Sentences", 96.0)):
+        value = score(name, ours, metric)
+        if value is not None:
+            out[f"{name}: {metric} F1 >= {goal}"] = [value, goal, value >= goal]
+    ewt = treebanks.get("ewt_test", {}).get("systems", {})
+    if ours in ewt and theirs in ewt:
+        gain = round(ewt[ours]["scores"]["LAS"] - ewt[theirs]["scores"]["LAS"], 2)
+        out["ewt_test: LAS - spaCy's parser pipeline >= 1.5"] = [gain, 1.5, gain >= 1.5]
+        ratio = round(ewt[ours]["words_per_second"] / ewt[theirs]["words_per_second"], 2)
+        out["ewt_test: words/s / spaCy's parser pipeline's >= 1.3"] = [ratio, 1.3, ratio >= 1.3]
+    return out
+
+
 def parse(nlp, text: str):
     from vineparse.text.multiword import multiword_ranges
     from vineparse.text.parse_text import parse_text
 
     out = io.StringIO()
-    summary = parse_text(nlp, text, out, multiword=multiword_ranges)
+    summary = parse_text(nlp, text, out, multiword=multiword_ranges if nlp.lang == "en" else None)
     return out.getvalue(), summary
 
 
@@ -149,6 +170,7 @@ def main(argv=None):
             found["seconds"] = round(statistics.median(seconds[label]), 3)
             found["words_per_second"] = round(found["words"] / found["seconds"])
         result["treebanks"][name] = row
+        result["targets"] = targets(result["treebanks"])
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     print(f"wrote {args.out}")
