@@ -215,6 +215,20 @@ class _Writer:
         self.buffer = buffer
 
 
+def _hand_over(writer: _Writer, document: RawDocument, newdoc: bool, newpar: bool, pending: str,
+               end_in_pending: int, start: Optional[int], end: Optional[int]) -> Tuple[Optional[int], Optional[int]]:
+    """End the paragraph before `pending` where one ends (`_Writer.paragraph_break`), then hand the sentence's
+    pending text to the writer; RETURNS the sentence's span (start, end) in the whole output so far."""
+    writer.paragraph_break(newdoc, newpar)
+    if document.start < 0:
+        document.start = writer.out_len + len(writer.buffer)
+    if pending:
+        position = writer.add(pending)
+        start = position if start is None else start
+        end = position + end_in_pending
+    return start, end
+
+
 def conllu_to_text(
     source: Union[str, os.PathLike, IO[bytes], Iterable[Sentence]],
     *,
@@ -251,13 +265,7 @@ def conllu_to_text(
         for form, misc in sentence_tokens(sentence):
             flags = misc.split("|")
             if "NewPar=Yes" in flags:  # a paragraph starts inside the sentence, at this token
-                writer.paragraph_break(newdoc, newpar)
-                if document.start < 0:
-                    document.start = writer.out_len + len(writer.buffer)
-                if pending:
-                    position = writer.add(pending)
-                    start = position if start is None else start
-                    end = position + end_in_pending
+                start, end = _hand_over(writer, document, newdoc, newpar, pending, end_in_pending, start, end)
                 writer.emit(writer.buffer + "\n\n")
                 writer.buffer = ""
                 writer.start = False
@@ -268,13 +276,7 @@ def conllu_to_text(
             writer.nobreak = "SpaceAfter=No" in flags
             if not writer.nobreak:
                 pending += " "
-        writer.paragraph_break(newdoc, newpar)
-        if document.start < 0:
-            document.start = writer.out_len + len(writer.buffer)
-        if pending:
-            position = writer.add(pending)
-            start = position if start is None else start
-            end = position + end_in_pending
+        start, end = _hand_over(writer, document, newdoc, newpar, pending, end_in_pending, start, end)
         writer.start = False
         document.spans.append((start, end))
         document.sentences.append(index)
