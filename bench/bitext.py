@@ -1,6 +1,6 @@
 """Bitext benchmark (issues 7 and 17): randomized pruning against tic-tac-toe and the exact DP on UD PUD en-zh.
 
-    python bench/bitext.py [--quick] [--out bench/results/bitext.json] [--plots bench/results]
+    python bench/bitext.py [--out bench/results/bitext.json] [--plots bench/results]
 
 One command reproduces every number of the README's bitext table. Setup: IBM Model 1 both ways and the HMM
 aligner trained by agreement (M') on all 1,000 pairs; weights trained EM-style (`fit`: exact, binary grammar,
@@ -36,42 +36,30 @@ import argparse
 import gc
 import json
 import os
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from bitext_aligners import environment, trees       # the script's folder is first on sys.path
+from bitext_aligners import trees       # the script's folder is first on sys.path
+from runinfo import pyplot, run_info, save_figure, write_json
 
 from vineparse.bitext import BitextConfig, BitextModel, corpus_expectations, expectations, fit, pud_pairs
 from vineparse.bitext.linkcheck import subtree_agreement
 from vineparse.bitext.randomized import PILOT_CHARTS
 
 BUCKETS = [(0, 130), (130, 400), (400, 700), (700, 1000)]
-PROFILES = {
-    "full": {
-        # Pairs per bucket for the speed section (None: every pair of the bucket).
-        "speed_pairs": {"binary": [12, 12, 12, 12], "ternary": [10, 10, 10, 2]},
-        "bias_sets": {"binary": {"130": None, "400": 40, "1000": 12}, "ternary": {"130": None, "400": 10}},
-        "checkpoints": {"binary": [1, 2, 4, 8, 16, 32, 64, 128, 256], "ternary": [1, 2, 4, 8, 16, 32, 64, 128]},
-        "beams": {"binary": [1, 2, 3, 4, 6, 8, 10, 12, 14, 16, 20, 24, 32, 48],
-                  "ternary": [1, 2, 3, 4, 6, 8, 10, 12, 14, 16, 20, 24, 32]},
-        "throughput_limit": None,
-        "fit_iterations": 60,
-    },
-    "quick": {
-        "speed_pairs": {"binary": [2, 2, 1, 1], "ternary": [2, 1, 1, 0]},
-        "bias_sets": {"binary": {"130": 10, "400": 4, "1000": 2}, "ternary": {"130": 6, "400": 2}},
-        "checkpoints": {"binary": [1, 2, 4, 8], "ternary": [1, 2, 4]},
-        "beams": {"binary": [2, 8, 16, 32], "ternary": [2, 8, 32]},
-        "throughput_limit": 40,
-        "fit_iterations": 3,
-    },
+PROFILE = {
+    # Pairs per bucket for the speed section (None: every pair of the bucket).
+    "speed_pairs": {"binary": [12, 12, 12, 12], "ternary": [10, 10, 10, 2]},
+    "bias_sets": {"binary": {"130": None, "400": 40, "1000": 12}, "ternary": {"130": None, "400": 10}},
+    "checkpoints": {"binary": [1, 2, 4, 8, 16, 32, 64, 128, 256], "ternary": [1, 2, 4, 8, 16, 32, 64, 128]},
+    "beams": {"binary": [1, 2, 3, 4, 6, 8, 10, 12, 14, 16, 20, 24, 32, 48],
+              "ternary": [1, 2, 3, 4, 6, 8, 10, 12, 14, 16, 20, 24, 32]},
+    "fit_iterations": 60,
 }
 EXACT_LIMITS = {"binary": 2500, "ternary": 1000}
 SETS = {"130": (0, 130), "400": (130, 400), "1000": (400, 1000)}       # bias sets: p x q ranges
-SECTIONS = ("m_prime", "speed", "bias", "throughput")
 SPEED_SAMPLES = 10
 SCREEN = 1e-3            # the screened configuration of randomized pruning (`expectations(screen=...)`)
 CHAINS = {"randomized": None, "screened": SCREEN}       # method name in the report -> screen
@@ -95,13 +83,13 @@ def run(pair, model, grammar, method, **kw):
                         tgt_tags=pair.tgt_tags, grammar=grammar, **kw)
 
 
-def setup(profile):
+def setup():
     pairs = pud_pairs()
     start = time.perf_counter()
     base = BitextModel.train([(p.src, p.tgt) for p in pairs], BitextConfig(max_exact_product=EXACT_LIMITS))
     trained_at = time.perf_counter()
     small = [p for p in pairs if p.product <= 130]
-    trained = fit(small, base, iterations=profile["fit_iterations"], method="exact", learning_rate=0.5,
+    trained = fit(small, base, iterations=PROFILE["fit_iterations"], method="exact", learning_rate=0.5,
                   progress=False)
     emit({"section": "setup", "pairs": len(pairs), "fit_pairs": len(small),
           "train_seconds": trained_at - start, "fit_objective": [h["objective"] for h in trained.history],
@@ -127,9 +115,9 @@ def m_prime(pairs, model):
     return rows
 
 
-def speed(pairs, model, profile):
+def speed(pairs, model):
     rows = []
-    for grammar, counts in profile["speed_pairs"].items():
+    for grammar, counts in PROFILE["speed_pairs"].items():
         for (lo, hi), count in zip(BUCKETS, counts):
             bucket = [p for p in pairs if lo < p.product <= hi]
             for pair in subsample(bucket, count, seed=lo + 1):
@@ -170,20 +158,20 @@ def clean_run(*args, **kwargs):
     return run(*args, **kwargs)
 
 
-def bias(pairs, model, profile):
+def bias(pairs, model):
     """Mean curves per set (rows) and every pair's points (records: (method, setting, seconds, l2, kept)).
 
     Every time is the median of TIMING_REPEATS identical runs, each from a collected heap (the results are
     equal; a scheduler hiccup or another run's garbage does not decide an equal-time comparison)."""
     rows, records = [], []
-    for grammar, sets in profile["bias_sets"].items():
+    for grammar, sets in PROFILE["bias_sets"].items():
         for name, count in sets.items():
             lo, hi = SETS[name]
             chosen = subsample([p for p in pairs if lo < p.product <= hi], count, seed=7)
             per_pair = []
             for pair in chosen:
                 exact = run(pair, model, grammar, "exact")
-                cps = profile["checkpoints"][grammar]
+                cps = PROFILE["checkpoints"][grammar]
                 points = []
                 for method, screen in CHAINS.items():
                     chains = [clean_run(pair, model, grammar, "randomized", samples=max(cps), seed=0,
@@ -194,7 +182,7 @@ def bias(pairs, model, profile):
                         points.append((method, mark["samples"], seconds,
                                        float(np.sum((mark["counts"] - exact.counts) ** 2)),
                                        chains[0].diagnostics["kept"] / chains[0].diagnostics["bispans"]))
-                for beam in profile["beams"][grammar]:
+                for beam in PROFILE["beams"][grammar]:
                     ttt = [clean_run(pair, model, grammar, "tictactoe", beam=beam) for _ in range(TIMING_REPEATS)]
                     points.append(("tictactoe", beam, median_seconds(ttt),
                                    float(np.sum((ttt[0].counts - exact.counts) ** 2)),
@@ -220,9 +208,9 @@ def set_name(lo, hi):
     return f"p*q <= {hi}" if lo == 0 else f"{lo} < p*q <= {hi}"
 
 
-def throughput(pairs, model, profile):
+def throughput(pairs, model):
     rows = []
-    chosen = [p for p in pairs if p.product <= 1000][:profile["throughput_limit"]]
+    chosen = [p for p in pairs if p.product <= 1000]
     for grammar in ("binary", "ternary"):
         cpu = time.process_time()
         out = corpus_expectations(chosen, "randomized", 10, 0, model=model, grammar=grammar, processes=1,
@@ -343,11 +331,7 @@ def summarise(speed_rows, bias_rows, throughput_rows, bias_records=()):
 
 
 def plot(speed_rows, bias_rows, folder):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    folder.mkdir(parents=True, exist_ok=True)
+    plt = pyplot()
     written = []
     for grammar in ("binary", "ternary"):
         sets = sorted({r["set"] for r in bias_rows if r["grammar"] == grammar}, key=len)
@@ -375,9 +359,8 @@ def plot(speed_rows, bias_rows, folder):
             ax.set_ylabel("L2 bias (mean over pairs)")
             ax.grid(True, which="both", alpha=0.3)
             ax.legend(fontsize=7)
-        fig.tight_layout()
         path = folder / f"bitext_bias_{grammar}.png"
-        fig.savefig(path, dpi=120)
+        save_figure(fig, path)
         plt.close(fig)
         written.append(str(path))
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.4))
@@ -396,9 +379,8 @@ def plot(speed_rows, bias_rows, folder):
         ax.set_xlabel("p x q")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
-    fig.tight_layout()
     path = folder / "bitext_speed.png"
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path)
     plt.close(fig)
     written.append(str(path))
     return written
@@ -406,57 +388,34 @@ def plot(speed_rows, bias_rows, folder):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="a small smoke run")
     parser.add_argument("--out", default="bench/results/bitext.json")
     parser.add_argument("--plots", default="bench/results", help="folder for the PNG plots ('none' to skip)")
-    parser.add_argument("--sections", default=",".join(SECTIONS),
-                        help="comma-separated sections to run (default: all; 'none' with --merge: only redo the "
-                             "summary and plots of an existing --out file)")
-    parser.add_argument("--merge", action="store_true",
-                        help="keep the other sections of an existing --out file (each with its environment)")
     args = parser.parse_args()
-    profile_name = "quick" if args.quick else "full"
-    profile = PROFILES[profile_name]
-    sections = set(args.sections.split(","))
-    report = {"environment": environment(sys.argv), "profile": profile_name, "m_prime": [], "speed": [],
-              "bias": [], "bias_pairs": [], "throughput": []}
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if args.merge and out.exists():
-        # Keep the sections this run does not redo, with the environment they were measured in.
-        previous = json.loads(out.read_text())
-        for name in SECTIONS:
-            if name not in sections and previous.get(name):
-                report[name] = previous[name]
-                if name == "bias" and previous.get("bias_pairs"):
-                    report["bias_pairs"] = previous["bias_pairs"]
-                report.setdefault("environment_of", {})[name] = previous.get("environment_of", {}).get(
-                    name, previous["environment"])
+    report = {"environment": run_info(), "profile": "full", "m_prime": [], "speed": [], "bias": [], "bias_pairs": [],
+              "throughput": []}
 
     def save():
         report["environment"]["load_average_end"] = list(os.getloadavg())
         report["summary"] = summarise(report["speed"], report["bias"], report["throughput"], report["bias_pairs"])
-        out.write_text(json.dumps(report, indent=1))
+        write_json(args.out, report)
 
     start = time.perf_counter()
-    pairs, model = setup(profile) if sections & set(SECTIONS) else (None, None)
-    for name, fn in (("m_prime", lambda: m_prime(pairs, model)), ("speed", lambda: speed(pairs, model, profile)),
-                     ("bias", lambda: bias(pairs, model, profile)),
-                     ("throughput", lambda: throughput(pairs, model, profile))):
-        if name in sections:
-            env = environment(sys.argv)               # the commit and load when the section starts
-            result = fn()
-            if name == "bias":
-                report["bias"], report["bias_pairs"] = result
-            else:
-                report[name] = result
-            env["load_average_end"] = list(os.getloadavg())
-            report.setdefault("environment_of", {})[name] = env
-            report["environment"]["seconds"] = time.perf_counter() - start
-            save()
-    save()
+    pairs, model = setup()
+    for name, fn in (("m_prime", lambda: m_prime(pairs, model)), ("speed", lambda: speed(pairs, model)),
+                     ("bias", lambda: bias(pairs, model)),
+                     ("throughput", lambda: throughput(pairs, model))):
+        env = run_info()               # the commit and load when the section starts
+        result = fn()
+        if name == "bias":
+            report["bias"], report["bias_pairs"] = result
+        else:
+            report[name] = result
+        env["load_average_end"] = list(os.getloadavg())
+        report.setdefault("environment_of", {})[name] = env
+        report["environment"]["seconds"] = time.perf_counter() - start
+        save()
     plots = [] if args.plots.lower() == "none" else plot(report["speed"], report["bias"], Path(args.plots))
-    print(json.dumps({"summary": report["summary"], "plots": plots, "out": str(out)}, indent=1))
+    print(json.dumps({"summary": report["summary"], "plots": plots, "out": args.out}, indent=1))
 
 
 if __name__ == "__main__":

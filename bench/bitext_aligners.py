@@ -20,17 +20,12 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from runinfo import run_info  # noqa: E402
+from runinfo import run_info, write_json  # noqa: E402
 from vineparse.bitext import pud_pairs
 from vineparse.bitext.hmm import AgreementHMM, HMMConfig
 from vineparse.bitext.linkcheck import subtree_agreement
 from vineparse.bitext.model1 import BidirectionalModel1
 from vineparse.corpus import corpus_path, read_conllu
-
-
-def environment(argv):
-    """bench/runinfo.py's record of a run (shared by the bitext benchmarks)."""
-    return run_info()
 
 
 def trees():
@@ -77,7 +72,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="bench/out/bitext_aligners.json")
     args = parser.parse_args()
-    env = environment(sys.argv)
+    env = run_info()
     pairs = pud_pairs()
     if any(" " in w for p in pairs for w in p.src + p.tgt):
         raise SystemExit("tokens with spaces cannot be written for eflomal")
@@ -107,10 +102,7 @@ def main():
         n = min(len(s), len(t), 13)
         chance.append(np.stack([rng.permutation(len(s))[:n], rng.permutation(len(t))[:n]], axis=1))
     rows.append(evaluate("random one-to-one (13 a pair at most)", chance, pairs, en, zh, 0.0))
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"environment": env, "rows": rows}, indent=1))
-    print(f"wrote {out}")
+    write_json(args.out, {"environment": env, "rows": rows})
 
 
 if __name__ == "__main__":
