@@ -15,22 +15,14 @@ for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_name] = "1"
 
 import argparse  # noqa: E402
-import json  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from runinfo import run_info  # noqa: E402
+from runinfo import labelled_path, run_info, write_json  # noqa: E402
 from spacy_compare import long_input_times  # noqa: E402
 
 TARGET_RATIO = 2.0
-
-
-def labelled_path(text):
-    label, _, path = text.partition("=")
-    if not label or not path:
-        raise argparse.ArgumentTypeError(f"expected LABEL=PATH, got {text!r}")
-    return label, path
 
 
 def main(argv=None):
@@ -53,12 +45,8 @@ def main(argv=None):
         times = long_input_times(nlp, test, args.repeats)
         times.update(model=path, met=times["preset_ratio"] <= TARGET_RATIO)
         out["pipelines"][label] = times
-        print(f"{label}: {times['preset_20']['us_per_token']:.1f} µs/token at ~20 words, "
-              f"{times['preset_2000']['us_per_token']:.1f} for one 2,000-token sentence: "
-              f"{times['preset_ratio']:.2f}x", flush=True)
     out["run"]["load_average_at_end"] = list(os.getloadavg())
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
+    write_json(args.out, out)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from runinfo import run_info  # noqa: E402
+from runinfo import ewt, run_info, train_cascade, write_json  # noqa: E402
 
 
 def digest(arrays) -> str:
@@ -30,14 +30,9 @@ def digest(arrays) -> str:
 
 
 def sparse_hashes(test):
-    from vineparse.cascade import CascadeParser, Example, TrainingSettings, train
-    from vineparse.corpus import corpus_path, read_conllu
+    from vineparse.cascade import TrainingSettings
 
-    train_set = read_conllu(corpus_path("ud-english-ewt", "en_ewt-ud-train.conllu"))[:2000]
-    dev_set = read_conllu(corpus_path("ud-english-ewt", "en_ewt-ud-dev.conllu"))
-    parser = CascadeParser(orders=(0, 1, 2, 3))
-    train(parser, [Example.from_sentence(s) for s in train_set], [Example.from_sentence(s) for s in dev_set],
-          TrainingSettings(epochs=2), report=lambda message: None)
+    parser = train_cascade(None, ewt("train")[:2000], ewt("dev"), TrainingSettings(epochs=2))
     table, scales = parser.weight_table()
     parsed = parser.parse_labelled_batch([(s.words, list(s.xpos), list(s.upos)) for s in test])
     return {"weights": digest([table, scales, np.asarray(parser.alphas),
@@ -68,13 +63,10 @@ def main(argv=None):
     parser.add_argument("--out", default="bench/out/parse_hashes.json")
     parser.add_argument("--check", default=None)
     args = parser.parse_args(argv)
-    from vineparse.corpus import corpus_path, read_conllu
-
-    test = read_conllu(corpus_path("ud-english-ewt", "en_ewt-ud-test.conllu"))
+    test = ewt("test")
     result = {"run": run_info(), "pipeline": args.pipeline, "sparse": sparse_hashes(test),
               "vine_cascade": pipeline_hashes(args.pipeline, test)}
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
+    write_json(args.out, result)
     print(json.dumps({k: result[k] for k in ("sparse", "vine_cascade")}, indent=1))
     if args.check:
         old = json.loads(Path(args.check).read_text())

@@ -88,11 +88,12 @@ def labelled_path(text: str):
 
 def train_cascade(path, train_sentences, dev_sentences, settings, **options):
     """A vine -> 1 -> 2 -> 3 `CascadeParser` (`options`: its bits, ...) trained quietly on `train_sentences`
-    (`dev_sentences` for its thresholds) and saved at `path`."""
+    (`dev_sentences` for its thresholds), saved at `path` unless it is None."""
     from vineparse.cascade import CascadeParser, Example, train
     parser = CascadeParser(orders=(0, 1, 2, 3), **options)
     train(parser, [Example.from_sentence(s) for s in train_sentences],
           [Example.from_sentence(s) for s in dev_sentences], settings, report=lambda message: None)
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    parser.save(path)
+    if path is not None:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        parser.save(path)
     return parser

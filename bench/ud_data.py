@@ -49,17 +49,13 @@ def splits(name: str):
     return {split: blocks(source(name, split)) for split in ("train", "dev", "test")}
 
 
-def write_spacy(conllu: Path, out: Path, lang: str) -> int:
-    import spacy
+def write_spacy(conllu: Path, out: Path) -> int:
     from spacy.tokens import DocBin
     from spacy.training.converters import conllu_to_docs
 
-    nlp = spacy.blank(lang)
     docs = list(conllu_to_docs(conllu.read_text(encoding="utf-8"), n_sents=1, merge_subtokens=False,
                                no_print=True))
-    bin_ = DocBin(docs=[doc for doc in docs], store_user_data=True)
-    bin_.to_disk(out)
-    del nlp
+    DocBin(docs=docs, store_user_data=True).to_disk(out)
     return len(docs)
 
 
@@ -110,7 +106,7 @@ def main(argv=None):
         for split, found in splits(name).items():
             conllu = folder / f"{split}.conllu"
             conllu.write_text("\n".join(found) + "\n", encoding="utf-8")
-            docs = write_spacy(conllu, folder / f"{split}.spacy", LANGUAGES[name])
+            docs = write_spacy(conllu, folder / f"{split}.spacy")
             if docs != len(found):
                 raise SystemExit(f"{conllu}: {len(found)} sentences but spaCy converted {docs}")
             record["sentences"][split] = len(found)
