@@ -2,35 +2,25 @@
 
     python bench/bitext.py [--out bench/results/bitext.json] [--plots bench/results]
 
-One command reproduces every number of the README's bitext table. Setup: IBM Model 1 both ways and the HMM
-aligner trained by agreement (M') on all 1,000 pairs; weights trained EM-style (`fit`: exact, binary grammar,
-60 iterations at rate 0.5) on the 100 pairs with p x q <= 130. Then, on one core (one process):
+Setup: IBM Model 1 both ways and the HMM aligner trained by agreement (M') on all 1,000 pairs (M' itself is
+compared in bench/bitext_aligners.py); weights trained EM-style (`fit`: exact, binary grammar, 60 iterations at
+rate 0.5) on the 100 pairs with p x q <= 130. Then, on one core (one process):
 
-1. M': links per pair (the HMM aligner's and, for comparison, the intersected Model 1 links) and the share of
-   checkable links whose subtrees correspond in both gold UD trees (`vineparse.bitext.linkcheck`);
-2. speed: exact expectations (inside-outside + statistics) against one randomized-pruning iteration (the
-   mask, the pruned inside pass, the fused outside + statistics pass, one sampled derivation; the median
-   over a 10-mask chain) per p x q bucket for both grammars, on seeded subsamples; beside it one iteration of
-   the chain screened at SCREEN (`expectations(screen=...)`: fewer, surer links, so larger charts; the pilot
-   charts excluded). The exact ternary DP takes minutes at p x q ~ 1,000, so its 400-1,000 range is measured
-   on 10 pairs from (400, 700] (the speed-up grows with size, so this understates it) and 2 pairs from
-   (700, 1,000], reported apart;
-3. bias: L2 distance to the exact expectations (per pair, summed over features, averaged over pairs) against
-   the time per pair (each time the median of TIMING_REPEATS identical runs, each started from a collected
-   heap), for randomized pruning with 1..256 (ternary 1..128) samples (checkpoints of one chain), the same
-   screened at SCREEN (its first three samples are the pilot charts), and tic-tac-toe at every beam, with the
-   share of the chart each beam keeps (after the widening that tic-tac-toe needs when a beam leaves no
-   derivation), on all pairs with p x q <= 130 and seeded subsamples with 130 < p x q <= 400 and (binary
-   grammar) 400 < p x q <= 1,000. A chain's L2 at tic-tac-toe's time is read off its curve (log-log
-   interpolation; past its slowest point, that point's L2; a tic-tac-toe point faster than the chain's first
-   sample has no equal-time value), on the set means and pair by pair for every (pair, beam) where
-   tic-tac-toe kept less than half of that pair's chart, for both chains;
-4. throughput: all 897 pairs with p x q <= 1,000 through the sampler, 10 samples a pair, both grammars,
-   measured (no extrapolation): the process's CPU time (one core's work) and the wall time.
+1. speed: exact expectations (inside-outside + statistics) against one randomized-pruning iteration (the
+   median over a 10-mask chain) per p x q bucket for both grammars, on seeded subsamples; beside it one
+   iteration of the chain screened at SCREEN (`expectations(screen=...)`, the pilot charts excluded). The
+   exact ternary DP takes minutes at p x q ~ 1,000: its (400, 700] and (700, 1,000] buckets get 10 and 2 pairs;
+2. bias: L2 distance to the exact expectations (per pair, summed over features) against the time per pair
+   (each the median of TIMING_REPEATS runs from a collected heap), for randomized pruning with 1..256
+   (ternary 1..128) samples (checkpoints of one chain), the same screened at SCREEN, and tic-tac-toe at every
+   beam with the share of the chart it keeps, on sets of pairs by p x q. A chain's L2 at tic-tac-toe's time is
+   read off its curve (`interpolate_l2`), on the set means and pair by pair where tic-tac-toe kept less than
+   half of the chart;
+3. throughput: all 897 pairs with p x q <= 1,000 through the sampler, 10 samples a pair, both grammars: the
+   process's CPU time (one core's work) and the wall time.
 
-Prints JSON lines as it goes and rewrites --out after each section (command line, commit, load averages
-before and after, machine); PNG plots go to --plots. Times are wall-clock on a shared machine: compare numbers
-from one run only (both sides of every ratio are measured in the same run, pair by pair).
+Prints JSON lines as it goes and rewrites --out after each section (with each section's provenance); PNG plots
+go to --plots. Times are wall-clock on a shared machine: compare numbers from one run only.
 """
 import argparse
 import gc
@@ -41,11 +31,9 @@ from pathlib import Path
 
 import numpy as np
 
-from bitext_aligners import trees       # the script's folder is first on sys.path
-from runinfo import pyplot, run_info, save_figure, write_json
+from runinfo import pyplot, run_info, save_figure, write_json       # the script's folder is first on sys.path
 
 from vineparse.bitext import BitextConfig, BitextModel, corpus_expectations, expectations, fit, pud_pairs
-from vineparse.bitext.linkcheck import subtree_agreement
 from vineparse.bitext.randomized import PILOT_CHARTS
 
 BUCKETS = [(0, 130), (130, 400), (400, 700), (700, 1000)]
@@ -95,24 +83,6 @@ def setup():
           "train_seconds": trained_at - start, "fit_objective": [h["objective"] for h in trained.history],
           "seconds": time.perf_counter() - start})
     return pairs, trained.model
-
-
-def m_prime(pairs, model):
-    en, zh = trees()
-    rows = []
-    for name, links_of in (("hmm agreement (M')", model.links),
-                           ("model1 intersected", model.model1.intersection)):
-        total = {"links": 0, "checkable": 0, "correspond": 0}
-        for pair in pairs:
-            counts = subtree_agreement(links_of(pair.src, pair.tgt), en[pair.id], zh[pair.id])
-            for key in total:
-                total[key] += counts[key]
-        rows.append(emit({"section": "m_prime", "aligner": name, "pairs": len(pairs),
-                          "links_per_pair": total["links"] / len(pairs),
-                          "checkable_share": total["checkable"] / max(total["links"], 1),
-                          "correspond_share": total["correspond"] / max(total["checkable"], 1),
-                          "correspond_per_pair": total["correspond"] / len(pairs)}))
-    return rows
 
 
 def speed(pairs, model):
@@ -391,8 +361,7 @@ def main():
     parser.add_argument("--out", default="bench/results/bitext.json")
     parser.add_argument("--plots", default="bench/results", help="folder for the PNG plots ('none' to skip)")
     args = parser.parse_args()
-    report = {"environment": run_info(), "profile": "full", "m_prime": [], "speed": [], "bias": [], "bias_pairs": [],
-              "throughput": []}
+    report = {"environment": run_info(), "profile": "full", "speed": [], "bias": [], "bias_pairs": [], "throughput": []}
 
     def save():
         report["environment"]["load_average_end"] = list(os.getloadavg())
@@ -401,8 +370,7 @@ def main():
 
     start = time.perf_counter()
     pairs, model = setup()
-    for name, fn in (("m_prime", lambda: m_prime(pairs, model)), ("speed", lambda: speed(pairs, model)),
-                     ("bias", lambda: bias(pairs, model)),
+    for name, fn in (("speed", lambda: speed(pairs, model)), ("bias", lambda: bias(pairs, model)),
                      ("throughput", lambda: throughput(pairs, model))):
         env = run_info()               # the commit and load when the section starts
         result = fn()
