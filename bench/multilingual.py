@@ -5,31 +5,22 @@
                                  [--out bench/results/multilingual.json] [--plot bench/results/multilingual.png]
 
 Treebanks as bench/ud_data.py splits them (corpora/ud/NAME): English-EWT and Portuguese-Bosque with their train
-sets; Bulgarian-BTB, German-GSD, Swedish-Talbanken, Chinese-GSD and Portuguese-Bosque again trained on their
-dev file less a held-out tenth ("small data": 450-1,055 training sentences), all evaluated on their test file
-with gold tokens and gold sentences.
+sets; Bulgarian-BTB, German-GSD, Swedish-Talbanken, Chinese-GSD and Portuguese-Bosque again trained on their dev
+file less a held-out tenth ("small data"), all evaluated on their test file with gold tokens and sentences.
 
-(a) The sparse cascade by gold UPOS (`bench/cascade.py --systems multilingual`, one run per treebank, models
-kept under RUNS/sparse/NAME): NoPrune-1/2/3 and VineCascade-1/2/3, UAS, LAS and words/s; the PNG shows each
-system's words/s relative to NoPrune-1, per language, as the paper's bar chart does. For German and
-Portuguese also VineCascade-3's labels trained without pseudo-projective lifting (the levels are the same).
-(b) vine_cascade (configs/ud.cfg) against spaCy's parser (configs/ud_spacy_parser.cfg), same tok2vec, data,
-budget and early stopping, read from RUNS/NAME-{vine,spacy}-s0/model-best (EWT: the comparison runs of
-bench/spacy_compare.py, --ewt-runs); where both parsers have further seeds (RUNS/NAME-{vine,spacy}-sK), the
-difference is that of the means over the seeds, with each parser's range; for German and Portuguese also
-vine_cascade trained with pseudo_projective = false (RUNS/NAME-vine-flat-s0). UAS / LAS (spaCy's scorer) and non-projective arc
-precision and recall (`vineparse.metrics.NonProjectiveArcs`) on test.
+(a) The sparse cascade by gold UPOS (`bench/cascade.py --systems multilingual`, models under RUNS/sparse/NAME):
+NoPrune-1/2/3 and VineCascade-1/2/3, UAS, LAS and words/s (the PNG: words/s relative to NoPrune-1, as the paper's
+bar chart); for German and Portuguese also VineCascade-3's labels retrained without pseudo-projective lifting.
+(b) vine_cascade (configs/ud.cfg) against spaCy's parser (configs/ud_spacy_parser.cfg) from
+RUNS/NAME-{vine,spacy}-s0/model-best (EWT: --ewt-runs); where both have further seeds (RUNS/NAME-{vine,spacy}-sK)
+the difference of the means over the seeds, with each parser's range; for German and Portuguese also
+RUNS/NAME-vine-flat-s0 (no lifting). UAS / LAS (spaCy's scorer) and non-projective arc precision and recall.
 
-With --sparse-seeds everything in the existing --out is kept and the sparse systems of each treebank of
---treebanks are trained again with each further seed (RUNS/sparse/NAME-sSEED, resumable), so that the cascade's
-gap to NoPrune-3 is seen over training seeds: each seed's UAS per system, NoPrune-3 - VineCascade-3, and its mean
-over seed 0 and the further seeds (`sparse_seeds` of the row, a target beside the seed-0 one).
-With --nonprojective-seeds everything in the existing --out is kept and, for German and Portuguese, the
-non-projective arcs are measured over seeds: each parser's runs on disk (RUNS/NAME-{vine,spacy}-sK/model-best)
-whose seed record lacks them are evaluated again and their `nonprojective_arcs` added to `seeds` (with the UAS
-and LAS measured then, so that a changed score shows); each sparse seed's VineCascade-3 adds its non-projective
-arcs and its LAS with lifting less its LAS with the labeller retrained without lifting (as `sparse_lifting`,
-under the same training seed) to `sparse_seeds`. The targets get their mean over the seeds beside seed 0's.
+--sparse-seeds and --nonprojective-seeds keep the existing --out and add to it: the sparse systems trained again
+with each further seed (RUNS/sparse/NAME-sSEED, resumable), each seed's UAS and NoPrune-3 - VineCascade-3 and
+its mean (`sparse_seeds`); and, for German and Portuguese, the non-projective arcs of every seed on disk, both
+parsers' (added to `seeds`, with the UAS and LAS measured then) and each sparse seed's with its LAS gain from
+lifting. The targets get their means over the seeds beside seed 0's.
 """
 import argparse
 import json
