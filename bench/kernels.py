@@ -34,7 +34,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from numpy_eisner import eisner_numpy  # noqa: E402
 from runinfo import pyplot, run_info, save_figure, write_json  # noqa: E402
-from timing import KERNELS, empirical_exponent, median_ms  # noqa: E402
+from timing import KERNELS, empirical_exponent, median_ms, timed  # noqa: E402
 
 from vineparse import kernels  # noqa: E402
 
@@ -76,17 +76,6 @@ def run_suite(suite, repeats, seed=0, seconds=3.0):
             print(json.dumps(row), flush=True)
             rows.append(row)
     return rows
-
-
-def timed(call, repeats):
-    """Median seconds of `repeats` calls (after one warm-up)."""
-    call()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def summary(values):

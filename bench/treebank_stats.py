@@ -4,17 +4,11 @@ the median time per sentence of the first-order kernels.
     python bench/treebank_stats.py [--treebank PATH ...] [--tag upos] [--plot PNG] [--json OUT] [--no-bench]
                                    [--lenient]
 
-The treebanks are read and the report printed by the library (`vineparse.cli.treebank_report`, what `vineparse
-stats` runs, on `vineparse.stats`); this script adds what the library leaves out:
-
-* the plot (--plot, default bench/out/stats.png, 'none' for none; needs matplotlib, the `plots` extra): the
-  cumulative distribution of arc lengths for the most frequent modifier tags, and the sentence-length
-  histogram with its 50th, 90th and 99th percentiles;
-* the kernel benchmark (unless --no-bench): median ms per sentence of bench/timing.py's DEFAULT_KERNELS at
-  n = 10, 20, 40 (20 calls each, one thread), printed as a table with each kernel's empirical exponent.
-
---json writes the statistics as `vineparse stats --json` does, the benchmark rows under "bench" (null with
---no-bench) and the run's provenance (bench/runinfo.py).
+The report is the library's (`vineparse.cli.treebank_report`, what `vineparse stats` runs); this script adds the
+plot (--plot, 'none' for none; needs matplotlib): arc-length CDFs of the most frequent modifier tags and the
+sentence-length histogram; and the kernel benchmark (unless --no-bench): median ms per sentence of
+bench/timing.py's DEFAULT_KERNELS at n = 10, 20, 40, with each kernel's empirical exponent. --json writes the
+statistics as `vineparse stats --json` does, the benchmark rows under "bench" and the run's provenance.
 """
 import argparse
 import sys
@@ -80,14 +74,8 @@ def run_kernel_benchmark(sizes: Sequence[int] = BENCH_SIZES, repeats: int = BENC
 
 
 def format_bench_table(rows: Sequence[Dict[str, Any]]) -> str:
-    """Render kernel benchmark rows ({"kernel", "n", "ms"}) as a kernel x n table of milliseconds.
-
-    The last column is the empirical exponent (timing.empirical_exponent): the least-squares slope of log(ms)
-    against log(n). It is left blank with fewer than two sizes.
-
-    rows (Sequence[Dict[str, Any]]): Median milliseconds per sentence, per kernel and sentence length.
-    RETURNS (str): The table, without a trailing newline.
-    """
+    """Kernel benchmark rows ({"kernel", "n", "ms"}) as a kernel x n table of milliseconds, the last column the
+    empirical exponent (blank with fewer than two sizes)."""
     sizes = sorted({int(r["n"]) for r in rows})
     kernels: Dict[str, Dict[int, float]] = {}
     for r in rows:
@@ -103,17 +91,9 @@ def format_bench_table(rows: Sequence[Dict[str, Any]]) -> str:
 def plot_stats(
     sentences: Sequence[Any], path: Union[str, Path], tag: str = "upos", top_k: int = 8
 ) -> Optional[Path]:
-    """Write a PNG: arc-length CDF per major tag (log x-axis), and the sentence-length histogram.
-
-    matplotlib is imported here, not at module level, and drawn with the Agg canvas directly (no pyplot, no
-    global backend switch). When matplotlib is not installed, print a one-line notice and return None.
-
-    sentences (Sequence[Sentence]): The sentences.
-    path (Union[str, Path]): Where to write the PNG.
-    tag (str): "upos" or "xpos".
-    top_k (int): How many of the most frequent tags get a curve (the overall curve is always drawn).
-    RETURNS (Optional[Path]): The path written, or None if matplotlib is missing.
-    """
+    """Write a PNG at `path`: the arc-length CDF of the `top_k` most frequent modifier tags (`tag`: "upos" or
+    "xpos") and of all arcs, and the sentence-length histogram; RETURNS the path, or None without matplotlib
+    (drawn on the Agg canvas directly: no pyplot, no global backend switch)."""
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
