@@ -75,7 +75,8 @@ def main():
             for _ in p["component"].pipe(p["docs"], batch_size=256):
                 pass
             times[name].append(1e6 * (time.perf_counter() - start) / p["words"])
-        log(f"round {repeat + 1}/{args.repeats}: " + ", ".join(f"{n} {t[-1]:.1f}" for n, t in times.items()) + " µs/word")
+        log(f"round {repeat + 1}/{args.repeats}: " + ", ".join(f"{n} {t[-1]:.1f}" for n, t in times.items())
+            + " µs/word")
     result = run_record(blas=args.blas, docs=args.docs, note=args.note,
                         pipelines={name: {"path": p["path"], "settings": p["settings"], "words": p["words"]}
                                    for name, p in pipelines.items()})
