@@ -2,17 +2,11 @@
 
     python bench/astar.py [--out bench/out/astar.json] [--table bench/out/astar.md] [--plot bench/out/astar.png]
 
-Trains the factored and the non-factored model on wsj_0001-0179 (the non-factored one with its approximate
-projection) and parses the test sentences of wsj_0180-0199 with at most 40 words with every heuristic.
-The model optimum comes from exhaustive lexicalized CKY up to 15 words and from an admissible A* above.
-Uniform-cost search (the null heuristic) runs on the sentences of at most 26 words (which covers the 18-26
-speed comparison); its pop ratios are over those sentences only.
-
-Writes every number to --out (JSON: settings, per-heuristic summaries, the targets with measured values,
-per-sentence records), the README table to --table, and a plot of edges popped against length to --plot.
-Times are per sentence on one thread: heuristic (projection charts) + search; the model's scoring is
-reported separately because it is the same for every heuristic. The machine is shared: compare numbers
-from one run; the speed-up uses medians of per-sentence ratios and the ratio of totals.
+Trains the factored and the non-factored model on wsj_0001-0179 and parses the test sentences of wsj_0180-0199
+of at most 40 words with every heuristic (uniform-cost search up to 26 words; its pop ratios are over those).
+The optimum comes from exhaustive CKY up to 15 words and an admissible A* above. Writes the JSON, the README
+table and a plot of edges popped against length. Times are per sentence on one thread, heuristic + search (the
+model's scoring, the same for every heuristic, apart).
 """
 import argparse
 import sys

@@ -4,19 +4,10 @@ and what does a sentence cost?
     python bench/astar_backoff.py [--out bench/results/astar_backoff.json]
 
 Trains each model on the PTB sample's wsj_0001-0179 (as ``bench/astar.py``) and parses, with its default
-heuristic (factored / split):
-
-- EWT test sentences of 8-26 words with their XPOS tags (another English treebank: PTB-style tags plus
-  HYPH, NFP, ADD, GW, AFX, ...);
-- the PTB sample's test range (wsj_0180-0199, sentences of at most 40 words).
-
-For each: the share of sentences parsed (target 100%), the share that needed the back-off grammar and
-why (an unknown tag, or no derivation under the treebank grammar), time per sentence (model scoring +
-projection charts + search, including the failed first attempt of a back-off sentence) as median / mean /
-90th percentile, for all sentences, those the treebank grammar covers, and those that needed the back-off.
-Back-off sentences of at most 15 words are also parsed by exhaustive CKY on the
-back-off grammar: A* must find the same cost (``oracle_mismatches``, expected 0). One thread; the JSON
-records the command line, commit, load average and machine.
+heuristic, EWT test sentences of 8-26 words with their XPOS tags and the PTB sample's test sentences of at most
+40 words. For each: the share parsed (target 100%), the share that needed the back-off grammar and why, and the
+time per sentence (median / mean / 90th percentile; all, covered, back-off). Back-off sentences of at most 15
+words are also parsed by exhaustive CKY: A* must find the same cost (``oracle_mismatches``, expected 0).
 """
 import argparse
 import os

@@ -3,14 +3,11 @@
     python bench/calibration.py --pipeline PATH [--out bench/results/calibration.json]
                                 [--plot bench/results/calibration.png]
 
-On EWT test and on English PUD (news and Wikipedia, another domain than EWT's web text), gold tokens and
-sentences, punctuation left out as UAS leaves it out, with the temperatures stored in the pipeline:
-* `Token._.head_prob` against whether the predicted head is right: expected calibration error (10 equal-width
-  bins) and the reliability diagram (PNG); the accuracy of the most confident arcs against the share kept
-  (coverage); `Token._.dep_prob` against whether the label is right, over the words whose head is right;
-* the cost: the component's µs per word with confidences on and off (interleaved rounds, one core).
-Targets: ECE of head_prob <= 0.02 (EWT test) and <= 0.04 (PUD); at 80% coverage, UAS of the kept arcs >= 96%
-(EWT test); confidences cost <= 10% of the component's time.
+On EWT test and English PUD (gold tokens and sentences, punctuation left out): `Token._.head_prob` against
+whether the head is right (expected calibration error, 10 bins; the reliability diagram; the accuracy of the
+most confident arcs by the share kept), `Token._.dep_prob` against whether the label is right; and the
+component's µs per word with confidences on and off. Targets: ECE <= 0.02 (EWT test) and <= 0.04 (PUD); UAS of
+the 80% most confident arcs >= 96; confidences cost <= 10% of the component's time.
 """
 import argparse
 import gc

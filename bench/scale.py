@@ -2,23 +2,14 @@
 
     python bench/scale.py [--fraction 0.05] [--out bench/results/scale.json]
 
-Input: EWT train repeated to at least 200,000 sentences, one CoNLL-U file (the first `--fraction` of it for
-smoke runs). Model: a vine -> 1 -> 2 -> 3 cascade (bench/out/scale/ewt.msgpack, trained on EWT train first if
-it does not exist: 2 epochs, 2^20 weights a level, recall 0.99 / vine 0.998). In order:
-
-- plain: the single-process loop `vineparse parse` runs (stream CoNLL-U, `parse_labelled_batch` per 512
-  sentences, format, write);
-- dask1, dask2: `parse_corpus` on a new LocalCluster of 1 / 2 worker processes.
-
-Then, on the first 10% of the input, against the plain loop and a 2-worker run there:
-- resume: a 2-worker run interrupted after half its shards, then resumed (files written twice are counted);
-- killed: a 2-worker run in which one worker is killed (SIGKILL) mid-shard (shards sent out twice counted).
-
-Throughput is words per second once the model is loaded (steady state); wall time from the call (cluster start,
-planning, model load included) is reported beside it. Per-shard overhead: everything a shard costs beyond
-parsing its sentences (reading and hashing its input, writing and hashing its output and record, Dask's
-dispatch), as a share of the shard's wall time on one worker. Every run's output is compared byte for byte
-with the plain loop's. Load averages are sampled before and after every run; compare ratios within one round.
+Input: EWT train repeated to at least 200,000 sentences (the first `--fraction` of it for smoke runs). Model: a
+vine -> 1 -> 2 -> 3 cascade (bench/out/scale/ewt.msgpack, trained first if missing: 2 epochs, 2^20 weights a
+level). Runs: plain, the single-process loop of `vineparse parse`; dask1, dask2, `parse_corpus` on a new
+LocalCluster of 1 / 2 worker processes; then, on the first 10% of the input, a 2-worker run interrupted after
+half its shards and resumed (files written twice counted), and one whose worker is killed mid-shard (shards run
+twice counted). Words/s once the model is loaded, wall time beside it; per-shard overhead (everything a shard
+costs beyond parsing) as a share of its time on one worker; every output compared byte for byte with the plain
+loop's.
 """
 import argparse
 import hashlib

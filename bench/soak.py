@@ -3,20 +3,12 @@
     python bench/soak.py [--sentences 200000] [--every 2000] [--out bench/results/soak.json]
                          [--plot bench/results/soak.png]
 
-Three runs, one after the other, each in its own process on one thread (OMP/BLAS threads 1), over EWT
-train sentences cycled until the count is reached (gold tokens; the vocabulary is bounded, so anything
-that keeps growing after the first pass is held memory, not new words):
-
-- ``pipe``: ``nlp.pipe`` over the sentences' texts with a small vine_cascade pipeline (blank English +
-  vine_cascade, trained briefly here);
-- ``api``: ``CascadeParser.parse_labelled`` on each sentence (words, XPOS, UPOS) with a small cascade
-  (vine -> 1 -> 2 -> 3 trained briefly here);
-- ``cli``: ``python -m vineparse parse MODEL -`` fed the same sentences as CoNLL-U on its standard input.
-
-RSS is sampled every ``--every`` sentences (the CLI's from outside, every half second, against the
-sentences written to it) with psutil when available, else /proc/<pid>/status. Target: RSS growth < 5% from
-20,000 to 200,000 sentences. Writes the samples and the growth of each run to --out (JSON with command
-line, commit, load average and machine) and the RSS curves to --plot (PNG).
+Three runs, each in its own process on one thread, over EWT train sentences cycled until the count is reached
+(the vocabulary is bounded, so what keeps growing after the first pass is held memory): ``pipe``, ``nlp.pipe``
+with a small vine_cascade pipeline; ``api``, ``CascadeParser.parse_labelled`` with a small cascade; ``cli``,
+``python -m vineparse parse MODEL -`` fed CoNLL-U on its standard input (both models trained briefly here).
+RSS is sampled every ``--every`` sentences (the CLI's from outside, every half second). Target: RSS growth < 5%
+from 20,000 to 200,000 sentences.
 """
 import argparse
 import json

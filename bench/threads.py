@@ -2,16 +2,11 @@
 
     python bench/threads.py --pipeline PATH [--out bench/results/threads.json]
 
-Two models, each shared by every calling thread: a sparse `CascadeParser` (vine -> 1 -> 2 -> 3, trained on EWT
-train here once, kept under bench/out/threads) through `parse_batch` on chunks of 64 sentences (words, XPOS, UPOS),
-and a trained spaCy pipeline with vine_cascade (--pipeline) through `nlp.pipe` on chunks of 32 docs of gold
-tokens. Each round parses all of EWT test once per thread count, threads taking chunks from a shared
-counter; every parse is compared with the sequential one (any difference is counted and reported). Run with
-one OpenMP / BLAS thread per call (set here), so that the calling threads are the only parallelism.
-
-Reports per model and thread count the words/s of each round and their median, and the speed-up of 2 and 4
-threads over 1 (ratio of medians, and the median of the per-round ratios). Target: 2 threads >= 1.6x one
-thread for `parse_batch` (it releases the GIL while parsing).
+Two models, each shared by every calling thread: a sparse `CascadeParser` (trained on EWT train once, kept under
+bench/out/threads) through `parse_batch` on chunks of 64 sentences, and the pipeline --pipeline through
+`nlp.pipe` on chunks of 32 docs. Each round parses EWT test once per thread count; every parse is compared with
+the sequential one. One OpenMP / BLAS thread per call, so the calling threads are the only parallelism. Target:
+2 threads >= 1.6x one thread for `parse_batch` (it releases the GIL).
 """
 import os
 
