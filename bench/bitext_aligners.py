@@ -3,12 +3,10 @@
     python bench/bitext_aligners.py [--out bench/results/bitext_aligners.json]
 
 For every candidate, on all 1,000 pairs: links per pair, the share that are checkable and whose subtrees
-correspond in both gold UD trees (`vineparse.bitext.linkcheck`, a precision proxy without gold alignments),
-and the training time. Candidates: the intersected Model 1 Viterbi links (issue 7's M'), the HMM aligner
-trained by agreement (posterior thresholds 0.5 / 0.7 / 0.9, and its intersected Viterbi links), the same HMM
-trained independently in each direction, random one-to-one links (what the check gives for chance), and, if
-the `eflomal` package is importable (it is not a dependency of vineparse; `pip install eflomal` to include
-it), eflomal's intersected links.
+correspond in both gold UD trees (`vineparse.bitext.linkcheck`, a precision proxy), and the training time.
+Candidates: the intersected Model 1 Viterbi links, the HMM aligner trained by agreement (posteriors >= 0.5 /
+0.7 / 0.9, and its intersected Viterbi links), the same HMM trained independently each way, random one-to-one
+links (chance), and eflomal's intersected links if the `eflomal` package is importable.
 """
 import argparse
 import json

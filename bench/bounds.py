@@ -1,13 +1,10 @@
 """Bounded work per token (issues 15 and 36): a preset sentence of 2,000 tokens against preset sentences of
 about 20 words, for well and weakly trained pipelines.
 
-    python bench/bounds.py --pipeline trained=PATH --pipeline 300-sentences=PATH [--repeats 5]
-                           [--out bench/results/bounds.json]
+    python bench/bounds.py --pipeline trained=PATH --pipeline 300-sentences=PATH [--out bench/results/bounds.json]
 
-For each pipeline (one core): µs per token of the whole pipeline on 100 preset one-sentence docs of 18-22 words
-of EWT test, on one preset sentence of the first 2,000 tokens of EWT test, and on docs without boundaries of
-250 to 2,000 tokens (`spacy_compare.long_input_times`, medians of --repeats runs), and the ratio of the first
-two. Target: the ratio <= 2 for every pipeline, whatever its pruning learnt.
+For each pipeline, one core: `spacy_compare.long_input_times` on EWT test, and the ratio of µs per token of
+one 2,000-token sentence to that of sentences of about 20 words. Target: <= 2 for every pipeline.
 """
 import os
 

@@ -2,21 +2,16 @@
 any treebank split by bench/ud_data.py.
 
     python bench/cascade.py --corpus ewt [--epochs 5] [--out bench/results/cascade_ewt.json]
-    python bench/cascade.py --corpus ptb
     python bench/cascade.py --corpus ud:de_gsd --tag upos --systems multilingual --out ...
 
-Systems, every one trained with the same number of epochs and the same update rule for its last level
-(1-best MIRA, `SETTINGS`), the pruning levels by structured cascade training:
-* VineCascade-k: vine -> ... -> order k; the longer cascades share the pruning levels they have in common;
-* NoPrune-k: order k alone, exhaustively, trained on the whole training set (third order: on every
-  sentence of at most 60 words, which keeps every genre; the JSON lists what is kept);
-* FirstOnly-3 (first order prunes for the third) and Local-3 (an unstructured arc classifier prunes).
-With --systems multilingual only VineCascade-k and NoPrune-k (k = 1, 2, 3), no thread scaling.
-Accuracy: UAS (and LAS, and non-projective arc precision and recall) without punctuation on the test set. Speed: every system parses the whole test set on one
-thread, `--repeats` rounds interleaved system by system (so all see the same machine state); words/s is
-the median over rounds, also per sentence-length bucket (<= 10, 11-20, 21-40, > 40). Thread scaling: the
-full cascade on 2,000 sentences with 1 and 2 threads, interleaved. The JSON (with the command,
-commit and machine load of the run) goes to --out, a PNG of time against length beside it.
+Systems, each trained with the same epochs and last-level update (`SETTINGS`): VineCascade-k (vine -> ... ->
+order k; the longer cascades share their pruning levels), NoPrune-k (order k alone, exhaustively; NoPrune-3 on
+the sentences of at most 60 words, which keeps every genre), FirstOnly-3 and Local-3 (first order or an
+unstructured arc classifier prunes); --systems multilingual: VineCascade-k and NoPrune-k only, no thread
+scaling. Accuracy: UAS, LAS and non-projective arcs on test, punctuation excluded. Speed: every system parses
+the test set on one thread, `--repeats` rounds interleaved; median words/s, also per sentence-length bucket,
+and the time exponent. Thread scaling: the full cascade on 2,000 sentences with 1 and 2 threads. Writes the
+JSON to --out and a PNG of time against length beside it.
 """
 import argparse
 import json

@@ -1,18 +1,14 @@
 """µs per word of the vine_cascade component alone, for several trained pipelines side by side.
 
-For each pipeline (--models NAME=PATH ...): the tokenizer, tok2vec and tagger run once over the gold tokens of
---docs (one sentence per doc, as in bench/spacy_compare.py); then `vine_cascade.pipe` (batches of 256) is timed over
-those docs, --repeats rounds with the pipelines interleaved, each run from a collected heap; the median per
-pipeline, with the model settings that set its cost (part_width, label_children, arc, label and span widths,
-shared_part_roles). With --blas scipy (the default) thinc's ops are
-`vineparse.blas.ScipyBlasOps`, as in the equal-BLAS half of bench/spacy_compare.py. The thresholds are those the
-pipelines were saved with. Then the words per second of each whole pipeline (`nlp.pipe` over the docs' texts, as
-bench/spacy_compare.py times it; pipelines without vine_cascade, e.g. spaCy's parser's, are allowed), interleaved,
-with each one's ratio to the first pipeline's and the µs per word of each of its components.
-
     python bench/component_speed.py --docs corpora/spacy/en_ewt-ud-dev.spacy \\
         --models p64=bench/out/exp/p64lc3-s0/model-best p32=bench/out/exp/p32lc3-s0/model-best \\
         --out bench/results/component_speed.json
+
+For each pipeline (--models NAME=PATH ...), on the gold tokens of --docs with the components before it run
+once: `vine_cascade.pipe` timed over --repeats interleaved rounds (median, with the model settings that set its
+cost), thinc's ops `vineparse.blas.ScipyBlasOps` unless --blas thinc. Then each whole pipeline's words/s
+(`nlp.pipe`, as bench/spacy_compare.py times it; pipelines without vine_cascade allowed), interleaved, its ratio
+to the first pipeline's and the µs per word of each of its components.
 """
 import argparse
 import gc

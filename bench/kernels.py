@@ -3,21 +3,14 @@
     python bench/kernels.py [--supar /path/to/supar-venv/bin/python]
                             [--out bench/out/kernels.json] [--plot bench/out/kernels.png]
 
-Four parts, written together to --out with the command line, git commit, machine and load averages:
-
-* suite: median ms per sentence of every kernel through the checked Python API, paying what a caller
-  pays (input checks, and for second and third order the listing of the parts the mask admits), one
-  thread, fresh random scores for every call;
-* yardstick (n = 10, 40, 100): the first-order best tree against a vectorised numpy
-  Eisner (bench/numpy_eisner.py, O(n) numpy steps; its heads are checked equal to
-  ours), marginals against the best tree, and the fixed cost of one call at n = 10;
-  measured in interleaved rounds, ratios taken per round, medians reported;
-* batch: 32 sentences of 40 words, padded, per sentence: argmax and marginals through
-  the batch API on one and on two threads, and SuPar's batched DependencyCRF (argmax,
-  marginals; torch, one thread) run in its own virtual environment by
-  bench/supar_worker.py, interleaved with ours round by round, heads checked equal;
-* threads: the same batch and one of 512 sentences on 1 and 2 threads (after waiting
-  for a quiet machine with --quiet-load), with the load averages beside the figures.
+* suite: median ms per sentence of every kernel (bench/timing.py's KERNELS) through the checked Python API,
+  paying what a caller pays, one thread, fresh random scores for every call;
+* yardstick (n = 10, 40, 100): the first-order best tree against a vectorised numpy Eisner
+  (bench/numpy_eisner.py, heads checked equal), marginals against the best tree, the fixed cost of a call;
+* batch: 32 padded sentences of 40 words, per sentence: argmax and marginals on one and two threads, and
+  SuPar's batched DependencyCRF in its own virtual environment (bench/supar_worker.py), interleaved round by
+  round, heads checked equal;
+* threads: batches of 32 and 512 on 1 and 2 threads (after waiting for a quiet machine with --quiet-load).
 """
 import argparse
 import json

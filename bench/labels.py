@@ -2,12 +2,9 @@
 
     python bench/labels.py [--out bench/results/labels.json]
 
-Trains a vine -> 1 -> 2 -> 3 cascade and its labeller on EWT train (dev for the thresholds; the settings of
-the cascade experiments, bench/cascade.py's SETTINGS and BITS), then
-evaluates on EWT test with gold tags: UAS and LAS with punctuation excluded and over every word
-(``cascade.evaluation.evaluate``), the labeller's accuracy on the gold trees, and the seconds spent
-labelling against those spent parsing, one thread. The JSON records command line, commit, load average
-and machine.
+Trains a vine -> 1 -> 2 -> 3 cascade and its labeller on EWT train with bench/cascade.py's SETTINGS and BITS,
+then on EWT test with gold tags: UAS and LAS without punctuation and over every word, the labeller's accuracy
+on the gold trees, and the seconds spent labelling against those spent parsing, one thread.
 """
 import argparse
 import os

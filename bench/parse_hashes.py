@@ -2,12 +2,10 @@
 
     python bench/parse_hashes.py --pipeline PATH [--out bench/results/parse_hashes.json] [--check OLD.json]
 
-(a) The sparse cascade of `make demo` (vine -> 1 -> 2 -> 3 trained 2 epochs on the first 2,000 EWT train
-sentences, chosen on EWT dev): SHA-256 of its trained weights and thresholds, and of its heads and labels
-on EWT test. (b) A trained vine_cascade pipeline (--pipeline): SHA-256 of its heads and labels on EWT test,
-one preset sentence per doc (gold tokens), and on the test texts joined into docs of 10 sentences without
-boundaries (its sentence cuts included). With --check, compares with an earlier run's file and exits 1 on a
-difference.
+SHA-256 of (a) the sparse cascade of `make demo` (trained 2 epochs on 2,000 EWT train sentences): its weights
+and thresholds and its heads and labels on EWT test; (b) the pipeline's heads, labels and sentence starts on EWT
+test, one preset sentence per doc and docs of 10 sentences without boundaries. --check compares with an earlier
+run's file and exits 1 on a difference.
 """
 import argparse
 import hashlib
