@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from runinfo import pyplot, run_info, save_figure, write_json       # the script's folder is first on sys.path
+from runinfo import emit, pyplot, run_info, save_figure, write_json       # the script's folder is first on sys.path
 
 from vineparse.bitext import BitextConfig, BitextModel, corpus_expectations, expectations, fit, pud_pairs
 from vineparse.bitext.randomized import PILOT_CHARTS
@@ -52,11 +52,12 @@ SPEED_SAMPLES = 10
 SCREEN = 1e-3            # the screened configuration of randomized pruning (`expectations(screen=...)`)
 CHAINS = {"randomized": None, "screened": SCREEN}       # method name in the report -> screen
 TIMING_REPEATS = 3       # bias section: every time is the median of this many identical runs
-
-
-def emit(row):
-    print(json.dumps(row), flush=True)
-    return row
+# the speed summary of a bucket: (name, statistic over its pairs, speed row field)
+SPEED_SUMMARY = [("exact_seconds", np.median, "exact_seconds"), ("sample_seconds", np.median, "sample_seconds"),
+                 ("speedup_median", np.median, "speedup"), ("speedup_min", np.min, "speedup"),
+                 ("screened_speedup_median", np.median, "screened_speedup"),
+                 ("screened_links", np.mean, "screened_links"), ("links", np.mean, "links"),
+                 ("positive", np.mean, "positive"), ("kept_share", np.median, "kept_share")]
 
 
 def subsample(pairs, count, seed):
@@ -241,16 +242,8 @@ def summarise(speed_rows, bias_rows, throughput_rows, bias_records=()):
         for lo, hi in BUCKETS:
             rows = [r for r in speed_rows if r["grammar"] == grammar and r["bucket"] == f"({lo}, {hi}]"]
             if rows:
-                summary["speed"][f"{grammar} ({lo}, {hi}]"] = {
-                    "pairs": len(rows), "exact_seconds": float(np.median([r["exact_seconds"] for r in rows])),
-                    "sample_seconds": float(np.median([r["sample_seconds"] for r in rows])),
-                    "speedup_median": float(np.median([r["speedup"] for r in rows])),
-                    "speedup_min": float(np.min([r["speedup"] for r in rows])),
-                    "screened_speedup_median": float(np.median([r["screened_speedup"] for r in rows])),
-                    "screened_links": float(np.mean([r["screened_links"] for r in rows])),
-                    "links": float(np.mean([r["links"] for r in rows])),
-                    "positive": float(np.mean([r["positive"] for r in rows])),
-                    "kept_share": float(np.median([r["kept_share"] for r in rows]))}
+                summary["speed"][f"{grammar} ({lo}, {hi}]"] = {"pairs": len(rows), **{
+                    name: float(statistic([r[key] for r in rows])) for name, statistic, key in SPEED_SUMMARY}}
     for grammar in ("binary", "ternary"):
         rows = [r for r in speed_rows if r["grammar"] == grammar and 400 < r["product"] <= 1000]
         if rows:

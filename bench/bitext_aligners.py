@@ -9,7 +9,6 @@ Candidates: the intersected Model 1 Viterbi links, the HMM aligner trained by ag
 links (chance), and eflomal's intersected links if the `eflomal` package is importable.
 """
 import argparse
-import json
 import sys
 import tempfile
 import time
@@ -18,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from runinfo import run_info, write_json  # noqa: E402
+from runinfo import emit, run_info, write_json  # noqa: E402
 from vineparse.bitext import pud_pairs
 from vineparse.bitext.hmm import AgreementHMM, HMMConfig
 from vineparse.bitext.linkcheck import subtree_agreement
@@ -42,8 +41,7 @@ def evaluate(name, link_sets, pairs, en, zh, seconds):
            "checkable_share": total["checkable"] / max(total["links"], 1),
            "correspond_share": total["correspond"] / max(total["checkable"], 1),
            "correspond_per_pair": total["correspond"] / len(pairs), "train_seconds": seconds}
-    print(json.dumps(row), flush=True)
-    return row
+    return emit(row)
 
 
 def eflomal_links(pairs):

@@ -26,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from numpy_eisner import eisner_numpy  # noqa: E402
-from runinfo import pyplot, run_info, save_figure, write_json  # noqa: E402
+from runinfo import emit, pyplot, run_info, save_figure, write_json  # noqa: E402
 from timing import KERNELS, empirical_exponent, median_ms, timed  # noqa: E402
 
 from vineparse import kernels  # noqa: E402
@@ -65,9 +65,7 @@ def run_suite(suite, repeats, seed=0, seconds=3.0):
         for n in sizes:
             first = timed(KERNELS[name](rng, n), 1)
             count = int(min(repeats, max(5, seconds / max(first, 1e-9))))
-            row = {"kernel": name, "n": n, "ms": median_ms(KERNELS[name], n, count, rng), "calls": count}
-            print(json.dumps(row), flush=True)
-            rows.append(row)
+            rows.append(emit({"kernel": name, "n": n, "ms": median_ms(KERNELS[name], n, count, rng), "calls": count}))
     return rows
 
 

@@ -52,6 +52,12 @@ def write_json(path, result, indent=1, **options) -> None:
     path.write_text(json.dumps(result, indent=indent, **options) + "\n", encoding="utf-8")
 
 
+def emit(row: dict) -> dict:
+    """Print `row` as a JSON line (a result as it comes) and return it."""
+    print(json.dumps(row), flush=True)
+    return row
+
+
 def log(message) -> None:
     """A progress line on stderr, with the time."""
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)

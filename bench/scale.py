@@ -23,17 +23,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
-from runinfo import ewt, run_info, train_cascade, write_json  # noqa: E402
+from runinfo import emit, ewt, run_info, train_cascade, write_json  # noqa: E402
 
 SENTENCES = 200_000          # EWT train repeated to at least this many
 CHECK_FRACTION = 0.1         # the share of the input for the resume and killed-worker runs
 WORK = Path("bench/out/scale")
 MODEL = WORK / "ewt.msgpack"
-
-
-def emit(row):
-    print(json.dumps(row), flush=True)
-    return row
 
 
 def provenance():
