@@ -61,14 +61,17 @@ def genre(sentence):
     return sent_id.split("-", 1)[0] if "-" in sent_id else ""
 
 
-def exponent(times, min_length=5):
-    """Slope of log(median time) against log(length), over lengths with at least 3 sentences."""
+def medians_by_length(times, min_length=1):
+    """[(length, median seconds)] of (length, seconds) pairs, over the lengths with at least 3 sentences."""
     by_length = {}
     for n, seconds in times:
-        if n >= min_length:
-            by_length.setdefault(n, []).append(seconds)
-    points = [(n, np.median(v)) for n, v in by_length.items() if len(v) >= 3]
-    return empirical_exponent([p[0] for p in points], [p[1] for p in points])
+        by_length.setdefault(n, []).append(seconds)
+    return [(n, np.median(v)) for n, v in sorted(by_length.items()) if len(v) >= 3 and n >= min_length]
+
+
+def exponent(times):
+    """Slope of log(median time) against log(length), over lengths from 5 with at least 3 sentences."""
+    return empirical_exponent(*zip(*medians_by_length(times, 5)))
 
 
 def sub_cascade(trained, orders, report, train_set, dev_set, settings):
@@ -81,14 +84,14 @@ def sub_cascade(trained, orders, report, train_set, dev_set, settings):
     return parser
 
 
-def timed_parse(parser, sentences, encoded_tag, n_threads=1):
+def timed_parse(parser, sentences, encoded_tag):
     """Encode and parse `sentences` (one batch); (total seconds, per-sentence seconds)."""
     start = time.perf_counter()
     encoded = [encode_sentence(s, encoded_tag) for s in sentences]
     encode_seconds = time.perf_counter() - start
     per_sentence = np.zeros(len(sentences))
     start = time.perf_counter()
-    parser.run_batch(encoded, seconds=per_sentence, n_threads=n_threads)
+    parser.run_batch(encoded, seconds=per_sentence)
     total = encode_seconds + time.perf_counter() - start
     lengths = np.array([len(s.words) for s in sentences])
     per_sentence += encode_seconds * lengths / lengths.sum()        # encoding is per word
@@ -272,16 +275,14 @@ def targets(rows, threads):
     of NoPrune-3 at >= 10x its words/s)."""
     r = rows
     out = {}
-    vine3, noprune1 = r["VineCascade-3"], r["NoPrune-1"]
-    ratio = vine3["words_per_second"] / noprune1["words_per_second"]
+    vine3 = r["VineCascade-3"]
+    ratio = vine3["words_per_second"] / r["NoPrune-1"]["words_per_second"]
     out["VineCascade-3 words/s / NoPrune-1's >= 1.0 (stretch 2)"] = [round(ratio, 2), 1.0, ratio >= 1.0]
     for k in (1, 2, 3):
-        if f"NoPrune-{k}" in r:
-            gap = round(r[f"NoPrune-{k}"]["uas"] - r[f"VineCascade-{k}"]["uas"], 2)
-            out[f"UAS NoPrune-{k} - VineCascade-{k} <= 0.3"] = [gap, 0.3, gap <= 0.3]
-    if "NoPrune-3" in r:
-        speedup = round(vine3["words_per_second"] / r["NoPrune-3"]["words_per_second"], 1)
-        out["VineCascade-3 words/s / NoPrune-3's >= 10"] = [speedup, 10.0, speedup >= 10.0]
+        gap = round(r[f"NoPrune-{k}"]["uas"] - r[f"VineCascade-{k}"]["uas"], 2)
+        out[f"UAS NoPrune-{k} - VineCascade-{k} <= 0.3"] = [gap, 0.3, gap <= 0.3]
+    speedup = round(vine3["words_per_second"] / r["NoPrune-3"]["words_per_second"], 1)
+    out["VineCascade-3 words/s / NoPrune-3's >= 10"] = [speedup, 10.0, speedup >= 10.0]
     if "FirstOnly-3" in r:
         first = r["FirstOnly-3"]
         long_buckets = ("21-40", "> 40")
@@ -301,11 +302,8 @@ def targets(rows, threads):
 def plot(curves, path):
     fig, ax = pyplot().subplots(figsize=(7, 4.5))
     for name, times in curves.items():
-        by_length = {}
-        for n, s in times:
-            by_length.setdefault(n, []).append(s)
-        xs = sorted(n for n in by_length if len(by_length[n]) >= 3)
-        ax.loglog(xs, [np.median(by_length[n]) * 1e3 for n in xs], ".-" if "Vine" in name else "--",
+        xs, medians = zip(*medians_by_length(times))
+        ax.loglog(xs, np.array(medians) * 1e3, ".-" if "Vine" in name else "--",
                   label=f"{name} (slope {exponent(times):.2f})")
     ax.set_xlabel("sentence length")
     ax.set_ylabel("ms per sentence (median over rounds)")
