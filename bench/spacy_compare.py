@@ -250,7 +250,7 @@ def main():
                         help="training steps of the runs, or \"early-stopping\" for runs that stopped on dev "
                              "(each run's last and best step are then read from its log, SETTING-PIPELINE-sSEED.log)")
     parser.add_argument("--test", required=True)
-    parser.add_argument("--ood", default=None, help="an out-of-domain test set (.spacy), e.g. English PUD")
+    parser.add_argument("--ood", required=True, help="an out-of-domain test set (.spacy), e.g. English PUD")
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--no-speed", action="store_true",
                         help="accuracy only: skip seed 0's speed, per-order, per-level and long-input measurements")
@@ -274,19 +274,15 @@ def main():
     for (setting, pipe, seed), path in sorted(runs.items()):
         log(f"{setting}-{pipe}-s{seed}: measuring")
         nlp = spacy.load(path)
-        test = gold_examples(nlp, args.test)
-        per_run[(setting, pipe, seed)] = accuracy(nlp, test)
-        if args.ood:
-            per_run[(setting, pipe, seed)]["ood"] = accuracy(nlp, gold_examples(nlp, args.ood))
+        row = per_run[(setting, pipe, seed)] = {**accuracy(nlp, gold_examples(nlp, args.test)),
+                                                "ood": accuracy(nlp, gold_examples(nlp, args.ood))}
         if pipe == "vine":
-            component = nlp.get_pipe("vine_cascade")
-            per_run[(setting, pipe, seed)]["parsing_levels"] = component.settings.prediction[0]
-            per_run[(setting, pipe, seed)]["alphas"] = component.settings.prediction[1]
+            row["parsing_levels"], row["alphas"] = nlp.get_pipe("vine_cascade").settings.prediction[:2]
         if args.steps == EARLY_STOPPING:
             train_log = path.parent.with_suffix(".log")
             if not train_log.exists():
                 sys.exit(f"error: --steps {EARLY_STOPPING} reads each run's log, and {train_log} is missing")
-            per_run[(setting, pipe, seed)]["stopping"] = stopping_steps(train_log, path)
+            row["stopping"] = stopping_steps(train_log, path)
     result["runs"] = {f"{s}-{p}-s{seed}": row for (s, p, seed), row in sorted(per_run.items())}
     keys = ("dep_uas", "dep_las", "long_dep_uas", "long_dep_las")
     for setting in sorted({s for s, _, _ in per_run}):
@@ -295,15 +291,13 @@ def main():
             rows = [row for (s, p, _), row in sorted(per_run.items()) if s == setting and p == pipe]
             if rows:
                 block[pipe] = {key: summary([r[key] for r in rows]) for key in keys}
-                if args.ood:
-                    block[pipe]["ood"] = {key: summary([r["ood"][key] for r in rows]) for key in keys}
+                block[pipe]["ood"] = {key: summary([r["ood"][key] for r in rows]) for key in keys}
         for other in ("spacy", "beam"):
             if other in block and "vine" in block:
-                block["vine"][f"minus_{other}"] = {key: block["vine"][key]["mean"] - block[other][key]["mean"]
-                                                   for key in keys}
-                if args.ood:
-                    block["vine"][f"ood_minus_{other}"] = {
-                        key: block["vine"]["ood"][key]["mean"] - block[other]["ood"][key]["mean"] for key in keys}
+                vine = block["vine"]
+                vine[f"minus_{other}"] = {key: vine[key]["mean"] - block[other][key]["mean"] for key in keys}
+                vine[f"ood_minus_{other}"] = {key: vine["ood"][key]["mean"] - block[other]["ood"][key]["mean"]
+                                              for key in keys}
         result["settings"][setting] = block
 
     for setting in [] if args.no_speed else sorted({s for s, _, _ in runs}):
