@@ -17,6 +17,7 @@ import argparse
 import json
 import sys
 import time
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
@@ -216,13 +217,10 @@ def main(argv=None):
         if name == "NoPrune-3":
             keep = [len(s.words) <= NOPRUNE3_MAX_LENGTH for s in train_sents]
             subset = [ex for ex, kept in zip(train_set, keep) if kept]
-            genres = {}
-            for sentence, kept in zip(train_sents, keep):
-                g = genres.setdefault(genre(sentence), [0, 0])
-                g[0] += kept
-                g[1] += 1
+            genres = Counter(genre(s) for s in train_sents)
+            kept = Counter(genre(s) for s, k in zip(train_sents, keep) if k)
             noprune3 = {"max_length": NOPRUNE3_MAX_LENGTH, "sentences": len(subset), "of": len(train_set),
-                        "kept_by_genre": {g: {"kept": a, "of": b} for g, (a, b) in genres.items()}}
+                        "kept_by_genre": {g: {"kept": kept[g], "of": n} for g, n in genres.items()}}
         log(f"{name} on {len(subset):,} sentences ...")
 
         def baseline(orders=orders, subset=subset):
@@ -235,11 +233,8 @@ def main(argv=None):
     for name, parser in systems.items():
         log(f"evaluating {name} ...")
         result = evaluate(parser, test_sents)
-        levels_out = []
-        for level_row, level in zip(result["levels"], parser.levels):
-            level_row = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in level_row.items()}
-            level_row["head_cap"] = level.head_cap
-            levels_out.append(level_row)
+        levels_out = [{**{k: (round(v, 4) if isinstance(v, float) else v) for k, v in level_row.items()},
+                       "head_cap": level.head_cap} for level_row, level in zip(result["levels"], parser.levels)]
         rows[name] = {"system": name, "orders": [str(o) for o in parser.orders], "uas": round(result["uas"], 2),
                       "uas_all": round(result["uas_all"], 2), "las": result["las"] and round(result["las"], 2),
                       "nonprojective_arcs": result["nonprojective_arcs"],
@@ -255,10 +250,9 @@ def main(argv=None):
 
     summary = {"provenance": meta, "corpus": args.corpus, "tag": tag,
                "systems": args.systems, "dev_sentences": len(dev_set),
-               "settings": {"epochs": args.epochs, "final": settings.final, "recall": settings.recall,
-                            "vine_recall": settings.vine_recall, "first_order_recall": settings.first_order_recall,
-                            "jackknife": settings.jackknife, "bits": BITS, "band": DEFAULT_BAND,
-                            "repeats": args.repeats, "seed": args.seed},
+               "settings": {**{k: getattr(settings, k) for k in ("epochs", "final", "recall", "vine_recall",
+                                                                 "first_order_recall", "jackknife")},
+                            "bits": BITS, "band": DEFAULT_BAND, "repeats": args.repeats, "seed": args.seed},
                "train_sentences": len(train_set), "test_sentences": len(test_sents),
                "test_words": int(sum(len(s.words) for s in test_sents)),
                "noprune3_training": noprune3, "full_cascade_levels": levels,
