@@ -82,7 +82,6 @@ def train_pipeline(path: Path, sentences, steps: int = 60) -> None:
 def run_in_process(phase: str, model: str, total: int, every: int) -> dict:
     """The pipe or api run, in this process: samples [(sentences, rss, seconds)]."""
     sentences = ewt("train")
-    samples = [(0, rss(), 0.0)]
     start = time.perf_counter()
     if phase == "pipe":
         import spacy
@@ -98,7 +97,7 @@ def run_in_process(phase: str, model: str, total: int, every: int) -> dict:
         stream = ((k, parser.parse_labelled(*row)) for k, row in enumerate(cycled(rows, total), 1))
         words = sum(len(r[0]) for r in rows[:1000]) / 1000
     del sentences
-    samples[0] = (0, rss(), 0.0)
+    samples = [(0, rss(), 0.0)]
     for k, _ in stream:
         if k % every == 0:
             samples.append((k, rss(), time.perf_counter() - start))
@@ -110,10 +109,8 @@ def run_cli(model: str, total: int, sample_seconds: float = 0.5) -> dict:
     from vineparse.corpus import format_sentence
     sentences = ewt("train")
     blocks = []
-    for s in sentences:
-        raw = s.copy()
-        raw.heads[1:] = -1
-        raw.labels[:] = "_"
+    for raw in (s.copy() for s in sentences):
+        raw.heads[1:], raw.labels[:] = -1, "_"
         blocks.append(format_sentence(raw).encode("utf-8"))
     del sentences
     env = {**os.environ, **ONE_THREAD}
@@ -161,11 +158,9 @@ def growth(samples, total):
 def plot(runs, path):
     fig, ax = pyplot().subplots(figsize=(8, 4.5))
     for name, run in runs.items():
-        xs = [s[0] for s in run["samples"]]
-        ys = [s[1] / 2**20 for s in run["samples"]]
         g = run.get("growth")
-        label = name + (f" ({100 * g['growth']:+.1f}% from {WARM_UP:,})" if g else "")
-        ax.plot(xs, ys, label=label)
+        ax.plot([s[0] for s in run["samples"]], [s[1] / 2**20 for s in run["samples"]],
+                label=name + (f" ({100 * g['growth']:+.1f}% from {WARM_UP:,})" if g else ""))
     ax.axvline(WARM_UP, color="grey", linestyle=":", linewidth=1)
     ax.set_xlabel("sentences parsed")
     ax.set_ylabel("RSS (MiB)")
