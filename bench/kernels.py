@@ -1,4 +1,4 @@
-"""Kernel benchmark: per-sentence times, yardsticks, batches and threads, in one run.
+"""Kernel benchmark: per-sentence times, yardsticks and batches on one and two threads, in one run.
 
     python bench/kernels.py [--supar /path/to/supar-venv/bin/python]
                             [--out bench/out/kernels.json] [--plot bench/out/kernels.png]
@@ -9,8 +9,7 @@
   (bench/numpy_eisner.py, heads checked equal), marginals against the best tree, the fixed cost of a call;
 * batch: 32 padded sentences of 40 words, per sentence: argmax and marginals on one and two threads, and
   SuPar's batched DependencyCRF in its own virtual environment (bench/supar_worker.py), interleaved round by
-  round, heads checked equal;
-* threads: batches of 32 and 512 on 1 and 2 threads (after waiting for a quiet machine with --quiet-load).
+  round, heads checked equal (after waiting for a quiet machine with --quiet-load).
 """
 import argparse
 import json
@@ -122,7 +121,7 @@ def batch(B, n, rounds, supar_python, scratch, seed=2):
     rows = {key: [] for key in ("argmax_1", "argmax_2", "marginals_1", "marginals_2",
                                 "supar_argmax", "supar_marginals")}
     supar = SuPar(supar_python) if supar_python else None
-    info = {}
+    info = {"load_before": os.getloadavg()}
     try:
         for round_ in range(rounds):
             scores = rng.normal(size=(B, n + 1, n + 1)).astype(np.float32).astype(np.float64)
@@ -138,8 +137,8 @@ def batch(B, n, rounds, supar_python, scratch, seed=2):
                 if round_ == 0:
                     ours = kernels.eisner_batch(scores)
                     agree = np.mean(np.asarray(answer["heads"])[:, 1:] == ours[:, 1:])
-                    info = {"torch": answer["torch"], "torch_threads": answer["threads"],
-                            "argmax_agreement_with_ours": float(agree)}
+                    info.update(torch=answer["torch"], torch_threads=answer["threads"],
+                                argmax_agreement_with_ours=float(agree))
                 rows["supar_argmax"].append(statistics.median(answer["ms_per_sentence"]))
                 rows["supar_marginals"].append(statistics.median(supar.run(path, "marginals", 3)["ms_per_sentence"]))
     finally:
@@ -163,38 +162,14 @@ def wait_for_quiet(load, minutes):
     return os.getloadavg()[0] < load
 
 
-def threads(sizes, n, rounds, seed=3):
-    """Thread scaling of the batch API (1 -> 2 threads), with the load beside it, and the
-    process CPU time per sentence (equal on 1 and 2 threads: no time lost spinning)."""
-    rng = np.random.default_rng(seed)
-    out = {}
-    for B in sizes:
-        scores = rng.normal(size=(B, n + 1, n + 1))
-        wall = {1: [], 2: []}
-        cpu = {1: [], 2: []}
-        before = os.getloadavg()
-        for _ in range(rounds):
-            for count in (1, 2):
-                start, start_cpu = time.perf_counter(), time.process_time()
-                for _ in range(3):
-                    kernels.eisner_marginals_batch(scores, n_threads=count)
-                wall[count].append((time.perf_counter() - start) / 3)
-                cpu[count].append((time.process_time() - start_cpu) / 3)
-        out[B] = {**{f"{kind}ms_per_sentence_{count}": summary([t / B * 1e3 for t in times[count]])
-                     for kind, times in (("", wall), ("cpu_", cpu)) for count in (1, 2)},
-                  "speedup": summary([a / b for a, b in zip(wall[1], wall[2])]),
-                  "load_before": before, "load_after": os.getloadavg()}
-    return out
-
-
-def summarise(rows, yard, batched, scaling):
+def summarise(rows, yard, batched):
     by_kernel = {}
     for row in rows:
         by_kernel.setdefault(row["kernel"], []).append(row)
     exponents = {k: empirical_exponent([r["n"] for r in rs], [r["ms"] for r in rs]) for k, rs in by_kernel.items()}
     ms = {(r["kernel"], r["n"]): r["ms"] for r in rows}
     numpy, over_best = yard[40]["speedup_over_numpy"]["median"], yard[40]["marginals_over_best"]["median"]
-    us, threads = yard[10]["eisner_ms"]["median"] * 1e3, scaling[32]["speedup"]["median"]
+    us, threads = yard[10]["eisner_ms"]["median"] * 1e3, batched["marginals_threads_speedup"]["median"]
     targets = [
         {"target": "first-order best tree, n = 40: >= 50x the numpy yardstick", "measured": round(numpy, 1),
          "met": numpy >= 50},
@@ -202,7 +177,7 @@ def summarise(rows, yard, batched, scaling):
          "met": over_best <= 3},
         {"target": "fixed cost of one call at n = 10 <= 10 us", "measured_us": round(us, 2), "met": us <= 10},
         {"target": "batch of 32, n = 40, marginals: 2 threads >= 1.8x one thread", "measured": round(threads, 2),
-         "met": threads >= 1.8, "load_before": scaling[32]["load_before"]}]
+         "met": threads >= 1.8, "load_before": batched["load_before"]}]
     targets += [{"target": f"batch of 32, n = 40, {what}: >= 30x SuPar DependencyCRF per sentence",
                  "measured": round(batched[key]["median"], 1), "met": batched[key]["median"] >= 30}
                 for what in ("argmax", "marginals") for key in [f"{what}_speedup_over_supar"] if key in batched]
@@ -242,7 +217,7 @@ def main(argv=None):
     parser.add_argument("--supar", default=None,
                         help="python of a virtual environment with supar and torch (e.g. ../supar-venv/bin/python)")
     parser.add_argument("--quiet-load", type=float, default=None,
-                        help="before the thread part, wait until the 1-minute load average is below this")
+                        help="before the batch part, wait until the 1-minute load average is below this")
     parser.add_argument("--wait-minutes", type=float, default=30, help="the longest wait for --quiet-load")
     parser.add_argument("--out", type=Path, default=Path("bench/out/kernels.json"))
     parser.add_argument("--plot", type=Path, default=None, help="PNG of time against n")
@@ -250,14 +225,13 @@ def main(argv=None):
     started = {"load_start": os.getloadavg(), "started": time.strftime("%Y-%m-%d %H:%M:%S")}
     rows = run_suite(SUITE, args.repeats)
     yard = yardstick((10, 40, 100), args.rounds)
+    quiet = wait_for_quiet(args.quiet_load, args.wait_minutes) if args.quiet_load else None
     with tempfile.TemporaryDirectory() as scratch:                # the scores handed to the SuPar worker
         batched = batch(32, 40, args.rounds, args.supar, Path(scratch))
-    quiet = wait_for_quiet(args.quiet_load, args.wait_minutes) if args.quiet_load else None
-    scaling = threads((32, 512), 40, args.rounds)
-    scaling["waited_for_quiet"] = {"below": args.quiet_load, "reached": quiet}
+    batched["waited_for_quiet"] = {"below": args.quiet_load, "reached": quiet}
     result = {**run_info(numpy=np.__version__, openmp=kernels.has_openmp()), **started,
-              "load_end": os.getloadavg(), "rows": rows, "yardstick": yard, "batch": batched, "threads": scaling,
-              **summarise(rows, yard, batched, scaling)}
+              "load_end": os.getloadavg(), "rows": rows, "yardstick": yard, "batch": batched,
+              **summarise(rows, yard, batched)}
     write_json(args.out, result, indent=2)
     if args.plot:
         plot(rows, yard, args.plot)
