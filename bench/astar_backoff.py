@@ -98,7 +98,7 @@ def main():
                             f"{100 * c['backoff_share']:.2f}%",
                 "met": c["parsed"] == c["sentences"] and c["oracle_mismatches"] == 0}
                for kind, m in models.items() for name, c in m["corpora"].items()]
-    report = {**info, "settings": {**SETTINGS, **vars(args)}, "models": models, "targets": targets,
+    report = {**info, "settings": {**vars(args), **SETTINGS}, "models": models, "targets": targets,
               "load_average_end": list(os.getloadavg()), "seconds": time.perf_counter() - start}
     write_json(args.out, report)
 
