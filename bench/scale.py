@@ -249,8 +249,7 @@ def main(argv=None):
     compared = [rows[n] for n in names] + [baseline, result["resume"], killed]
     targets["identical_output"] = {"measured": all(r["identical_to_plain"] for r in compared),
                                    "runs": [r["run"] for r in compared],
-                                   "target": "byte for byte as the plain loop: in process, 1 and 2 workers, "
-                                             "resumed, killed"}
+                                   "target": "byte for byte as the plain loop: 1 and 2 workers, resumed, killed"}
     targets["resume_writes_nothing_twice"] = {"measured": result["resume"]["files_written_twice"], "target": 0}
     targets["killed_worker_reruns"] = {"measured": killed["shards_run_twice"],
                                        "others_more_than_twice": killed["shards_run_more"],
