@@ -216,7 +216,8 @@ def main():
                 "measured": None if not run["growth"] else f"{100 * run['growth']['growth']:+.2f}%",
                 "met": bool(run["growth"]) and run["growth"]["growth"] < TARGET_GROWTH}
                for phase, run in runs.items()]
-    report = {**info, "settings": {**vars(args), "pipeline": None, "cascade": None, "phases": list(PHASES)},
+    report = {**info, "settings": {"sentences": args.sentences, "every": args.every, "pipeline": None,
+                                     "cascade": None, "phases": list(PHASES), **vars(args)},
               "warm_up": WARM_UP, "runs": runs, "targets": targets,
               "load_average_end": list(os.getloadavg()), "seconds": time.perf_counter() - start}
     write_json(args.out, report)
