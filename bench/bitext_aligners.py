@@ -25,12 +25,6 @@ from vineparse.bitext.model1 import BidirectionalModel1
 from vineparse.corpus import corpus_path, read_conllu
 
 
-def trees():
-    en = {s.sent_id: s.heads for s in read_conllu(corpus_path("ud-pud", "en_pud-ud-test.conllu"))}
-    zh = {s.sent_id: s.heads for s in read_conllu(corpus_path("ud-pud", "zh_pud-ud-test.conllu"))}
-    return en, zh
-
-
 def evaluate(name, link_sets, pairs, en, zh, seconds):
     total = {"links": 0, "checkable": 0, "correspond": 0}
     for pair, links in zip(pairs, link_sets):
@@ -72,7 +66,8 @@ def main():
     pairs = pud_pairs()
     if any(" " in w for p in pairs for w in p.src + p.tgt):
         raise SystemExit("tokens with spaces cannot be written for eflomal")
-    en, zh = trees()
+    en, zh = ({s.sent_id: s.heads for s in read_conllu(corpus_path("ud-pud", f"{lang}_pud-ud-test.conllu"))}
+              for lang in ("en", "zh"))
     words = [(p.src, p.tgt) for p in pairs]
     rows = []
     start = time.perf_counter()

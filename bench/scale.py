@@ -31,13 +31,6 @@ WORK = Path("bench/out/scale")
 MODEL = WORK / "ewt.msgpack"
 
 
-def provenance():
-    import dask
-    import distributed
-
-    return run_info(dask=dask.__version__, distributed=distributed.__version__)
-
-
 def sha256(path):
     digest = hashlib.sha256()
     with open(path, "rb") as file:
@@ -205,7 +198,9 @@ def main(argv=None):
 
     work, model = WORK, str(MODEL)
     work.mkdir(parents=True, exist_ok=True)
-    result = provenance()
+    import dask
+    import distributed
+    result = run_info(dask=dask.__version__, distributed=distributed.__version__)
     if not MODEL.exists():
         start = time.perf_counter()
         train_cascade(MODEL, ewt("train"), ewt("dev"), TrainingSettings(2, 0.99, vine_recall=0.998), bits=20)

@@ -12,9 +12,8 @@ statistics as `vineparse stats --json` does, the benchmark rows under "bench" an
 """
 import argparse
 import sys
-import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, Optional, Sequence, Union
 
 import numpy as np
 import srsly
@@ -53,24 +52,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             print(f"\nWrote plot to {written}")
     bench_rows = None
     if not args.no_bench:
-        bench_rows = run_kernel_benchmark()
-        print()
-        print("Kernel benchmark (median ms per sentence)")
+        print(f"\nBenchmarking kernels (n = {', '.join(map(str, BENCH_SIZES))}; {BENCH_REPEATS} repeats) ...")
+        bench_rows = kernel_benchmark(sizes=BENCH_SIZES, repeats=BENCH_REPEATS)
+        print("\nKernel benchmark (median ms per sentence)")
         print(format_bench_table(bench_rows))
     if args.json is not None:
         srsly.write_json(args.json, {"provenance": run_info(), **report.to_json(), "bench": bench_rows})
         print(f"Wrote statistics to {args.json}")
     return 0
-
-
-def run_kernel_benchmark(sizes: Sequence[int] = BENCH_SIZES, repeats: int = BENCH_REPEATS) -> List[dict]:
-    """bench/timing.py's kernel_benchmark of the default kernels, with a progress line."""
-    shown_sizes = ", ".join(str(n) for n in sizes)
-    print(f"\nBenchmarking kernels (n = {shown_sizes}; {repeats} repeats) ...", end=" ", flush=True)
-    start = time.perf_counter()
-    rows = [dict(row) for row in kernel_benchmark(sizes=sizes, repeats=repeats)]
-    print(f"done in {time.perf_counter() - start:.1f}s")
-    return rows
 
 
 def format_bench_table(rows: Sequence[Dict[str, Any]]) -> str:
