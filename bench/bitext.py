@@ -118,10 +118,6 @@ def speed(pairs, model):
     return rows
 
 
-def median_seconds(runs):
-    return float(np.median([r.diagnostics["seconds"] for r in runs]))
-
-
 def clean_run(*args, **kwargs):
     """`run` from a collected heap: a garbage collection set off by the previous run's garbage (a 256-sample
     chain leaves much) would otherwise land in this run's first milliseconds, whichever method it times."""
@@ -155,7 +151,7 @@ def bias(pairs, model):
                                        chains[0].diagnostics["kept"] / chains[0].diagnostics["bispans"]))
                 for beam in PROFILE["beams"][grammar]:
                     ttt = [clean_run(pair, model, grammar, "tictactoe", beam=beam) for _ in range(TIMING_REPEATS)]
-                    points.append(("tictactoe", beam, median_seconds(ttt),
+                    points.append(("tictactoe", beam, float(np.median([r.diagnostics["seconds"] for r in ttt])),
                                    float(np.sum((ttt[0].counts - exact.counts) ** 2)),
                                    ttt[0].diagnostics["kept"] / ttt[0].diagnostics["bispans"]))
                 per_pair.append({"grammar": grammar, "set": set_name(lo, hi), "id": pair.id,

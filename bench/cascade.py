@@ -31,16 +31,12 @@ from vineparse.cascade.encoding import encode_sentence
 from vineparse.cascade.evaluation import evaluate
 from vineparse.corpus import read_conllu, read_ptb_dependencies
 
-BUCKETS = ((1, 10), (11, 20), (21, 40), (41, 10 ** 9))
+BUCKETS = {"<= 10": (1, 10), "11-20": (11, 20), "21-40": (21, 40), "> 40": (41, 10 ** 9)}
 # the training settings of every system (the command line's defaults; bench/labels.py trains with them too)
 SETTINGS = TrainingSettings(epochs=5, recall=0.99, vine_recall=0.998, first_order_recall=0.995, jackknife=5)
 BITS = 22                   # log2 of the hashed weights per level
 NOPRUNE3_MAX_LENGTH = 60    # NoPrune-3 trains on the sentences of at most this many words
 THREAD_SENTENCES = 2000
-
-
-def bucket_name(lo, hi):
-    return f"<= {hi}" if lo == 1 else (f"> {lo - 1}" if hi >= 10 ** 9 else f"{lo}-{hi}")
 
 
 def load(corpus, dev_size):
@@ -117,11 +113,11 @@ def speed(systems, sentences, tag, repeats, report):
     for name in systems:
         each = np.median(np.stack(per_sentence[name]), axis=0)
         buckets = {}
-        for lo, hi in BUCKETS:
+        for bucket, (lo, hi) in BUCKETS.items():
             inside = (lengths >= lo) & (lengths <= hi)
             if inside.any():
                 rates = [lengths[inside].sum() / round_times[inside].sum() for round_times in per_sentence[name]]
-                buckets[bucket_name(lo, hi)] = {"sentences": int(inside.sum()), "words": int(lengths[inside].sum()),
+                buckets[bucket] = {"sentences": int(inside.sum()), "words": int(lengths[inside].sum()),
                                                 "words_per_second": round(float(np.median(rates)))}
         out[name] = {"words_per_second": round(float(np.median([words / t for t in totals[name]]))),
                      "words_per_second_rounds": [round(words / t) for t in totals[name]],

@@ -104,7 +104,8 @@ def plot_stats(
     for label, values in curves:
         if values.size == 0:
             continue
-        x, y = _cdf(values)
+        x, counts = np.unique(values, return_counts=True)            # the share of arcs <= each length
+        y = np.cumsum(counts) / values.size
         style = {"color": "black", "linestyle": "--", "linewidth": 2} if label == ALL_TAGS else {}
         cdf_axes.step(x, y, where="post", label=f"{label} ({values.size:,})", **style)
     cdf_axes.set_xscale("log")
@@ -132,11 +133,6 @@ def plot_stats(
     figure.savefig(path, dpi=100)
     return path
 
-
-def _cdf(values: np.ndarray):
-    """Distinct values and the share of entries <= each, for a step plot."""
-    x, counts = np.unique(values, return_counts=True)
-    return x, np.cumsum(counts) / values.size
 
 
 if __name__ == "__main__":
