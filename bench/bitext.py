@@ -313,15 +313,11 @@ def plot(speed_rows, bias_rows, folder):
                                 textcoords="offset points", xytext=(3, 3))
             exact = [r["exact_seconds"] for r in bias_rows if r["grammar"] == grammar and r["set"] == name]
             ax.axvline(exact[0], color="grey", lw=0.8, ls=":", label="exact DP")
-            ax.set_title(f"{grammar} grammar, {name}")
-            ax.set_xlabel("seconds per pair (mean)")
-            ax.set_ylabel("L2 bias (mean over pairs)")
+            ax.set(title=f"{grammar} grammar, {name}", xlabel="seconds per pair (mean)",
+                   ylabel="L2 bias (mean over pairs)")
             ax.grid(True, which="both", alpha=0.3)
             ax.legend(fontsize=7)
-        path = folder / f"bitext_bias_{grammar}.png"
-        save_figure(fig, path)
-        plt.close(fig)
-        written.append(str(path))
+        written.append(save_figure(fig, folder / f"bitext_bias_{grammar}.png"))
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.4))
     for grammar, color in (("binary", "tab:blue"), ("ternary", "tab:red")):
         rows = sorted((r for r in speed_rows if r["grammar"] == grammar), key=lambda r: r["product"])
@@ -331,18 +327,14 @@ def plot(speed_rows, bias_rows, folder):
             axes[0].semilogy(x, [r["sample_seconds"] for r in rows], "^", color=color, mfc="none",
                              label=f"one pruned sample ({grammar})")
             axes[1].semilogy(x, [r["speedup"] for r in rows], "o", color=color, label=grammar)
-    axes[0].set_ylabel("seconds")
-    axes[1].set_ylabel("exact / one pruned sample")
+    axes[0].set(ylabel="seconds")
+    axes[1].set(ylabel="exact / one pruned sample")
     axes[1].axhline(100, color="grey", lw=0.8, ls=":")
     for ax in axes:
         ax.set_xlabel("p x q")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
-    path = folder / "bitext_speed.png"
-    save_figure(fig, path)
-    plt.close(fig)
-    written.append(str(path))
-    return written
+    return written + [save_figure(fig, folder / "bitext_speed.png")]
 
 
 def main():

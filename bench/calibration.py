@@ -90,11 +90,9 @@ def plot(result, path):
             axes[1].plot([c["coverage"] for c in row["coverage"]], [100 * c["accuracy"] for c in row["coverage"]],
                          marker="o", label=f"{system}, {name}")
     axes[0].plot([0, 1], [0, 1], color="grey", linewidth=0.5)
-    axes[0].set_xlabel("head probability (bin mean)")
-    axes[0].set_ylabel("share of right heads")
+    axes[0].set(xlabel="head probability (bin mean)", ylabel="share of right heads")
     axes[0].legend(fontsize=7)
-    axes[1].set_xlabel("share of arcs kept (most probable first)")
-    axes[1].set_ylabel("UAS of the kept arcs")
+    axes[1].set(xlabel="share of arcs kept (most probable first)", ylabel="UAS of the kept arcs")
     axes[1].legend(fontsize=7)
     save_figure(fig, path)
 

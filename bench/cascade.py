@@ -295,8 +295,7 @@ def plot(curves, path):
         xs, medians = zip(*medians_by_length(times))
         ax.loglog(xs, np.array(medians) * 1e3, ".-" if "Vine" in name else "--",
                   label=f"{name} (slope {exponent(times):.2f})")
-    ax.set_xlabel("sentence length")
-    ax.set_ylabel("ms per sentence (median over rounds)")
+    ax.set(xlabel="sentence length", ylabel="ms per sentence (median over rounds)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
     save_figure(fig, path)

@@ -195,16 +195,14 @@ def plot(rows, yard, path):
     for kernel in dict.fromkeys(r["kernel"] for r in rows):
         pts = [(r["n"], r["ms"]) for r in rows if r["kernel"] == kernel]
         left.loglog(*zip(*pts), marker="o", label=kernel)
-    left.set_xlabel("sentence length n")
-    left.set_ylabel("ms per sentence (median)")
+    left.set(xlabel="sentence length n", ylabel="ms per sentence (median)")
     left.grid(True, which="both", alpha=0.3)
     left.legend(fontsize=7)
     sizes = sorted(yard)
     for key, label in (("numpy_ms", "numpy yardstick (best tree)"), ("eisner_ms", "eisner (best tree)"),
                        ("eisner_max_marginals_ms", "eisner_max_marginals"), ("eisner_marginals_ms", "eisner_marginals")):
         right.loglog(sizes, [yard[n][key]["median"] for n in sizes], marker="o", label=label)
-    right.set_xlabel("sentence length n")
-    right.set_ylabel("ms per sentence (median over rounds)")
+    right.set(xlabel="sentence length n", ylabel="ms per sentence (median over rounds)")
     right.grid(True, which="both", alpha=0.3)
     right.legend(fontsize=8)
     save_figure(fig, path)

@@ -71,11 +71,13 @@ def pyplot():
     return plt
 
 
-def save_figure(fig, path) -> None:
-    """Lay `fig` out and write it as a PNG at `path`."""
+def save_figure(fig, path) -> str:
+    """Lay `fig` out, write it as a PNG at `path` and close it; RETURNS the path."""
     fig.tight_layout()
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
+    pyplot().close(fig)
+    return str(path)
 
 
 def ewt(split: str):

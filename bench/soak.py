@@ -162,9 +162,7 @@ def plot(runs, path):
         ax.plot([s[0] for s in run["samples"]], [s[1] / 2**20 for s in run["samples"]],
                 label=name + (f" ({100 * g['growth']:+.1f}% from {WARM_UP:,})" if g else ""))
     ax.axvline(WARM_UP, color="grey", linestyle=":", linewidth=1)
-    ax.set_xlabel("sentences parsed")
-    ax.set_ylabel("RSS (MiB)")
-    ax.set_title("vineparse soak: resident memory while parsing")
+    ax.set(xlabel="sentences parsed", ylabel="RSS (MiB)", title="vineparse soak: resident memory while parsing")
     ax.grid(True, alpha=0.3)
     ax.legend()
     save_figure(fig, path)
