@@ -6,17 +6,15 @@ about 20 words, for well and weakly trained pipelines.
 For each pipeline, one core: `spacy_compare.long_input_times` on EWT test, and the ratio of µs per token of
 one 2,000-token sentence to that of sentences of about 20 words. Target: <= 2 for every pipeline.
 """
+import argparse
 import os
-
-for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_name] = "1"
-
-import argparse  # noqa: E402
-import sys  # noqa: E402
-from pathlib import Path  # noqa: E402
+import sys
+from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from runinfo import labelled_path, run_info, write_json  # noqa: E402
+from runinfo import ONE_THREAD, labelled_path, run_info, write_json  # noqa: E402
+
+os.environ.update(ONE_THREAD)       # before numpy loads
 from spacy_compare import long_input_times  # noqa: E402
 
 TARGET_RATIO = 2.0

@@ -17,14 +17,13 @@ import sys
 import time
 from pathlib import Path
 
-for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):   # one core, before numpy loads
-    os.environ.setdefault(_name, "1")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from runinfo import ONE_THREAD, pyplot, run_info, save_figure, write_json  # noqa: E402
 
+os.environ.update({**ONE_THREAD, **os.environ})       # one core unless set otherwise, before numpy loads
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from multilingual import gold_docs  # noqa: E402
-from runinfo import pyplot, run_info, save_figure, write_json  # noqa: E402
 
 SHARES = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0)
 SETS = {"ewt_test": "corpora/spacy/en_ewt-ud-test.spacy", "pud": "corpora/spacy/en_pud-ud-test.spacy"}

@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}   # OpenMP / BLAS
+
 
 def git_commit() -> str:
     """The checked-out commit, with ``+dirty`` if the work tree has uncommitted changes ("unknown" outside

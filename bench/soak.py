@@ -20,9 +20,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from runinfo import ewt, log, pyplot, run_info, save_figure, train_cascade, write_json  # noqa: E402
+from runinfo import ONE_THREAD, ewt, log, pyplot, run_info, save_figure, train_cascade, write_json  # noqa: E402
 
-ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 WARM_UP = 20_000
 TARGET_GROWTH = 0.05
 SCRATCH = Path("bench/out/soak")

@@ -8,22 +8,19 @@ bench/out/threads) through `parse_batch` on chunks of 64 sentences, and the pipe
 the sequential one. One OpenMP / BLAS thread per call, so the calling threads are the only parallelism. Target:
 2 threads >= 1.6x one thread for `parse_batch` (it releases the GIL).
 """
+import argparse
 import os
-
-for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_name] = "1"
-
-import argparse  # noqa: E402
-import statistics  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-from concurrent.futures import ThreadPoolExecutor  # noqa: E402
-from pathlib import Path  # noqa: E402
-
-import numpy as np  # noqa: E402
+import statistics
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from runinfo import ewt, log, run_info, train_cascade, write_json  # noqa: E402
+from runinfo import ONE_THREAD, ewt, log, run_info, train_cascade, write_json  # noqa: E402
+
+os.environ.update(ONE_THREAD)       # before numpy loads
+import numpy as np  # noqa: E402
 
 SCRATCH = Path("bench/out/threads")
 TARGET_SPEEDUP = 1.6
