@@ -11,6 +11,7 @@ words are also parsed by exhaustive CKY: A* must find the same cost (``oracle_mi
 """
 import argparse
 import os
+from collections import Counter
 import sys
 import time
 from pathlib import Path
@@ -59,20 +60,14 @@ def run_corpus(parser, data):
             oracle_checked += 1
             exact = parser.parse_exhaustive(words, tags).cost
             oracle_mismatches += abs(exact - result.cost) > 1e-9 * max(1.0, abs(exact))
-    reasons = {}
-    for r in records:
-        if r["backoff"] is not None:
-            reasons[r["backoff"]] = reasons.get(r["backoff"], 0) + 1
+    reasons = dict(Counter(r["backoff"] for r in records if r["backoff"] is not None))
     n = len(data)
-    return {
-        "sentences": n, "parsed": len(records), "parsed_share": len(records) / n if n else 1.0,
-        "failures": failures, "backoff": reasons,
-        "backoff_share": sum(reasons.values()) / n if n else 0.0,
-        "time_all": timing([r["seconds"] for r in records]),
-        "time_covered": timing([r["seconds"] for r in records if r["backoff"] is None]),
-        "time_backoff": timing([r["seconds"] for r in records if r["backoff"] is not None]),
-        "oracle_checked": oracle_checked, "oracle_mismatches": int(oracle_mismatches),
-    }
+    return {"sentences": n, "parsed": len(records), "parsed_share": len(records) / n if n else 1.0,
+            "failures": failures, "backoff": reasons, "backoff_share": sum(reasons.values()) / n if n else 0.0,
+            "time_all": timing([r["seconds"] for r in records]),
+            "time_covered": timing([r["seconds"] for r in records if r["backoff"] is None]),
+            "time_backoff": timing([r["seconds"] for r in records if r["backoff"] is not None]),
+            "oracle_checked": oracle_checked, "oracle_mismatches": int(oracle_mismatches)}
 
 
 def main():

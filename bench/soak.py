@@ -46,8 +46,6 @@ def cycled(items, total):
         yield items[k % len(items)]
 
 
-# -- models ---------------------------------------------------------------------------------------------
-
 def train_pipeline(path: Path, sentences, steps: int = 60) -> None:
     """A small blank-English + vine_cascade pipeline, trained for `steps` batches of 32 EWT sentences."""
     import spacy
@@ -75,8 +73,6 @@ def train_pipeline(path: Path, sentences, steps: int = 60) -> None:
         nlp.update([examples[(step * 32 + i) % len(examples)] for i in range(32)], sgd=optimizer)
     nlp.to_disk(path)
 
-
-# -- the runs -------------------------------------------------------------------------------------------
 
 def run_in_process(phase: str, model: str, total: int, every: int) -> dict:
     """The pipe or api run, in this process: samples [(sentences, rss, seconds)]."""
