@@ -6,7 +6,7 @@
 
 For each pipeline (--models NAME=PATH ...), on the gold tokens of --docs with the components before it run
 once: `vine_cascade.pipe` timed over --repeats interleaved rounds (median, with the model settings that set its
-cost), thinc's ops `vineparse.blas.ScipyBlasOps` unless --blas thinc. Then each whole pipeline's words/s
+cost), thinc's ops `vineparse.blas.ScipyBlasOps`. Then each whole pipeline's words/s
 (`nlp.pipe`, as bench/spacy_compare.py times it; pipelines without vine_cascade allowed), interleaved, its ratio
 to the first pipeline's and the µs per word of each of its components.
 """
@@ -22,26 +22,15 @@ from runinfo import labelled_path, log  # noqa: E402
 from spacy_compare import component_times, gold_tokens, run_record, use_blas, words_per_second, write_json  # noqa: E402
 
 
-def prepared_docs(nlp, gold):
-    """The gold tokens of each doc, run through every component before vine_cascade."""
-    docs = [gold_tokens(nlp, d).predicted for d in gold]
-    for name, component in nlp.pipeline:
-        if name == "vine_cascade":
-            break
-        docs = list(component.pipe(docs, batch_size=256))
-    return docs
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", required=True, help=".spacy file whose gold tokens are parsed")
     parser.add_argument("--models", nargs="+", type=labelled_path, required=True, help="NAME=PATH of a pipeline")
-    parser.add_argument("--blas", choices=["thinc", "scipy"], default="scipy")
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--note", default=None, help="how the pipelines were made, where their configs do not say it")
     parser.add_argument("--out", default="bench/results/component_speed.json")
     args = parser.parse_args()
-    use_blas(args.blas)
+    use_blas("scipy")
     import spacy
     from spacy.tokens import DocBin
 
@@ -55,7 +44,9 @@ def main():
         pipelines[name] = {"path": str(path), "nlp": nlp, "texts": [doc.text for doc in gold],
                            "words": sum(len(d) for d in gold), "settings": {}}
         if "vine_cascade" in nlp.pipe_names:
-            docs = prepared_docs(nlp, gold)
+            docs = [gold_tokens(nlp, d).predicted for d in gold]        # through the components before it
+            for _, upstream in nlp.pipeline[:nlp.pipe_names.index("vine_cascade")]:
+                docs = list(upstream.pipe(docs, batch_size=256))
             component = nlp.get_pipe("vine_cascade")
             list(component.pipe(docs[:50]))                         # warm up
             model_cfg = nlp.config["components"]["vine_cascade"]["model"]
@@ -73,7 +64,7 @@ def main():
             times[name].append(1e6 * (time.perf_counter() - start) / p["words"])
         log(f"round {repeat + 1}/{args.repeats}: " + ", ".join(f"{n} {t[-1]:.1f}" for n, t in times.items())
             + " µs/word")
-    result = run_record(blas=args.blas, docs=args.docs, note=args.note,
+    result = run_record(blas="scipy", docs=args.docs, note=args.note,
                         pipelines={name: {"path": p["path"], "settings": p["settings"], "words": p["words"]}
                                    for name, p in pipelines.items()})
     for name, runs in times.items():
