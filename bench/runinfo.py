@@ -1,7 +1,8 @@
 """Where a benchmark figure comes from: what every committed result records about its run. The one provenance
 helper of bench/: command line, git commit (with +dirty), start time, load average and machine (the machine is
 shared; numbers are only comparable within one run); and what the scripts share besides: writing the JSON,
-progress lines, a pyplot without a display, EWT's splits, `NAME=PATH` arguments."""
+JSON and progress lines, a pyplot without a display, EWT's splits, `NAME=PATH` arguments, the one-thread
+settings and a quietly trained cascade."""
 import argparse
 import json
 import os
