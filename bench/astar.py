@@ -1,52 +1,46 @@
 """Lexicalized A* benchmark (issue 6): heuristics x models on the PTB sample.
 
     python bench/astar.py [--out bench/out/astar.json] [--table bench/out/astar.md] [--plot bench/out/astar.png]
-                          [--quick]
 
-Trains the factored and the non-factored model on wsj_0001-0179 (the non-factored one with its approximate
-projection) and parses the test sentences of wsj_0180-0199 with at most 40 words with every heuristic.
-The model optimum comes from exhaustive lexicalized CKY up to 15 words and from an admissible A* above.
-Uniform-cost search (the null heuristic) runs on the sentences of at most ``--null-max-length`` words
-(default 26, which covers the 18-26 speed comparison); its pop ratios are over those sentences only.
-
-Writes every number to --out (JSON: settings, per-heuristic summaries, the targets with measured values,
-per-sentence records), the README table to --table, and a plot of edges popped against length to --plot.
-Times are per sentence on one thread: heuristic (projection charts) + search; the model's scoring is
-reported separately because it is the same for every heuristic. The machine is shared: compare numbers
-from one run; the speed-up uses medians of per-sentence ratios and the ratio of totals.
+Trains the factored and the non-factored model on wsj_0001-0179 and parses the test sentences of wsj_0180-0199
+of at most 40 words with every heuristic (uniform-cost search up to 26 words; its pop ratios are over those).
+The optimum comes from exhaustive CKY up to 15 words and an admissible A* above. Writes the JSON, the README
+table and a plot of edges popped against length. Times are per sentence on one thread, heuristic + search (the
+model's scoring, the same for every heuristic, apart).
 """
 import argparse
-import json
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from vineparse.astar import AStarParser
-from vineparse.astar.commands import format_table
-from vineparse.astar.evaluation import evaluate
-from vineparse.corpus import read_ptb_sample
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from runinfo import log, pyplot, save_figure, write_json  # noqa: E402
+
+from vineparse.astar import AStarParser  # noqa: E402
+from vineparse.astar.commands import format_table  # noqa: E402
+from vineparse.astar.evaluation import evaluate  # noqa: E402
+from vineparse.corpus import read_ptb_sample  # noqa: E402
 
 MODELS = {"factored": ("null", "cfg", "split", "factored"), "nonfactored": ("null", "cfg", "split", "approximate")}
 BEST = {"factored": "factored", "nonfactored": "split"}
+MAX_LENGTH = 40              # test sentences up to this length
+NULL_MAX_LENGTH = 26         # uniform-cost search up to this length
 
 
-def log(message):
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
-
-
-def run_model(kind, train, test, args):
+def run_model(kind, train, test):
     start = time.perf_counter()
-    parser = AStarParser().train(train, model=kind, lp_sentences=args.lp_sentences, progress=log)
+    parser = AStarParser().train(train, model=kind, progress=log)
     train_seconds = time.perf_counter() - start
     log(f"evaluating the {kind} model on {len(test)} sentences ...")
-    result = evaluate(parser, test, MODELS[kind], exhaustive_max_length=15, max_length=40,
-                      heuristic_max_length={"null": args.null_max_length}, progress=log)
+    result = evaluate(parser, test, MODELS[kind], exhaustive_max_length=15, max_length=MAX_LENGTH,
+                      heuristic_max_length={"null": NULL_MAX_LENGTH}, progress=log)
     summary = result.to_dict()
     summary["train_seconds"] = train_seconds
     if parser.approximation is not None:
         summary["approximation"] = parser.approximation.report
-    summary.update(compare(result.records, MODELS[kind], BEST[kind] if kind in BEST else kind))
+    summary.update(compare(result.records, MODELS[kind], BEST[kind]))
     log(f"{kind}: done in {time.perf_counter() - start:.0f}s")
     return summary, result.records_json()
 
@@ -82,22 +76,17 @@ def compare(records, heuristics, best):
 
 
 def targets(models):
-    out = []
-    f = models.get("factored")
-    if f:
-        ratio = f["versus_null"].get("factored", {}).get("popped_ratio")
-        errors = f["heuristics"]["factored"]["search_errors"]
-        out.append({"target": "exact factored heuristic pops <= 5% of null's edges, no search errors",
-                    "measured": f"{100 * ratio:.2f}% of null's pops, {errors} search errors",
-                    "met": ratio is not None and ratio <= 0.05 and errors == 0})
-    nf = models.get("nonfactored")
-    if nf:
-        a = nf["heuristics"]["approximate"]
-        share, largest = a["search_error_share"], a["largest_search_error"]
-        out.append({"target": "approximate heuristic (non-factored): search errors < 1% of sentences, none > 0.1%",
-                    "measured": f"{a['search_errors']} of {a['parsed']} sentences ({100 * share:.2f}%), "
-                                f"largest {100 * largest:.3f}%",
-                    "met": share < 0.01 and largest <= 0.001})
+    ratio = models["factored"]["versus_null"].get("factored", {}).get("popped_ratio")
+    errors = models["factored"]["heuristics"]["factored"]["search_errors"]
+    a = models["nonfactored"]["heuristics"]["approximate"]
+    share, largest = a["search_error_share"], a["largest_search_error"]
+    out = [{"target": "exact factored heuristic pops <= 5% of null's edges, no search errors",
+            "measured": f"{100 * ratio:.2f}% of null's pops, {errors} search errors",
+            "met": ratio is not None and ratio <= 0.05 and errors == 0},
+           {"target": "approximate heuristic (non-factored): search errors < 1% of sentences, none > 0.1%",
+            "measured": f"{a['search_errors']} of {a['parsed']} sentences ({100 * share:.2f}%), "
+                        f"largest {100 * largest:.3f}%",
+            "met": share < 0.01 and largest <= 0.001}]
     for kind, m in models.items():
         s = m["speed_18_26"].get(m["best_heuristic"])
         if s:
@@ -132,11 +121,7 @@ def markdown(models, target_rows):
 
 
 def plot(records_by_model, path):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, len(records_by_model), figsize=(6 * len(records_by_model), 4), squeeze=False)
+    fig, axes = pyplot().subplots(1, len(records_by_model), figsize=(6 * len(records_by_model), 4), squeeze=False)
     for ax, (kind, records) in zip(axes[0], records_by_model.items()):
         for h in MODELS[kind]:
             pts = sorted((r["length"], r["popped"]) for r in records if r["heuristic"] == h and r["status"] == "ok")
@@ -147,9 +132,7 @@ def plot(records_by_model, path):
         ax.set(title=f"{kind} model", xlabel="sentence length", ylabel="edges popped (median)")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
-    fig.tight_layout()
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path)
 
 
 def main():
@@ -157,32 +140,22 @@ def main():
     parser.add_argument("--out", default="bench/out/astar.json")
     parser.add_argument("--table", default="bench/out/astar.md")
     parser.add_argument("--plot", default="bench/out/astar.png")
-    parser.add_argument("--max-length", type=int, default=40, help="test sentences up to this length")
-    parser.add_argument("--null-max-length", type=int, default=26)
-    parser.add_argument("--lp-sentences", type=int, default=None, help="training trees for the LP (all)")
-    parser.add_argument("--models", nargs="+", default=list(MODELS), choices=list(MODELS))
-    parser.add_argument("--quick", action="store_true", help="smoke run: 400 training trees, 25 test sentences")
     args = parser.parse_args()
     start = time.perf_counter()
-    train, test = read_ptb_sample("train"), read_ptb_sample("test")
-    test = [t for t in test if len(t.leaves()) <= args.max_length]
-    if args.quick:
-        train, test, args.lp_sentences = train[:400], test[:25], 150
-    log(f"{len(train)} training trees, {len(test)} test sentences of <= {args.max_length} words")
+    train = read_ptb_sample("train")
+    test = [t for t in read_ptb_sample("test") if len(t.leaves()) <= MAX_LENGTH]
+    log(f"{len(train)} training trees, {len(test)} test sentences of <= {MAX_LENGTH} words")
     models, records = {}, {}
-    for kind in args.models:
-        models[kind], records[kind] = run_model(kind, train, test, args)
+    for kind in MODELS:
+        models[kind], records[kind] = run_model(kind, train, test)
     target_rows = targets(models)
-    report = {"settings": vars(args), "models": models, "targets": target_rows,
-              "seconds": time.perf_counter() - start, "records": records}
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(report, indent=1, default=float), encoding="utf-8")
+    report = {"settings": {**vars(args), "max_length": MAX_LENGTH, "null_max_length": NULL_MAX_LENGTH},
+              "models": models, "targets": target_rows, "seconds": time.perf_counter() - start, "records": records}
+    write_json(args.out, report, default=float)
     table = markdown(models, target_rows)
     Path(args.table).write_text(table, encoding="utf-8")
     if args.plot.lower() != "none":
         plot(records, args.plot)
-    print("\n" + table)
-    log(f"wrote {args.out}, {args.table}, {args.plot} in {time.perf_counter() - start:.0f}s")
 
 
 if __name__ == "__main__":

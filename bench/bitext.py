@@ -1,86 +1,63 @@
 """Bitext benchmark (issues 7 and 17): randomized pruning against tic-tac-toe and the exact DP on UD PUD en-zh.
 
-    python bench/bitext.py [--quick] [--out bench/results/bitext.json] [--plots bench/results]
+    python bench/bitext.py [--out bench/results/bitext.json] [--plots bench/results]
 
-One command reproduces every number of the README's bitext table. Setup: IBM Model 1 both ways and the HMM
-aligner trained by agreement (M') on all 1,000 pairs; weights trained EM-style (`fit`: exact, binary grammar,
-60 iterations at rate 0.5) on the 100 pairs with p x q <= 130. Then, on one core (one process):
+Setup: IBM Model 1 both ways and the HMM aligner trained by agreement (M') on all 1,000 pairs (M' itself is
+compared in bench/bitext_aligners.py); weights trained EM-style (`fit`: exact, binary grammar, 60 iterations at
+rate 0.5) on the 100 pairs with p x q <= 130. Then, on one core (one process):
 
-1. M': links per pair (the HMM aligner's and, for comparison, the intersected Model 1 links) and the share of
-   checkable links whose subtrees correspond in both gold UD trees (`vineparse.bitext.linkcheck`);
-2. speed: exact expectations (inside-outside + statistics) against one randomized-pruning iteration (the
-   mask, the pruned inside pass, the fused outside + statistics pass, one sampled derivation; the median
-   over a 10-mask chain) per p x q bucket for both grammars, on seeded subsamples; beside it one iteration of
-   the chain screened at SCREEN (`expectations(screen=...)`: fewer, surer links, so larger charts; the pilot
-   charts excluded). The exact ternary DP takes minutes at p x q ~ 1,000, so its 400-1,000 range is measured
-   on 10 pairs from (400, 700] (the speed-up grows with size, so this understates it) and 2 pairs from
-   (700, 1,000], reported apart;
-3. bias: L2 distance to the exact expectations (per pair, summed over features, averaged over pairs) against
-   the time per pair (each time the median of TIMING_REPEATS identical runs, each started from a collected
-   heap), for randomized pruning with 1..256 (ternary 1..128) samples (checkpoints of one chain), the same
-   screened at SCREEN (its first three samples are the pilot charts), and tic-tac-toe at every beam, with the
-   share of the chart each beam keeps (after the widening that tic-tac-toe needs when a beam leaves no
-   derivation), on all pairs with p x q <= 130 and seeded subsamples with 130 < p x q <= 400 and (binary
-   grammar) 400 < p x q <= 1,000. A chain's L2 at tic-tac-toe's time is read off its curve (log-log
-   interpolation; past its slowest point, that point's L2; a tic-tac-toe point faster than the chain's first
-   sample has no equal-time value), on the set means and pair by pair for every (pair, beam) where
-   tic-tac-toe kept less than half of that pair's chart, for both chains;
-4. throughput: all 897 pairs with p x q <= 1,000 through the sampler, 10 samples a pair, both grammars,
-   measured (no extrapolation): the process's CPU time (one core's work) and the wall time.
+1. speed: exact expectations (inside-outside + statistics) against one randomized-pruning iteration (the
+   median over a 10-mask chain) per p x q bucket for both grammars, on seeded subsamples; beside it one
+   iteration of the chain screened at SCREEN (`expectations(screen=...)`, the pilot charts excluded). The
+   exact ternary DP takes minutes at p x q ~ 1,000: its (400, 700] and (700, 1,000] buckets get 10 and 2 pairs;
+2. bias: L2 distance to the exact expectations (per pair, summed over features) against the time per pair
+   (each the median of TIMING_REPEATS runs from a collected heap), for randomized pruning with 1..256
+   (ternary 1..128) samples (checkpoints of one chain), the same screened at SCREEN, and tic-tac-toe at every
+   beam with the share of the chart it keeps, on sets of pairs by p x q. A chain's L2 at tic-tac-toe's time is
+   read off its curve (`interpolate_l2`), on the set means and pair by pair where tic-tac-toe kept less than
+   half of the chart;
+3. throughput: all 897 pairs with p x q <= 1,000 through the sampler, 10 samples a pair, both grammars: the
+   process's CPU time (one core's work) and the wall time.
 
-Prints JSON lines as it goes and rewrites --out after each section (command line, commit, load averages
-before and after, machine); PNG plots go to --plots. Times are wall-clock on a shared machine: compare numbers
-from one run only (both sides of every ratio are measured in the same run, pair by pair).
+Prints JSON lines as it goes and rewrites --out after each section (with each section's provenance); PNG plots
+go to --plots. Times are wall-clock on a shared machine: compare numbers from one run only.
 """
 import argparse
 import gc
 import json
 import os
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from bitext_aligners import environment, trees       # the script's folder is first on sys.path
+from runinfo import emit, pyplot, run_info, save_figure, write_json       # the script's folder is first on sys.path
 
 from vineparse.bitext import BitextConfig, BitextModel, corpus_expectations, expectations, fit, pud_pairs
-from vineparse.bitext.linkcheck import subtree_agreement
 from vineparse.bitext.randomized import PILOT_CHARTS
 
 BUCKETS = [(0, 130), (130, 400), (400, 700), (700, 1000)]
-PROFILES = {
-    "full": {
-        # Pairs per bucket for the speed section (None: every pair of the bucket).
-        "speed_pairs": {"binary": [12, 12, 12, 12], "ternary": [10, 10, 10, 2]},
-        "bias_sets": {"binary": {"130": None, "400": 40, "1000": 12}, "ternary": {"130": None, "400": 10}},
-        "checkpoints": {"binary": [1, 2, 4, 8, 16, 32, 64, 128, 256], "ternary": [1, 2, 4, 8, 16, 32, 64, 128]},
-        "beams": {"binary": [1, 2, 3, 4, 6, 8, 10, 12, 14, 16, 20, 24, 32, 48],
-                  "ternary": [1, 2, 3, 4, 6, 8, 10, 12, 14, 16, 20, 24, 32]},
-        "throughput_limit": None,
-        "fit_iterations": 60,
-    },
-    "quick": {
-        "speed_pairs": {"binary": [2, 2, 1, 1], "ternary": [2, 1, 1, 0]},
-        "bias_sets": {"binary": {"130": 10, "400": 4, "1000": 2}, "ternary": {"130": 6, "400": 2}},
-        "checkpoints": {"binary": [1, 2, 4, 8], "ternary": [1, 2, 4]},
-        "beams": {"binary": [2, 8, 16, 32], "ternary": [2, 8, 32]},
-        "throughput_limit": 40,
-        "fit_iterations": 3,
-    },
+PROFILE = {
+    # Pairs per bucket for the speed section (None: every pair of the bucket).
+    "speed_pairs": {"binary": [12, 12, 12, 12], "ternary": [10, 10, 10, 2]},
+    "bias_sets": {"binary": {"130": None, "400": 40, "1000": 12}, "ternary": {"130": None, "400": 10}},
+    "checkpoints": {"binary": [1, 2, 4, 8, 16, 32, 64, 128, 256], "ternary": [1, 2, 4, 8, 16, 32, 64, 128]},
+    "beams": {"binary": [1, 2, 3, 4, 6, 8, 10, 12, 14, 16, 20, 24, 32, 48],
+              "ternary": [1, 2, 3, 4, 6, 8, 10, 12, 14, 16, 20, 24, 32]},
+    "fit_iterations": 60,
 }
 EXACT_LIMITS = {"binary": 2500, "ternary": 1000}
 SETS = {"130": (0, 130), "400": (130, 400), "1000": (400, 1000)}       # bias sets: p x q ranges
-SECTIONS = ("m_prime", "speed", "bias", "throughput")
 SPEED_SAMPLES = 10
 SCREEN = 1e-3            # the screened configuration of randomized pruning (`expectations(screen=...)`)
 CHAINS = {"randomized": None, "screened": SCREEN}       # method name in the report -> screen
 TIMING_REPEATS = 3       # bias section: every time is the median of this many identical runs
-
-
-def emit(row):
-    print(json.dumps(row), flush=True)
-    return row
+# the speed summary of a bucket: (name, statistic over its pairs, speed row field)
+SPEED_SUMMARY = [("exact_seconds", np.median, "exact_seconds"), ("sample_seconds", np.median, "sample_seconds"),
+                 ("speedup_median", np.median, "speedup"), ("speedup_min", np.min, "speedup"),
+                 ("screened_speedup_median", np.median, "screened_speedup"),
+                 ("screened_links", np.mean, "screened_links"), ("links", np.mean, "links"),
+                 ("positive", np.mean, "positive"), ("kept_share", np.median, "kept_share")]
 
 
 def subsample(pairs, count, seed):
@@ -95,13 +72,13 @@ def run(pair, model, grammar, method, **kw):
                         tgt_tags=pair.tgt_tags, grammar=grammar, **kw)
 
 
-def setup(profile):
+def setup():
     pairs = pud_pairs()
     start = time.perf_counter()
     base = BitextModel.train([(p.src, p.tgt) for p in pairs], BitextConfig(max_exact_product=EXACT_LIMITS))
     trained_at = time.perf_counter()
     small = [p for p in pairs if p.product <= 130]
-    trained = fit(small, base, iterations=profile["fit_iterations"], method="exact", learning_rate=0.5,
+    trained = fit(small, base, iterations=PROFILE["fit_iterations"], method="exact", learning_rate=0.5,
                   progress=False)
     emit({"section": "setup", "pairs": len(pairs), "fit_pairs": len(small),
           "train_seconds": trained_at - start, "fit_objective": [h["objective"] for h in trained.history],
@@ -109,27 +86,9 @@ def setup(profile):
     return pairs, trained.model
 
 
-def m_prime(pairs, model):
-    en, zh = trees()
+def speed(pairs, model):
     rows = []
-    for name, links_of in (("hmm agreement (M')", model.links),
-                           ("model1 intersected", model.model1.intersection)):
-        total = {"links": 0, "checkable": 0, "correspond": 0}
-        for pair in pairs:
-            counts = subtree_agreement(links_of(pair.src, pair.tgt), en[pair.id], zh[pair.id])
-            for key in total:
-                total[key] += counts[key]
-        rows.append(emit({"section": "m_prime", "aligner": name, "pairs": len(pairs),
-                          "links_per_pair": total["links"] / len(pairs),
-                          "checkable_share": total["checkable"] / max(total["links"], 1),
-                          "correspond_share": total["correspond"] / max(total["checkable"], 1),
-                          "correspond_per_pair": total["correspond"] / len(pairs)}))
-    return rows
-
-
-def speed(pairs, model, profile):
-    rows = []
-    for grammar, counts in profile["speed_pairs"].items():
+    for grammar, counts in PROFILE["speed_pairs"].items():
         for (lo, hi), count in zip(BUCKETS, counts):
             bucket = [p for p in pairs if lo < p.product <= hi]
             for pair in subsample(bucket, count, seed=lo + 1):
@@ -159,10 +118,6 @@ def speed(pairs, model, profile):
     return rows
 
 
-def median_seconds(runs):
-    return float(np.median([r.diagnostics["seconds"] for r in runs]))
-
-
 def clean_run(*args, **kwargs):
     """`run` from a collected heap: a garbage collection set off by the previous run's garbage (a 256-sample
     chain leaves much) would otherwise land in this run's first milliseconds, whichever method it times."""
@@ -170,20 +125,20 @@ def clean_run(*args, **kwargs):
     return run(*args, **kwargs)
 
 
-def bias(pairs, model, profile):
+def bias(pairs, model):
     """Mean curves per set (rows) and every pair's points (records: (method, setting, seconds, l2, kept)).
 
     Every time is the median of TIMING_REPEATS identical runs, each from a collected heap (the results are
     equal; a scheduler hiccup or another run's garbage does not decide an equal-time comparison)."""
     rows, records = [], []
-    for grammar, sets in profile["bias_sets"].items():
+    for grammar, sets in PROFILE["bias_sets"].items():
         for name, count in sets.items():
             lo, hi = SETS[name]
             chosen = subsample([p for p in pairs if lo < p.product <= hi], count, seed=7)
             per_pair = []
             for pair in chosen:
                 exact = run(pair, model, grammar, "exact")
-                cps = profile["checkpoints"][grammar]
+                cps = PROFILE["checkpoints"][grammar]
                 points = []
                 for method, screen in CHAINS.items():
                     chains = [clean_run(pair, model, grammar, "randomized", samples=max(cps), seed=0,
@@ -194,9 +149,9 @@ def bias(pairs, model, profile):
                         points.append((method, mark["samples"], seconds,
                                        float(np.sum((mark["counts"] - exact.counts) ** 2)),
                                        chains[0].diagnostics["kept"] / chains[0].diagnostics["bispans"]))
-                for beam in profile["beams"][grammar]:
+                for beam in PROFILE["beams"][grammar]:
                     ttt = [clean_run(pair, model, grammar, "tictactoe", beam=beam) for _ in range(TIMING_REPEATS)]
-                    points.append(("tictactoe", beam, median_seconds(ttt),
+                    points.append(("tictactoe", beam, float(np.median([r.diagnostics["seconds"] for r in ttt])),
                                    float(np.sum((ttt[0].counts - exact.counts) ** 2)),
                                    ttt[0].diagnostics["kept"] / ttt[0].diagnostics["bispans"]))
                 per_pair.append({"grammar": grammar, "set": set_name(lo, hi), "id": pair.id,
@@ -220,9 +175,9 @@ def set_name(lo, hi):
     return f"p*q <= {hi}" if lo == 0 else f"{lo} < p*q <= {hi}"
 
 
-def throughput(pairs, model, profile):
+def throughput(pairs, model):
     rows = []
-    chosen = [p for p in pairs if p.product <= 1000][:profile["throughput_limit"]]
+    chosen = [p for p in pairs if p.product <= 1000]
     for grammar in ("binary", "ternary"):
         cpu = time.process_time()
         out = corpus_expectations(chosen, "randomized", 10, 0, model=model, grammar=grammar, processes=1,
@@ -283,16 +238,8 @@ def summarise(speed_rows, bias_rows, throughput_rows, bias_records=()):
         for lo, hi in BUCKETS:
             rows = [r for r in speed_rows if r["grammar"] == grammar and r["bucket"] == f"({lo}, {hi}]"]
             if rows:
-                summary["speed"][f"{grammar} ({lo}, {hi}]"] = {
-                    "pairs": len(rows), "exact_seconds": float(np.median([r["exact_seconds"] for r in rows])),
-                    "sample_seconds": float(np.median([r["sample_seconds"] for r in rows])),
-                    "speedup_median": float(np.median([r["speedup"] for r in rows])),
-                    "speedup_min": float(np.min([r["speedup"] for r in rows])),
-                    "screened_speedup_median": float(np.median([r["screened_speedup"] for r in rows])),
-                    "screened_links": float(np.mean([r["screened_links"] for r in rows])),
-                    "links": float(np.mean([r["links"] for r in rows])),
-                    "positive": float(np.mean([r["positive"] for r in rows])),
-                    "kept_share": float(np.median([r["kept_share"] for r in rows]))}
+                summary["speed"][f"{grammar} ({lo}, {hi}]"] = {"pairs": len(rows), **{
+                    name: float(statistic([r[key] for r in rows])) for name, statistic, key in SPEED_SUMMARY}}
     for grammar in ("binary", "ternary"):
         rows = [r for r in speed_rows if r["grammar"] == grammar and 400 < r["product"] <= 1000]
         if rows:
@@ -343,11 +290,7 @@ def summarise(speed_rows, bias_rows, throughput_rows, bias_records=()):
 
 
 def plot(speed_rows, bias_rows, folder):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    folder.mkdir(parents=True, exist_ok=True)
+    plt = pyplot()
     written = []
     for grammar in ("binary", "ternary"):
         sets = sorted({r["set"] for r in bias_rows if r["grammar"] == grammar}, key=len)
@@ -370,16 +313,11 @@ def plot(speed_rows, bias_rows, folder):
                                 textcoords="offset points", xytext=(3, 3))
             exact = [r["exact_seconds"] for r in bias_rows if r["grammar"] == grammar and r["set"] == name]
             ax.axvline(exact[0], color="grey", lw=0.8, ls=":", label="exact DP")
-            ax.set_title(f"{grammar} grammar, {name}")
-            ax.set_xlabel("seconds per pair (mean)")
-            ax.set_ylabel("L2 bias (mean over pairs)")
+            ax.set(title=f"{grammar} grammar, {name}", xlabel="seconds per pair (mean)",
+                   ylabel="L2 bias (mean over pairs)")
             ax.grid(True, which="both", alpha=0.3)
             ax.legend(fontsize=7)
-        fig.tight_layout()
-        path = folder / f"bitext_bias_{grammar}.png"
-        fig.savefig(path, dpi=120)
-        plt.close(fig)
-        written.append(str(path))
+        written.append(save_figure(fig, folder / f"bitext_bias_{grammar}.png"))
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.4))
     for grammar, color in (("binary", "tab:blue"), ("ternary", "tab:red")):
         rows = sorted((r for r in speed_rows if r["grammar"] == grammar), key=lambda r: r["product"])
@@ -389,74 +327,44 @@ def plot(speed_rows, bias_rows, folder):
             axes[0].semilogy(x, [r["sample_seconds"] for r in rows], "^", color=color, mfc="none",
                              label=f"one pruned sample ({grammar})")
             axes[1].semilogy(x, [r["speedup"] for r in rows], "o", color=color, label=grammar)
-    axes[0].set_ylabel("seconds")
-    axes[1].set_ylabel("exact / one pruned sample")
+    axes[0].set(ylabel="seconds")
+    axes[1].set(ylabel="exact / one pruned sample")
     axes[1].axhline(100, color="grey", lw=0.8, ls=":")
     for ax in axes:
         ax.set_xlabel("p x q")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
-    fig.tight_layout()
-    path = folder / "bitext_speed.png"
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    written.append(str(path))
-    return written
+    return written + [save_figure(fig, folder / "bitext_speed.png")]
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="a small smoke run")
     parser.add_argument("--out", default="bench/results/bitext.json")
     parser.add_argument("--plots", default="bench/results", help="folder for the PNG plots ('none' to skip)")
-    parser.add_argument("--sections", default=",".join(SECTIONS),
-                        help="comma-separated sections to run (default: all; 'none' with --merge: only redo the "
-                             "summary and plots of an existing --out file)")
-    parser.add_argument("--merge", action="store_true",
-                        help="keep the other sections of an existing --out file (each with its environment)")
     args = parser.parse_args()
-    profile_name = "quick" if args.quick else "full"
-    profile = PROFILES[profile_name]
-    sections = set(args.sections.split(","))
-    report = {"environment": environment(sys.argv), "profile": profile_name, "m_prime": [], "speed": [],
-              "bias": [], "bias_pairs": [], "throughput": []}
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if args.merge and out.exists():
-        # Keep the sections this run does not redo, with the environment they were measured in.
-        previous = json.loads(out.read_text())
-        for name in SECTIONS:
-            if name not in sections and previous.get(name):
-                report[name] = previous[name]
-                if name == "bias" and previous.get("bias_pairs"):
-                    report["bias_pairs"] = previous["bias_pairs"]
-                report.setdefault("environment_of", {})[name] = previous.get("environment_of", {}).get(
-                    name, previous["environment"])
+    report = {"environment": run_info(), "profile": "full", "speed": [], "bias": [], "bias_pairs": [], "throughput": []}
 
     def save():
         report["environment"]["load_average_end"] = list(os.getloadavg())
         report["summary"] = summarise(report["speed"], report["bias"], report["throughput"], report["bias_pairs"])
-        out.write_text(json.dumps(report, indent=1))
+        write_json(args.out, report)
 
     start = time.perf_counter()
-    pairs, model = setup(profile) if sections & set(SECTIONS) else (None, None)
-    for name, fn in (("m_prime", lambda: m_prime(pairs, model)), ("speed", lambda: speed(pairs, model, profile)),
-                     ("bias", lambda: bias(pairs, model, profile)),
-                     ("throughput", lambda: throughput(pairs, model, profile))):
-        if name in sections:
-            env = environment(sys.argv)               # the commit and load when the section starts
-            result = fn()
-            if name == "bias":
-                report["bias"], report["bias_pairs"] = result
-            else:
-                report[name] = result
-            env["load_average_end"] = list(os.getloadavg())
-            report.setdefault("environment_of", {})[name] = env
-            report["environment"]["seconds"] = time.perf_counter() - start
-            save()
-    save()
+    pairs, model = setup()
+    for name, fn in (("speed", lambda: speed(pairs, model)), ("bias", lambda: bias(pairs, model)),
+                     ("throughput", lambda: throughput(pairs, model))):
+        env = run_info()               # the commit and load when the section starts
+        result = fn()
+        if name == "bias":
+            report["bias"], report["bias_pairs"] = result
+        else:
+            report[name] = result
+        env["load_average_end"] = list(os.getloadavg())
+        report.setdefault("environment_of", {})[name] = env
+        report["environment"]["seconds"] = time.perf_counter() - start
+        save()
     plots = [] if args.plots.lower() == "none" else plot(report["speed"], report["bias"], Path(args.plots))
-    print(json.dumps({"summary": report["summary"], "plots": plots, "out": str(out)}, indent=1))
+    print(json.dumps({"summary": report["summary"], "plots": plots, "out": args.out}, indent=1))
 
 
 if __name__ == "__main__":

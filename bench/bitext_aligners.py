@@ -3,15 +3,12 @@
     python bench/bitext_aligners.py [--out bench/results/bitext_aligners.json]
 
 For every candidate, on all 1,000 pairs: links per pair, the share that are checkable and whose subtrees
-correspond in both gold UD trees (`vineparse.bitext.linkcheck`, a precision proxy without gold alignments),
-and the training time. Candidates: the intersected Model 1 Viterbi links (issue 7's M'), the HMM aligner
-trained by agreement (posterior thresholds 0.5 / 0.7 / 0.9, and its intersected Viterbi links), the same HMM
-trained independently in each direction, random one-to-one links (what the check gives for chance), and, if
-the `eflomal` package is importable (it is not a dependency of vineparse; `pip install eflomal` to include
-it), eflomal's intersected links.
+correspond in both gold UD trees (`vineparse.bitext.linkcheck`, a precision proxy), and the training time.
+Candidates: the intersected Model 1 Viterbi links, the HMM aligner trained by agreement (posteriors >= 0.5 /
+0.7 / 0.9, and its intersected Viterbi links), the same HMM trained independently each way, random one-to-one
+links (chance), and eflomal's intersected links if the `eflomal` package is importable.
 """
 import argparse
-import json
 import sys
 import tempfile
 import time
@@ -20,23 +17,12 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from runinfo import run_info  # noqa: E402
+from runinfo import emit, run_info, write_json  # noqa: E402
 from vineparse.bitext import pud_pairs
 from vineparse.bitext.hmm import AgreementHMM, HMMConfig
 from vineparse.bitext.linkcheck import subtree_agreement
 from vineparse.bitext.model1 import BidirectionalModel1
 from vineparse.corpus import corpus_path, read_conllu
-
-
-def environment(argv):
-    """bench/runinfo.py's record of a run (shared by the bitext benchmarks)."""
-    return run_info()
-
-
-def trees():
-    en = {s.sent_id: s.heads for s in read_conllu(corpus_path("ud-pud", "en_pud-ud-test.conllu"))}
-    zh = {s.sent_id: s.heads for s in read_conllu(corpus_path("ud-pud", "zh_pud-ud-test.conllu"))}
-    return en, zh
 
 
 def evaluate(name, link_sets, pairs, en, zh, seconds):
@@ -49,8 +35,7 @@ def evaluate(name, link_sets, pairs, en, zh, seconds):
            "checkable_share": total["checkable"] / max(total["links"], 1),
            "correspond_share": total["correspond"] / max(total["checkable"], 1),
            "correspond_per_pair": total["correspond"] / len(pairs), "train_seconds": seconds}
-    print(json.dumps(row), flush=True)
-    return row
+    return emit(row)
 
 
 def eflomal_links(pairs):
@@ -77,11 +62,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="bench/out/bitext_aligners.json")
     args = parser.parse_args()
-    env = environment(sys.argv)
+    env = run_info()
     pairs = pud_pairs()
     if any(" " in w for p in pairs for w in p.src + p.tgt):
         raise SystemExit("tokens with spaces cannot be written for eflomal")
-    en, zh = trees()
+    en, zh = ({s.sent_id: s.heads for s in read_conllu(corpus_path("ud-pud", f"{lang}_pud-ud-test.conllu"))}
+              for lang in ("en", "zh"))
     words = [(p.src, p.tgt) for p in pairs]
     rows = []
     start = time.perf_counter()
@@ -107,10 +93,7 @@ def main():
         n = min(len(s), len(t), 13)
         chance.append(np.stack([rng.permutation(len(s))[:n], rng.permutation(len(t))[:n]], axis=1))
     rows.append(evaluate("random one-to-one (13 a pair at most)", chance, pairs, en, zh, 0.0))
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"environment": env, "rows": rows}, indent=1))
-    print(f"wrote {out}")
+    write_json(args.out, {"environment": env, "rows": rows})
 
 
 if __name__ == "__main__":

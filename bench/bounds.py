@@ -1,36 +1,23 @@
 """Bounded work per token (issues 15 and 36): a preset sentence of 2,000 tokens against preset sentences of
 about 20 words, for well and weakly trained pipelines.
 
-    python bench/bounds.py --pipeline trained=PATH --pipeline 300-sentences=PATH [--repeats 5]
-                           [--out bench/results/bounds.json]
+    python bench/bounds.py --pipeline trained=PATH --pipeline 300-sentences=PATH [--out bench/results/bounds.json]
 
-For each pipeline (one core): µs per token of the whole pipeline on 100 preset one-sentence docs of 18-22 words
-of EWT test, on one preset sentence of the first 2,000 tokens of EWT test, and on docs without boundaries of
-250 to 2,000 tokens (`spacy_compare.long_input_times`, medians of --repeats runs), and the ratio of the first
-two. Target: the ratio <= 2 for every pipeline, whatever its pruning learnt.
+For each pipeline, one core: `spacy_compare.long_input_times` on EWT test, and the ratio of µs per token of
+one 2,000-token sentence to that of sentences of about 20 words. Target: <= 2 for every pipeline.
 """
+import argparse
 import os
-
-for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_name] = "1"
-
-import argparse  # noqa: E402
-import json  # noqa: E402
-import sys  # noqa: E402
-from pathlib import Path  # noqa: E402
+import sys
+from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from runinfo import run_info  # noqa: E402
+from runinfo import ONE_THREAD, labelled_path, run_info, write_json  # noqa: E402
+
+os.environ.update(ONE_THREAD)       # before numpy loads
 from spacy_compare import long_input_times  # noqa: E402
 
 TARGET_RATIO = 2.0
-
-
-def labelled_path(text):
-    label, _, path = text.partition("=")
-    if not label or not path:
-        raise argparse.ArgumentTypeError(f"expected LABEL=PATH, got {text!r}")
-    return label, path
 
 
 def main(argv=None):
@@ -53,12 +40,8 @@ def main(argv=None):
         times = long_input_times(nlp, test, args.repeats)
         times.update(model=path, met=times["preset_ratio"] <= TARGET_RATIO)
         out["pipelines"][label] = times
-        print(f"{label}: {times['preset_20']['us_per_token']:.1f} µs/token at ~20 words, "
-              f"{times['preset_2000']['us_per_token']:.1f} for one 2,000-token sentence: "
-              f"{times['preset_ratio']:.2f}x", flush=True)
     out["run"]["load_average_at_end"] = list(os.getloadavg())
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
+    write_json(args.out, out)
 
 
 if __name__ == "__main__":

@@ -1,38 +1,29 @@
 """Calibration of vine_cascade's confidences, in and out of domain.
 
-    python bench/calibration.py --pipeline PATH [--dev corpora/spacy/en_ewt-ud-dev.spacy]
-                                [--out bench/results/calibration.json] [--plot bench/results/calibration.png]
+    python bench/calibration.py --pipeline PATH [--out bench/results/calibration.json]
+                                [--plot bench/results/calibration.png]
 
-On EWT test and on English PUD (news and Wikipedia, another domain than EWT's web text), gold tokens and
-sentences, punctuation left out as UAS leaves it out, with the temperatures stored in the pipeline (or set on
---dev first, as `calibrate` sets them):
-* `Token._.head_prob` against whether the predicted head is right: expected calibration error (10 equal-width
-  bins) and the reliability diagram (PNG); the accuracy of the most confident arcs against the share kept
-  (coverage); `Token._.dep_prob` against whether the label is right, over the words whose head is right;
-* the cost: the component's µs per word with confidences on and off (interleaved rounds, one core).
-Targets: ECE of head_prob <= 0.02 (EWT test) and <= 0.04 (PUD); at 80% coverage, UAS of the kept arcs >= 96%
-(EWT test); confidences cost <= 10% of the component's time.
+On EWT test and English PUD (gold tokens and sentences, punctuation left out): `Token._.head_prob` against
+whether the head is right (expected calibration error, 10 bins; the reliability diagram; the accuracy of the
+most confident arcs by the share kept), `Token._.dep_prob` against whether the label is right; and the
+component's µs per word with confidences on and off. Targets: ECE <= 0.02 (EWT test) and <= 0.04 (PUD); UAS of
+the 80% most confident arcs >= 96; confidences cost <= 10% of the component's time.
 """
 import argparse
 import gc
-import json
 import os
 import statistics
 import sys
 import time
 from pathlib import Path
 
-for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):   # one core, before numpy loads
-    os.environ.setdefault(_name, "1")
-
-import numpy as np  # noqa: E402
-from spacy.training import Example  # noqa: E402
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from multilingual import gold_docs  # noqa: E402
-from runinfo import run_info  # noqa: E402
+from runinfo import ONE_THREAD, pyplot, run_info, save_figure, write_json  # noqa: E402
 
-from vineparse.pipeline.calibration import calibrate_temperatures  # noqa: E402
+os.environ.update({**ONE_THREAD, **os.environ})       # one core unless set otherwise, before numpy loads
+import numpy as np  # noqa: E402
+
+from multilingual import gold_docs  # noqa: E402
 
 SHARES = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0)
 SETS = {"ewt_test": "corpora/spacy/en_ewt-ud-test.spacy", "pud": "corpora/spacy/en_pud-ud-test.spacy"}
@@ -88,12 +79,9 @@ def component_cost(nlp, docs, rounds):
 
 def plot(result, path):
     try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        fig, axes = pyplot().subplots(1, 2, figsize=(10, 4))
     except ImportError:
         return
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
     for system, rows in result["systems"].items():
         for name, row in rows.items():
             points = [(b["confidence"], b["accuracy"]) for b in row["reliability"] if b["count"]]
@@ -101,22 +89,16 @@ def plot(result, path):
             axes[1].plot([c["coverage"] for c in row["coverage"]], [100 * c["accuracy"] for c in row["coverage"]],
                          marker="o", label=f"{system}, {name}")
     axes[0].plot([0, 1], [0, 1], color="grey", linewidth=0.5)
-    axes[0].set_xlabel("head probability (bin mean)")
-    axes[0].set_ylabel("share of right heads")
+    axes[0].set(xlabel="head probability (bin mean)", ylabel="share of right heads")
     axes[0].legend(fontsize=7)
-    axes[1].set_xlabel("share of arcs kept (most probable first)")
-    axes[1].set_ylabel("UAS of the kept arcs")
+    axes[1].set(xlabel="share of arcs kept (most probable first)", ylabel="UAS of the kept arcs")
     axes[1].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pipeline", required=True, help="a trained pipeline with vine_cascade")
-    parser.add_argument("--dev", default=None,
-                        help="set the temperatures on this held-out .spacy file first (for a pipeline trained "
-                             "before they were set while training)")
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--out", default="bench/out/calibration.json")
     parser.add_argument("--plot", default=None)
@@ -126,11 +108,8 @@ def main(argv=None):
 
     nlp = spacy.load(args.pipeline)
     component = nlp.get_pipe("vine_cascade")
-    if args.dev:
-        gold, inputs = gold_docs(nlp, args.dev)
-        calibrate_temperatures(component, nlp, [Example(i, g) for i, g in zip(inputs, gold)])
     component.configure(confidences=True)
-    result = {"run": run_info(), "pipeline": args.pipeline, "temperatures_set_on": args.dev,
+    result = {"run": run_info(), "pipeline": args.pipeline, "temperatures_set_on": None,
               "temperatures": {"head": component.settings.head_temperature,
                                "label": component.settings.label_temperature}, "systems": {"vine_cascade": {}}}
     for name, path in SETS.items():
@@ -138,7 +117,6 @@ def main(argv=None):
         parsed = list(nlp.pipe(inputs))
         rows = arcs_of(gold, parsed, lambda t: t._.head_prob, lambda t: t._.dep_prob)
         result["systems"]["vine_cascade"][name] = scores(rows)
-        print(f"vine_cascade {name}: ECE {result['systems']['vine_cascade'][name]['ece_head']:.4f}", flush=True)
         if name == "ewt_test":
             result["cost"] = component_cost(nlp, inputs, args.rounds)
     vine = result["systems"]["vine_cascade"]
@@ -152,11 +130,9 @@ def main(argv=None):
         "confidences cost <= 10% of the component's time": [round(100 * result["cost"]["extra"], 1), 10.0,
                                                              result["cost"]["extra"] <= 0.10]}
     result["run"]["load_average_at_end"] = list(os.getloadavg())
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
+    write_json(args.out, result)
     if args.plot:
         plot(result, args.plot)
-    print(json.dumps(result["targets"], indent=1))
 
 
 if __name__ == "__main__":

@@ -2,47 +2,41 @@
 any treebank split by bench/ud_data.py.
 
     python bench/cascade.py --corpus ewt [--epochs 5] [--out bench/results/cascade_ewt.json]
-    python bench/cascade.py --corpus ptb
     python bench/cascade.py --corpus ud:de_gsd --tag upos --systems multilingual --out ...
 
-Systems, every one trained with the same number of epochs and the same update rule for its last level
-(1-best MIRA unless --final perceptron), the pruning levels by structured cascade training:
-* VineCascade-k: vine -> ... -> order k; the longer cascades share the pruning levels they have in common;
-* NoPrune-k: order k alone, exhaustively, trained on the whole training set (third order: on every
-  sentence of at most --noprune3-max-length words, which keeps every genre; the JSON lists what is kept);
-* FirstOnly-3 (first order prunes for the third) and Local-3 (an unstructured arc classifier prunes).
-With --systems multilingual only VineCascade-k and NoPrune-k (k = 1, 2, 3), no thread scaling.
-Accuracy: UAS (and LAS, and non-projective arc precision and recall) without punctuation on the test set. Speed: every system parses the whole test set on one
-thread, `--repeats` rounds interleaved system by system (so all see the same machine state); words/s is
-the median over rounds, also per sentence-length bucket (<= 10, 11-20, 21-40, > 40). Thread scaling: the
-full cascade on --thread-sentences sentences with 1 and 2 threads, interleaved. The JSON (with the command,
-commit and machine load of the run) goes to --out, a PNG of time against length beside it.
+Systems, each trained with the same epochs and last-level update (`SETTINGS`): VineCascade-k (vine -> ... ->
+order k; the longer cascades share their pruning levels), NoPrune-k (order k alone, exhaustively; NoPrune-3 on
+the sentences of at most 60 words, which keeps every genre), FirstOnly-3 and Local-3 (first order or an
+unstructured arc classifier prunes); --systems multilingual: VineCascade-k and NoPrune-k only, no thread
+scaling. Accuracy: UAS, LAS and non-projective arcs on test, punctuation excluded. Speed: every system parses
+the test set on one thread, `--repeats` rounds interleaved; median words/s, also per sentence-length bucket,
+and the time exponent. Thread scaling: the full cascade on 2,000 sentences with 1 and 2 threads. Writes the
+JSON to --out and a PNG of time against length beside it.
 """
 import argparse
 import json
 import sys
 import time
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
-from runinfo import load_now, run_info
+from runinfo import ewt, load_now, log, pyplot, run_info, save_figure, write_json
 from timing import empirical_exponent
 from vineparse.cascade import CascadeParser, Example, TrainingSettings, train
 from vineparse.cascade.parser import DEFAULT_BAND
 from vineparse.cascade.encoding import encode_sentence
 from vineparse.cascade.evaluation import evaluate
-from vineparse.cascade.training import train_labeler
-from vineparse.corpus import corpus_path, read_conllu, read_ptb_dependencies
+from vineparse.corpus import read_conllu, read_ptb_dependencies
 
-BUCKETS = ((1, 10), (11, 20), (21, 40), (41, 10 ** 9))
+BUCKETS = {"<= 10": (1, 10), "11-20": (11, 20), "21-40": (21, 40), "> 40": (41, 10 ** 9)}
 # the training settings of every system (the command line's defaults; bench/labels.py trains with them too)
 SETTINGS = TrainingSettings(epochs=5, recall=0.99, vine_recall=0.998, first_order_recall=0.995, jackknife=5)
-
-
-def bucket_name(lo, hi):
-    return f"<= {hi}" if lo == 1 else (f"> {lo - 1}" if hi >= 10 ** 9 else f"{lo}-{hi}")
+BITS = 22                   # log2 of the hashed weights per level
+NOPRUNE3_MAX_LENGTH = 60    # NoPrune-3 trains on the sentences of at most this many words
+THREAD_SENTENCES = 2000
 
 
 def load(corpus, dev_size):
@@ -52,8 +46,7 @@ def load(corpus, dev_size):
             raise SystemExit(f"{folder}: not found; run bench/ud_data.py first")
         return tuple(read_conllu(folder / f"{split}.conllu") for split in ("train", "dev", "test"))
     if corpus == "ewt":
-        read = lambda split: read_conllu(corpus_path("ud-english-ewt", f"en_ewt-ud-{split}.conllu"))
-        return read("train"), read("dev"), read("test")
+        return ewt("train"), ewt("dev"), ewt("test")
     train_set = list(read_ptb_dependencies("train"))     # wsj_0001-0179
     test_set = list(read_ptb_dependencies("test"))       # wsj_0180-0199
     return train_set[:-dev_size], train_set[-dev_size:], test_set
@@ -65,14 +58,17 @@ def genre(sentence):
     return sent_id.split("-", 1)[0] if "-" in sent_id else ""
 
 
-def exponent(times, min_length=5):
-    """Slope of log(median time) against log(length), over lengths with at least 3 sentences."""
+def medians_by_length(times, min_length=1):
+    """[(length, median seconds)] of (length, seconds) pairs, over the lengths with at least 3 sentences."""
     by_length = {}
     for n, seconds in times:
-        if n >= min_length:
-            by_length.setdefault(n, []).append(seconds)
-    points = [(n, np.median(v)) for n, v in by_length.items() if len(v) >= 3]
-    return empirical_exponent([p[0] for p in points], [p[1] for p in points])
+        by_length.setdefault(n, []).append(seconds)
+    return [(n, np.median(v)) for n, v in sorted(by_length.items()) if len(v) >= 3 and n >= min_length]
+
+
+def exponent(times):
+    """Slope of log(median time) against log(length), over lengths from 5 with at least 3 sentences."""
+    return empirical_exponent(*zip(*medians_by_length(times, 5)))
 
 
 def sub_cascade(trained, orders, report, train_set, dev_set, settings):
@@ -85,14 +81,14 @@ def sub_cascade(trained, orders, report, train_set, dev_set, settings):
     return parser
 
 
-def timed_parse(parser, sentences, encoded_tag, n_threads=1):
+def timed_parse(parser, sentences, encoded_tag):
     """Encode and parse `sentences` (one batch); (total seconds, per-sentence seconds)."""
     start = time.perf_counter()
     encoded = [encode_sentence(s, encoded_tag) for s in sentences]
     encode_seconds = time.perf_counter() - start
     per_sentence = np.zeros(len(sentences))
     start = time.perf_counter()
-    parser.run_batch(encoded, seconds=per_sentence, n_threads=n_threads)
+    parser.run_batch(encoded, seconds=per_sentence)
     total = encode_seconds + time.perf_counter() - start
     lengths = np.array([len(s.words) for s in sentences])
     per_sentence += encode_seconds * lengths / lengths.sum()        # encoding is per word
@@ -117,11 +113,11 @@ def speed(systems, sentences, tag, repeats, report):
     for name in systems:
         each = np.median(np.stack(per_sentence[name]), axis=0)
         buckets = {}
-        for lo, hi in BUCKETS:
+        for bucket, (lo, hi) in BUCKETS.items():
             inside = (lengths >= lo) & (lengths <= hi)
             if inside.any():
                 rates = [lengths[inside].sum() / round_times[inside].sum() for round_times in per_sentence[name]]
-                buckets[bucket_name(lo, hi)] = {"sentences": int(inside.sum()), "words": int(lengths[inside].sum()),
+                buckets[bucket] = {"sentences": int(inside.sum()), "words": int(lengths[inside].sum()),
                                                 "words_per_second": round(float(np.median(rates)))}
         out[name] = {"words_per_second": round(float(np.median([words / t for t in totals[name]]))),
                      "words_per_second_rounds": [round(words / t) for t in totals[name]],
@@ -152,28 +148,11 @@ def main(argv=None):
     ap.add_argument("--tag", choices=("xpos", "upos"), default=None, help="default: upos for ud:, else xpos")
     ap.add_argument("--systems", choices=("all", "multilingual"), default="all")
     ap.add_argument("--epochs", type=int, default=SETTINGS.epochs, help="training passes of every level of every system")
-    ap.add_argument("--recall", type=float, default=SETTINGS.recall)
-    ap.add_argument("--vine-recall", type=float, default=SETTINGS.vine_recall)
-    ap.add_argument("--first-order-recall", type=float, default=SETTINGS.first_order_recall,
-                    help="the first-order pruning level's gold-arc recall on dev (the other Eisner levels: --recall)")
-    ap.add_argument("--jackknife", type=int, default=SETTINGS.jackknife,
-                    help="folds for the training masks of every cascade level (TrainingSettings.jackknife; 0 = none)")
     ap.add_argument("--seed", type=int, default=SETTINGS.seed,
                     help="seed of every level's training order and witness sampling")
-    ap.add_argument("--bits", type=int, default=22)
-    ap.add_argument("--band", type=int, default=DEFAULT_BAND, help="the vine's longest short arc (cascades)")
-    ap.add_argument("--final", choices=("mira", "perceptron"), default=SETTINGS.final)
-    ap.add_argument("--limit", type=int, default=0, help="training sentences (0 = all; for smoke runs)")
-    ap.add_argument("--test-limit", type=int, default=0, help="test sentences (0 = all; for smoke runs)")
-    ap.add_argument("--noprune3-max-length", type=int, default=60,
-                    help="NoPrune-3 trains on the sentences of at most this many words (0 = all)")
     ap.add_argument("--repeats", type=int, default=5, help="interleaved speed rounds")
-    ap.add_argument("--thread-sentences", type=int, default=2000)
-    ap.add_argument("--no-baselines", action="store_true", help="only the cascades and NoPrune-1")
     ap.add_argument("--models", type=Path, default=None,
                     help="keep the trained systems here (msgpack) and reuse them on the next run")
-    ap.add_argument("--relabel", action="store_true",
-                    help="retrain the labels (labeller, lowering model) of the systems reused from --models")
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--plot", type=Path, default=None)
     args = ap.parse_args(argv)
@@ -181,22 +160,15 @@ def main(argv=None):
         ap.error(f"--corpus must be ewt, ptb or ud:NAME, got {args.corpus!r}")
     out = args.out or Path(f"bench/results/cascade_{args.corpus.replace(':', '_')}.json")
     plot_path = args.plot or out.with_suffix(".png")
-    report = lambda message: print(message, file=sys.stderr, flush=True)
     meta = run_info()
 
     train_sents, dev_sents, test_sents = load(args.corpus, dev_size=300)
-    if args.limit:
-        train_sents = train_sents[:args.limit]
-    if args.test_limit:
-        test_sents = test_sents[:args.test_limit]
     tag = args.tag or ("upos" if args.corpus.startswith("ud:") else "xpos")
     multilingual = args.systems == "multilingual"
     train_set = [Example.from_sentence(s, tag) for s in train_sents]
     dev_set = [Example.from_sentence(s, tag) for s in dev_sents]
-    settings = replace(SETTINGS, epochs=args.epochs, recall=args.recall, vine_recall=args.vine_recall,
-                       first_order_recall=args.first_order_recall, jackknife=args.jackknife, final=args.final,
-                       seed=args.seed)
-    report(f"{args.corpus}: {len(train_set):,} train, {len(dev_set):,} dev, {len(test_sents):,} test sentences")
+    settings = replace(SETTINGS, epochs=args.epochs, seed=args.seed)
+    log(f"{args.corpus}: {len(train_set):,} train, {len(dev_set):,} dev, {len(test_sents):,} test sentences")
 
     systems, training = {}, {}
     saved = {}
@@ -207,14 +179,9 @@ def main(argv=None):
         """The system `name`: loaded from --models when it was trained there before, else made and saved."""
         path = args.models / f"{name}.msgpack" if args.models else None
         if path is not None and path.exists() and name in saved:
-            report(f"{name}: loaded from {path}")
+            log(f"{name}: loaded from {path}")
             training[name] = saved[name]
-            parser = CascadeParser.load(path)
-            if args.relabel:
-                parser.pseudo_projective = None
-                train_labeler(parser, train_set, settings, report)
-                parser.save(path)
-            return parser
+            return CascadeParser.load(path)
         start = time.perf_counter()
         parser = make()
         training[name] = round(time.perf_counter() - start)
@@ -227,8 +194,8 @@ def main(argv=None):
     levels = []
 
     def full_cascade():
-        parser = CascadeParser(orders=(0, 1, 2, 3), band=args.band, bits=args.bits, tag=tag)
-        levels.extend(train(parser, train_set, dev_set, settings, report))
+        parser = CascadeParser(orders=(0, 1, 2, 3), band=DEFAULT_BAND, bits=BITS, tag=tag)
+        levels.extend(train(parser, train_set, dev_set, settings, log))
         saved["full_cascade_levels"] = levels
         return parser
 
@@ -236,73 +203,60 @@ def main(argv=None):
     levels = levels or saved.get("full_cascade_levels", [])
     for k in (1, 2):
         systems[f"VineCascade-{k}"] = trained(f"VineCascade-{k}", lambda: sub_cascade(
-            full, tuple(range(k + 1)), report, train_set, dev_set, settings))
+            full, tuple(range(k + 1)), log, train_set, dev_set, settings))
     noprune3 = {}
-    for k in ((1,) if args.no_baselines else (1, 2, 3)):
+    baselines = {f"NoPrune-{k}": (k,) for k in (1, 2, 3)}
+    if not multilingual:
+        baselines.update({"FirstOnly-3": (1, 3), "Local-3": ("local", 3)})
+    for name, orders in baselines.items():
         subset = train_set
-        if k == 3 and args.noprune3_max_length:
-            keep = [len(s.words) <= args.noprune3_max_length for s in train_sents]
+        if name == "NoPrune-3":
+            keep = [len(s.words) <= NOPRUNE3_MAX_LENGTH for s in train_sents]
             subset = [ex for ex, kept in zip(train_set, keep) if kept]
-            genres = {}
-            for sentence, kept in zip(train_sents, keep):
-                g = genres.setdefault(genre(sentence), [0, 0])
-                g[0] += kept
-                g[1] += 1
-            noprune3 = {"max_length": args.noprune3_max_length, "sentences": len(subset),
-                        "of": len(train_set), "kept_by_genre": {g: {"kept": a, "of": b} for g, (a, b) in genres.items()}}
-        report(f"NoPrune-{k} on {len(subset):,} sentences ...")
+            genres = Counter(genre(s) for s in train_sents)
+            kept = Counter(genre(s) for s, k in zip(train_sents, keep) if k)
+            noprune3 = {"max_length": NOPRUNE3_MAX_LENGTH, "sentences": len(subset), "of": len(train_set),
+                        "kept_by_genre": {g: {"kept": kept[g], "of": n} for g, n in genres.items()}}
+        log(f"{name} on {len(subset):,} sentences ...")
 
-        def exhaustive(k=k, subset=subset):
-            parser = CascadeParser(orders=(k,), bits=args.bits, tag=tag)
-            train(parser, subset, dev_set, settings, report)
+        def baseline(orders=orders, subset=subset):
+            parser = CascadeParser(orders=orders, bits=BITS, tag=tag)
+            train(parser, subset, dev_set, settings, log)
             return parser
-        systems[f"NoPrune-{k}"] = trained(f"NoPrune-{k}", exhaustive)
-    if not (args.no_baselines or multilingual):
-        for name, orders in (("FirstOnly-3", (1, 3)), ("Local-3", ("local", 3))):
-            def baseline(orders=orders):
-                parser = CascadeParser(orders=orders, bits=args.bits, tag=tag)
-                train(parser, train_set, dev_set, settings, report)
-                return parser
-            systems[name] = trained(name, baseline)
+        systems[name] = trained(name, baseline)
 
     rows = {}
     for name, parser in systems.items():
-        report(f"evaluating {name} ...")
+        log(f"evaluating {name} ...")
         result = evaluate(parser, test_sents)
-        levels_out = []
-        for level_row, level in zip(result["levels"], parser.levels):
-            level_row = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in level_row.items()}
-            level_row["head_cap"] = level.head_cap
-            levels_out.append(level_row)
+        levels_out = [{**{k: (round(v, 4) if isinstance(v, float) else v) for k, v in level_row.items()},
+                       "head_cap": level.head_cap} for level_row, level in zip(result["levels"], parser.levels)]
         rows[name] = {"system": name, "orders": [str(o) for o in parser.orders], "uas": round(result["uas"], 2),
                       "uas_all": round(result["uas_all"], 2), "las": result["las"] and round(result["las"], 2),
                       "nonprojective_arcs": result["nonprojective_arcs"],
                       "alphas": [round(a, 2) for a in parser.alphas], "levels": levels_out,
                       "training_seconds": training[name]}
-    report("speed ...")
-    measured = speed(systems, test_sents, tag, args.repeats, report)
+    log("speed ...")
+    measured = speed(systems, test_sents, tag, args.repeats, log)
     for name, row in rows.items():
         row.update({k: v for k, v in measured[name].items() if k != "times"})
         row["exponent"] = round(exponent(measured[name]["times"]), 2)
-    threads = None if multilingual else thread_scaling(full, (test_sents * 2)[:args.thread_sentences], tag,
-                                                         args.repeats, report)
+    threads = None if multilingual else thread_scaling(full, (test_sents * 2)[:THREAD_SENTENCES], tag,
+                                                         args.repeats, log)
 
     summary = {"provenance": meta, "corpus": args.corpus, "tag": tag,
                "systems": args.systems, "dev_sentences": len(dev_set),
-               "settings": {"epochs": args.epochs, "final": args.final, "recall": args.recall,
-                            "vine_recall": args.vine_recall, "first_order_recall": args.first_order_recall,
-                            "jackknife": args.jackknife, "bits": args.bits, "band": args.band,
-                            "repeats": args.repeats, "seed": args.seed},
+               "settings": {**{k: getattr(settings, k) for k in ("epochs", "final", "recall", "vine_recall",
+                                                                 "first_order_recall", "jackknife")},
+                            "bits": BITS, "band": DEFAULT_BAND, "repeats": args.repeats, "seed": args.seed},
                "train_sentences": len(train_set), "test_sentences": len(test_sents),
                "test_words": int(sum(len(s.words) for s in test_sents)),
                "noprune3_training": noprune3, "full_cascade_levels": levels,
                "rows": list(rows.values()), "threads": threads, "load_at_end": load_now()}
     summary["targets"] = targets(rows, threads)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(summary, indent=2, default=float) + "\n")
-    print(markdown(summary))
+    write_json(out, summary, indent=2, default=float)
     plot({name: measured[name]["times"] for name in systems}, plot_path)
-    report(f"wrote {out} and {plot_path}")
+    log(f"wrote {out} and {plot_path}")
     return 0
 
 
@@ -311,16 +265,14 @@ def targets(rows, threads):
     of NoPrune-3 at >= 10x its words/s)."""
     r = rows
     out = {}
-    vine3, noprune1 = r["VineCascade-3"], r["NoPrune-1"]
-    ratio = vine3["words_per_second"] / noprune1["words_per_second"]
+    vine3 = r["VineCascade-3"]
+    ratio = vine3["words_per_second"] / r["NoPrune-1"]["words_per_second"]
     out["VineCascade-3 words/s / NoPrune-1's >= 1.0 (stretch 2)"] = [round(ratio, 2), 1.0, ratio >= 1.0]
     for k in (1, 2, 3):
-        if f"NoPrune-{k}" in r:
-            gap = round(r[f"NoPrune-{k}"]["uas"] - r[f"VineCascade-{k}"]["uas"], 2)
-            out[f"UAS NoPrune-{k} - VineCascade-{k} <= 0.3"] = [gap, 0.3, gap <= 0.3]
-    if "NoPrune-3" in r:
-        speedup = round(vine3["words_per_second"] / r["NoPrune-3"]["words_per_second"], 1)
-        out["VineCascade-3 words/s / NoPrune-3's >= 10"] = [speedup, 10.0, speedup >= 10.0]
+        gap = round(r[f"NoPrune-{k}"]["uas"] - r[f"VineCascade-{k}"]["uas"], 2)
+        out[f"UAS NoPrune-{k} - VineCascade-{k} <= 0.3"] = [gap, 0.3, gap <= 0.3]
+    speedup = round(vine3["words_per_second"] / r["NoPrune-3"]["words_per_second"], 1)
+    out["VineCascade-3 words/s / NoPrune-3's >= 10"] = [speedup, 10.0, speedup >= 10.0]
     if "FirstOnly-3" in r:
         first = r["FirstOnly-3"]
         long_buckets = ("21-40", "> 40")
@@ -337,45 +289,16 @@ def targets(rows, threads):
     return out
 
 
-def markdown(summary):
-    names = [bucket_name(lo, hi) for lo, hi in BUCKETS]
-    lines = ["| system | UAS | words/s | " + " | ".join(f"words/s {b}" for b in names)
-             + " | exponent | kept / recall per pruning level |",
-             "| --- " * (5 + len(names)) + "|"]
-    for r in summary["rows"]:
-        levels = "; ".join(f"{l['level']}{'' if l.get('head_cap') is None else ' (cap ' + str(l['head_cap']) + ')'} "
-                           f"{l['kept_share']:.1%} / {l['gold_recall']:.2%}" for l in r["levels"])
-        buckets = " | ".join(f"{r['buckets'][b]['words_per_second']:,}" if b in r["buckets"] else "-" for b in names)
-        lines.append(f"| {r['system']} | {r['uas']:.2f} | {r['words_per_second']:,} | {buckets} | {r['exponent']:.2f} | "
-                     f"{levels or '-'} |")
-    lines.append("")
-    lines.append("| target | measured | met |")
-    lines.append("| --- | --- | --- |")
-    for name, (measured, target, met) in summary["targets"].items():
-        lines.append(f"| {name} | {measured} | {'yes' if met else 'no'} |")
-    return "\n".join(lines)
-
-
 def plot(curves, path):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = pyplot().subplots(figsize=(7, 4.5))
     for name, times in curves.items():
-        by_length = {}
-        for n, s in times:
-            by_length.setdefault(n, []).append(s)
-        xs = sorted(n for n in by_length if len(by_length[n]) >= 3)
-        ax.loglog(xs, [np.median(by_length[n]) * 1e3 for n in xs], ".-" if "Vine" in name else "--",
+        xs, medians = zip(*medians_by_length(times))
+        ax.loglog(xs, np.array(medians) * 1e3, ".-" if "Vine" in name else "--",
                   label=f"{name} (slope {exponent(times):.2f})")
-    ax.set_xlabel("sentence length")
-    ax.set_ylabel("ms per sentence (median over rounds)")
+    ax.set(xlabel="sentence length", ylabel="ms per sentence (median over rounds)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path)
 
 
 if __name__ == "__main__":

@@ -1,18 +1,14 @@
 """µs per word of the vine_cascade component alone, for several trained pipelines side by side.
 
-For each pipeline (--models NAME=PATH ...): the tokenizer, tok2vec and tagger run once over the gold tokens of
---docs (one sentence per doc, as in bench/spacy_compare.py); then `vine_cascade.pipe` (batches of 256) is timed over
-those docs, --repeats rounds with the pipelines interleaved, each run from a collected heap; the median per
-pipeline, with the model settings that set its cost (part_width, label_children, arc, label and span widths,
-shared_part_roles). With --blas scipy (the default) thinc's ops are
-`vineparse.blas.ScipyBlasOps`, as in the equal-BLAS half of bench/spacy_compare.py. The thresholds are those the
-pipelines were saved with. With --whole, also the words per second of each whole pipeline (`nlp.pipe` over the docs'
-texts, as bench/spacy_compare.py times it; pipelines without vine_cascade, e.g. spaCy's parser's, are then allowed),
-interleaved, with each one's ratio to the first pipeline's and the µs per word of each of its components.
-
     python bench/component_speed.py --docs corpora/spacy/en_ewt-ud-dev.spacy \\
         --models p64=bench/out/exp/p64lc3-s0/model-best p32=bench/out/exp/p32lc3-s0/model-best \\
         --out bench/results/component_speed.json
+
+For each pipeline (--models NAME=PATH ...), on the gold tokens of --docs with the components before it run
+once: `vine_cascade.pipe` timed over --repeats interleaved rounds (median, with the model settings that set its
+cost), thinc's ops `vineparse.blas.ScipyBlasOps`. Then each whole pipeline's words/s
+(`nlp.pipe`, as bench/spacy_compare.py times it; pipelines without vine_cascade allowed), interleaved, its ratio
+to the first pipeline's and the µs per word of each of its components.
 """
 import argparse
 import gc
@@ -22,54 +18,35 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from runinfo import labelled_path, log  # noqa: E402
 from spacy_compare import component_times, gold_tokens, run_record, use_blas, words_per_second, write_json  # noqa: E402
-
-
-def named_path(text):
-    name, sep, path = text.partition("=")
-    if not sep or not name or not path:
-        raise argparse.ArgumentTypeError(f"--models takes NAME=PATH, got {text!r}")
-    return name, Path(path)
-
-
-def prepared_docs(nlp, gold):
-    """The gold tokens of each doc, run through every component before vine_cascade."""
-    docs = [gold_tokens(nlp, d).predicted for d in gold]
-    for name, component in nlp.pipeline:
-        if name == "vine_cascade":
-            break
-        docs = list(component.pipe(docs, batch_size=256))
-    return docs
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", required=True, help=".spacy file whose gold tokens are parsed")
-    parser.add_argument("--models", nargs="+", type=named_path, required=True, help="NAME=PATH of a pipeline")
-    parser.add_argument("--blas", choices=["thinc", "scipy"], default="scipy")
+    parser.add_argument("--models", nargs="+", type=labelled_path, required=True, help="NAME=PATH of a pipeline")
     parser.add_argument("--repeats", type=int, default=9)
-    parser.add_argument("--whole", action="store_true",
-                        help="also time each whole pipeline (words/s, ratio to the first) and its components")
     parser.add_argument("--note", default=None, help="how the pipelines were made, where their configs do not say it")
     parser.add_argument("--out", default="bench/results/component_speed.json")
     args = parser.parse_args()
-    use_blas(args.blas)
+    use_blas("scipy")
     import spacy
     from spacy.tokens import DocBin
 
     import vineparse.pipeline  # noqa: F401
     pipelines = {}
     for name, path in args.models:
-        if not (path / "config.cfg").exists():
+        if not (Path(path) / "config.cfg").exists():
             sys.exit(f"error: {path} is not a saved spaCy pipeline (no config.cfg)")
         nlp = spacy.load(path)
-        if "vine_cascade" not in nlp.pipe_names and not args.whole:
-            sys.exit(f"error: {path} has no vine_cascade component (without --whole only its time is measured)")
         gold = list(DocBin().from_disk(args.docs).get_docs(nlp.vocab))
         pipelines[name] = {"path": str(path), "nlp": nlp, "texts": [doc.text for doc in gold],
                            "words": sum(len(d) for d in gold), "settings": {}}
         if "vine_cascade" in nlp.pipe_names:
-            docs = prepared_docs(nlp, gold)
+            docs = [gold_tokens(nlp, d).predicted for d in gold]        # through the components before it
+            for _, upstream in nlp.pipeline[:nlp.pipe_names.index("vine_cascade")]:
+                docs = list(upstream.pipe(docs, batch_size=256))
             component = nlp.get_pipe("vine_cascade")
             list(component.pipe(docs[:50]))                         # warm up
             model_cfg = nlp.config["components"]["vine_cascade"]["model"]
@@ -85,20 +62,15 @@ def main():
             for _ in p["component"].pipe(p["docs"], batch_size=256):
                 pass
             times[name].append(1e6 * (time.perf_counter() - start) / p["words"])
-        print(f"round {repeat + 1}/{args.repeats}: " + ", ".join(f"{n} {t[-1]:.1f}" for n, t in times.items())
-              + " µs/word", file=sys.stderr, flush=True)
-    result = run_record(blas=args.blas, docs=args.docs, note=args.note,
+        log(f"round {repeat + 1}/{args.repeats}: " + ", ".join(f"{n} {t[-1]:.1f}" for n, t in times.items())
+            + " µs/word")
+    result = run_record(blas="scipy", docs=args.docs, note=args.note,
                         pipelines={name: {"path": p["path"], "settings": p["settings"], "words": p["words"]}
                                    for name, p in pipelines.items()})
     for name, runs in times.items():
         result["pipelines"][name].update(us_per_word=statistics.median(runs), runs=runs)
-    if args.whole:
-        whole_pipeline_speed(pipelines, result["pipelines"], args.repeats)
+    whole_pipeline_speed(pipelines, result["pipelines"], args.repeats)
     write_json(result, args.out)
-    for name, row in result["pipelines"].items():
-        print(f"{name}: " + (f"{row['us_per_word']:.1f} µs/word {row['settings']}" if "us_per_word" in row else "")
-              + (f" pipeline {row['words_per_second']:,.0f} words/s ({row['ratio_to_first']:.2f}x the first)"
-                 if args.whole else ""))
 
 
 def whole_pipeline_speed(pipelines, records, repeats):
@@ -111,8 +83,8 @@ def whole_pipeline_speed(pipelines, records, repeats):
     for repeat in range(repeats):
         for name, p in pipelines.items():
             runs[name].append(words_per_second(p["nlp"], p["texts"], p["words"]))
-        print(f"pipelines, round {repeat + 1}/{repeats}: " + ", ".join(f"{n} {r[-1]:,.0f}" for n, r in runs.items())
-              + " words/s", file=sys.stderr, flush=True)
+        log(f"pipelines, round {repeat + 1}/{repeats}: " + ", ".join(f"{n} {r[-1]:,.0f}" for n, r in runs.items())
+            + " words/s")
     first = next(iter(runs))
     texts, words = pipelines[first]["texts"], pipelines[first]["words"]       # the same docs for every pipeline
     by_component = component_times({name: p["nlp"] for name, p in pipelines.items()}, texts, words, repeats)

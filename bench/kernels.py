@@ -1,24 +1,15 @@
-"""Kernel benchmark: per-sentence times, yardsticks, batches and threads, in one run.
+"""Kernel benchmark: per-sentence times, yardsticks and batches on one and two threads, in one run.
 
-    python bench/kernels.py [--quick] [--supar /path/to/supar-venv/bin/python]
+    python bench/kernels.py [--supar /path/to/supar-venv/bin/python]
                             [--out bench/out/kernels.json] [--plot bench/out/kernels.png]
 
-Four parts, each printed as JSON lines and written together to --out with the command
-line, git commit, machine and load averages:
-
-* suite: median ms per sentence of every kernel through the checked Python API, paying what a caller
-  pays (input checks, and for second and third order the listing of the parts the mask admits), one
-  thread, fresh random scores for every call;
-* yardstick (n = 10, 40, 100): the first-order best tree against a vectorised numpy
-  Eisner (bench/numpy_eisner.py, O(n) numpy steps; its heads are checked equal to
-  ours), marginals against the best tree, and the fixed cost of one call at n = 10;
-  measured in interleaved rounds, ratios taken per round, medians reported;
-* batch: 32 sentences of 40 words, padded, per sentence: argmax and marginals through
-  the batch API on one and on two threads, and SuPar's batched DependencyCRF (argmax,
-  marginals; torch, one thread) run in its own virtual environment by
-  bench/supar_worker.py, interleaved with ours round by round, heads checked equal;
-* threads: the same batch and one of 512 sentences on 1 and 2 threads (after waiting
-  for a quiet machine with --quiet-load), with the load averages beside the figures.
+* suite: median ms per sentence of every kernel (bench/timing.py's KERNELS) through the checked Python API,
+  paying what a caller pays, one thread, fresh random scores for every call;
+* yardstick (n = 10, 40, 100): the first-order best tree against a vectorised numpy Eisner
+  (bench/numpy_eisner.py, heads checked equal), marginals against the best tree, the fixed cost of a call;
+* batch: 32 padded sentences of 40 words, per sentence: argmax and marginals on one and two threads, and
+  SuPar's batched DependencyCRF in its own virtual environment (bench/supar_worker.py), interleaved round by
+  round, heads checked equal (after waiting for a quiet machine with --quiet-load).
 """
 import argparse
 import json
@@ -34,33 +25,18 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from numpy_eisner import eisner_numpy  # noqa: E402
-from runinfo import run_info  # noqa: E402
-from timing import KERNELS, empirical_exponent, median_ms  # noqa: E402
+from runinfo import emit, pyplot, run_info, save_figure, write_json  # noqa: E402
+from timing import KERNELS, empirical_exponent, median_ms, timed  # noqa: E402
 
 from vineparse import kernels  # noqa: E402
 
-SUITES = {
-    "full": [
-        ("eisner", (10, 20, 40, 60, 100)),
-        ("eisner_max_marginals", (10, 20, 40, 60, 100)),
-        ("eisner_marginals", (10, 20, 40, 60, 100)),
-        ("eisner_hypergraph", (10, 20, 40, 60, 100)),
-        ("eisner_marginals_hypergraph", (10, 20, 40, 60, 100)),
-        ("eisner2", (10, 20, 40, 60, 100)),
-        ("eisner2_max_marginals", (10, 20, 40, 60)),
-        ("eisner3", (10, 20, 40, 60, 100)),
-        ("eisner3_max_marginals", (10, 20, 40, 60)),
-        ("eisner_vine_mask", (20, 50, 100, 150, 200)),
-        ("eisner2_vine_mask", (20, 50, 100, 150, 200)),
-        ("eisner3_vine_mask", (20, 50, 100, 150, 200)),
-        ("vine_b5", (20, 50, 100, 200, 400)),
-        ("vine_b5_max_marginals", (20, 50, 100, 200, 400)),
-    ],
-    "quick": [
-        ("eisner", (10, 40)),
-        ("eisner_marginals", (10, 40)),
-    ],
-}
+UNPRUNED, MASKED, VINE = (10, 20, 40, 60, 100), (20, 50, 100, 150, 200), (20, 50, 100, 200, 400)
+SUITE = [("eisner", UNPRUNED), ("eisner_max_marginals", UNPRUNED), ("eisner_marginals", UNPRUNED),
+         ("eisner_hypergraph", UNPRUNED), ("eisner_marginals_hypergraph", UNPRUNED),
+         ("eisner2", UNPRUNED), ("eisner2_max_marginals", UNPRUNED[:4]),
+         ("eisner3", UNPRUNED), ("eisner3_max_marginals", UNPRUNED[:4]),
+         ("eisner_vine_mask", MASKED), ("eisner2_vine_mask", MASKED), ("eisner3_vine_mask", MASKED),
+         ("vine_b5", VINE), ("vine_b5_max_marginals", VINE)]
 
 # (description, kernel, n, upper bound in ms)
 TARGETS = [
@@ -88,21 +64,8 @@ def run_suite(suite, repeats, seed=0, seconds=3.0):
         for n in sizes:
             first = timed(KERNELS[name](rng, n), 1)
             count = int(min(repeats, max(5, seconds / max(first, 1e-9))))
-            row = {"kernel": name, "n": n, "ms": median_ms(KERNELS[name], n, count, rng), "calls": count}
-            print(json.dumps(row), flush=True)
-            rows.append(row)
+            rows.append(emit({"kernel": name, "n": n, "ms": median_ms(KERNELS[name], n, count, rng), "calls": count}))
     return rows
-
-
-def timed(call, repeats):
-    """Median seconds of `repeats` calls (after one warm-up)."""
-    call()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def summary(values):
@@ -120,19 +83,14 @@ def yardstick(sizes, rounds, seed=1):
             assert np.array_equal(eisner_numpy(scores), kernels.eisner(scores)), "numpy yardstick disagrees"
             repeats = max(5, 2000 // (n * n))
             rows["numpy_ms"].append(timed(lambda: eisner_numpy(scores), max(3, repeats // 20)) * 1e3)
-            rows["eisner_ms"].append(timed(lambda: kernels.eisner(scores), repeats * 10) * 1e3)
-            rows["eisner_marginals_ms"].append(timed(lambda: kernels.eisner_marginals(scores), repeats * 10) * 1e3)
-            rows["eisner_max_marginals_ms"].append(timed(lambda: kernels.eisner_max_marginals(scores),
-                                                         repeats * 10) * 1e3)
+            for key, fn in (("eisner_ms", kernels.eisner), ("eisner_marginals_ms", kernels.eisner_marginals),
+                            ("eisner_max_marginals_ms", kernels.eisner_max_marginals)):
+                rows[key].append(timed(lambda: fn(scores), repeats * 10) * 1e3)
         result = {k: summary(v) for k, v in rows.items()}
         result["speedup_over_numpy"] = summary([a / b for a, b in zip(rows["numpy_ms"], rows["eisner_ms"])])
         result["marginals_over_best"] = summary([a / b for a, b in zip(rows["eisner_marginals_ms"],
                                                                         rows["eisner_ms"])])
         out[n] = result
-        print(json.dumps({"yardstick_n": n, "numpy_ms": result["numpy_ms"]["median"],
-                          "eisner_ms": result["eisner_ms"]["median"],
-                          "speedup_over_numpy": result["speedup_over_numpy"]["median"],
-                          "marginals_over_best": result["marginals_over_best"]["median"]}), flush=True)
     return out
 
 
@@ -163,7 +121,7 @@ def batch(B, n, rounds, supar_python, scratch, seed=2):
     rows = {key: [] for key in ("argmax_1", "argmax_2", "marginals_1", "marginals_2",
                                 "supar_argmax", "supar_marginals")}
     supar = SuPar(supar_python) if supar_python else None
-    info = {}
+    info = {"load_before": os.getloadavg()}
     try:
         for round_ in range(rounds):
             scores = rng.normal(size=(B, n + 1, n + 1)).astype(np.float32).astype(np.float64)
@@ -179,8 +137,8 @@ def batch(B, n, rounds, supar_python, scratch, seed=2):
                 if round_ == 0:
                     ours = kernels.eisner_batch(scores)
                     agree = np.mean(np.asarray(answer["heads"])[:, 1:] == ours[:, 1:])
-                    info = {"torch": answer["torch"], "torch_threads": answer["threads"],
-                            "argmax_agreement_with_ours": float(agree)}
+                    info.update(torch=answer["torch"], torch_threads=answer["threads"],
+                                argmax_agreement_with_ours=float(agree))
                 rows["supar_argmax"].append(statistics.median(answer["ms_per_sentence"]))
                 rows["supar_marginals"].append(statistics.median(supar.run(path, "marginals", 3)["ms_per_sentence"]))
     finally:
@@ -193,8 +151,6 @@ def batch(B, n, rounds, supar_python, scratch, seed=2):
             result[f"{what}_speedup_over_supar"] = summary([s / o for s, o in zip(rows[f"supar_{what}"],
                                                                                  rows[f"{what}_1"])])
     result.update(info)
-    print(json.dumps({"batch": B, "n": n, **{k: v["median"] if isinstance(v, dict) else v
-                                              for k, v in result.items()}}), flush=True)
     return result
 
 
@@ -206,138 +162,76 @@ def wait_for_quiet(load, minutes):
     return os.getloadavg()[0] < load
 
 
-def threads(sizes, n, rounds, seed=3):
-    """Thread scaling of the batch API (1 -> 2 threads), with the load beside it, and the
-    process CPU time per sentence (equal on 1 and 2 threads: no time lost spinning)."""
-    rng = np.random.default_rng(seed)
-    out = {}
-    for B in sizes:
-        scores = rng.normal(size=(B, n + 1, n + 1))
-        wall = {1: [], 2: []}
-        cpu = {1: [], 2: []}
-        before = os.getloadavg()
-        for _ in range(rounds):
-            for count in (1, 2):
-                start, start_cpu = time.perf_counter(), time.process_time()
-                for _ in range(3):
-                    kernels.eisner_marginals_batch(scores, n_threads=count)
-                wall[count].append((time.perf_counter() - start) / 3)
-                cpu[count].append((time.process_time() - start_cpu) / 3)
-        out[B] = {"ms_per_sentence_1": summary([t / B * 1e3 for t in wall[1]]),
-                  "ms_per_sentence_2": summary([t / B * 1e3 for t in wall[2]]),
-                  "cpu_ms_per_sentence_1": summary([t / B * 1e3 for t in cpu[1]]),
-                  "cpu_ms_per_sentence_2": summary([t / B * 1e3 for t in cpu[2]]),
-                  "speedup": summary([a / b for a, b in zip(wall[1], wall[2])]),
-                  "load_before": before, "load_after": os.getloadavg()}
-        print(json.dumps({"threads_batch": B, "speedup": out[B]["speedup"]["median"],
-                          "load": out[B]["load_before"]}), flush=True)
-    return out
-
-
-def summarise(rows, yard, batched, scaling=None):
+def summarise(rows, yard, batched):
     by_kernel = {}
     for row in rows:
         by_kernel.setdefault(row["kernel"], []).append(row)
-    exponents = {k: empirical_exponent([r["n"] for r in rs], [r["ms"] for r in rs])
-                 for k, rs in by_kernel.items() if len(rs) > 1}
-    lookup = {(r["kernel"], r["n"]): r["ms"] for r in rows}
-    targets = []
-    if 40 in yard:
-        y = yard[40]
-        targets.append({"target": "first-order best tree, n = 40: >= 50x the numpy yardstick",
-                        "measured": round(y["speedup_over_numpy"]["median"], 1),
-                        "met": y["speedup_over_numpy"]["median"] >= 50})
-        targets.append({"target": "first-order marginals <= 3x best tree, n = 40",
-                        "measured": round(y["marginals_over_best"]["median"], 2),
-                        "met": y["marginals_over_best"]["median"] <= 3})
-    if 10 in yard:
-        us = yard[10]["eisner_ms"]["median"] * 1e3
-        targets.append({"target": "fixed cost of one call at n = 10 <= 10 us", "measured_us": round(us, 2),
-                        "met": us <= 10})
-    if scaling:
-        speedup = scaling[32]["speedup"]["median"]
-        targets.append({"target": "batch of 32, n = 40, marginals: 2 threads >= 1.8x one thread",
-                        "measured": round(speedup, 2), "met": speedup >= 1.8,
-                        "load_before": scaling[32]["load_before"]})
-    if batched:
-        for what in ("argmax", "marginals"):
-            key = f"{what}_speedup_over_supar"
-            if key in batched:
-                targets.append({"target": f"batch of 32, n = 40, {what}: >= 30x SuPar DependencyCRF per sentence",
-                                "measured": round(batched[key]["median"], 1), "met": batched[key]["median"] >= 30})
-    for what, kernel, n, bound in TARGETS:
-        if (kernel, n) in lookup:
-            targets.append({"target": what, "bound_ms": bound, "measured_ms": round(lookup[(kernel, n)], 4),
-                            "met": lookup[(kernel, n)] <= bound})
-    for what, kernel, bound in EXPONENT_TARGETS:
-        if kernel in exponents:
-            targets.append({"target": what, "bound_exponent": bound, "measured_exponent": round(exponents[kernel], 2),
-                            "met": exponents[kernel] <= bound})
-    for what, slow, fast, n, bound in SPEEDUP_TARGETS:
-        if (slow, n) in lookup and (fast, n) in lookup:
-            ratio = lookup[(slow, n)] / lookup[(fast, n)]
-            targets.append({"target": what, "bound_speedup": bound, "measured_speedup": round(ratio, 1),
-                            "met": ratio >= bound})
+    exponents = {k: empirical_exponent([r["n"] for r in rs], [r["ms"] for r in rs]) for k, rs in by_kernel.items()}
+    ms = {(r["kernel"], r["n"]): r["ms"] for r in rows}
+    numpy, over_best = yard[40]["speedup_over_numpy"]["median"], yard[40]["marginals_over_best"]["median"]
+    us, threads = yard[10]["eisner_ms"]["median"] * 1e3, batched["marginals_threads_speedup"]["median"]
+    targets = [
+        {"target": "first-order best tree, n = 40: >= 50x the numpy yardstick", "measured": round(numpy, 1),
+         "met": numpy >= 50},
+        {"target": "first-order marginals <= 3x best tree, n = 40", "measured": round(over_best, 2),
+         "met": over_best <= 3},
+        {"target": "fixed cost of one call at n = 10 <= 10 us", "measured_us": round(us, 2), "met": us <= 10},
+        {"target": "batch of 32, n = 40, marginals: 2 threads >= 1.8x one thread", "measured": round(threads, 2),
+         "met": threads >= 1.8, "load_before": batched["load_before"]}]
+    targets += [{"target": f"batch of 32, n = 40, {what}: >= 30x SuPar DependencyCRF per sentence",
+                 "measured": round(batched[key]["median"], 1), "met": batched[key]["median"] >= 30}
+                for what in ("argmax", "marginals") for key in [f"{what}_speedup_over_supar"] if key in batched]
+    targets += [{"target": what, "bound_ms": bound, "measured_ms": round(ms[kernel, n], 4),
+                 "met": ms[kernel, n] <= bound} for what, kernel, n, bound in TARGETS]
+    targets += [{"target": what, "bound_exponent": bound, "measured_exponent": round(exponents[kernel], 2),
+                 "met": exponents[kernel] <= bound} for what, kernel, bound in EXPONENT_TARGETS]
+    targets += [{"target": what, "bound_speedup": bound, "measured_speedup": round(ms[slow, n] / ms[fast, n], 1),
+                 "met": ms[slow, n] / ms[fast, n] >= bound} for what, slow, fast, n, bound in SPEEDUP_TARGETS]
     return {"exponents": exponents, "targets": targets}
 
 
-
 def plot(rows, yard, path):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
+    fig, (left, right) = pyplot().subplots(1, 2, figsize=(12, 4.5))
     for kernel in dict.fromkeys(r["kernel"] for r in rows):
         pts = [(r["n"], r["ms"]) for r in rows if r["kernel"] == kernel]
         left.loglog(*zip(*pts), marker="o", label=kernel)
-    left.set_xlabel("sentence length n")
-    left.set_ylabel("ms per sentence (median)")
+    left.set(xlabel="sentence length n", ylabel="ms per sentence (median)")
     left.grid(True, which="both", alpha=0.3)
     left.legend(fontsize=7)
     sizes = sorted(yard)
     for key, label in (("numpy_ms", "numpy yardstick (best tree)"), ("eisner_ms", "eisner (best tree)"),
                        ("eisner_max_marginals_ms", "eisner_max_marginals"), ("eisner_marginals_ms", "eisner_marginals")):
         right.loglog(sizes, [yard[n][key]["median"] for n in sizes], marker="o", label=label)
-    right.set_xlabel("sentence length n")
-    right.set_ylabel("ms per sentence (median over rounds)")
+    right.set(xlabel="sentence length n", ylabel="ms per sentence (median over rounds)")
     right.grid(True, which="both", alpha=0.3)
     right.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="a few sizes and rounds only (smoke run)")
     parser.add_argument("--repeats", type=int, default=50, help="timed calls per suite point")
     parser.add_argument("--rounds", type=int, default=7, help="interleaved rounds of the yardstick and batch parts")
     parser.add_argument("--supar", default=None,
                         help="python of a virtual environment with supar and torch (e.g. ../supar-venv/bin/python)")
     parser.add_argument("--quiet-load", type=float, default=None,
-                        help="before the thread part, wait until the 1-minute load average is below this")
+                        help="before the batch part, wait until the 1-minute load average is below this")
     parser.add_argument("--wait-minutes", type=float, default=30, help="the longest wait for --quiet-load")
     parser.add_argument("--out", type=Path, default=Path("bench/out/kernels.json"))
     parser.add_argument("--plot", type=Path, default=None, help="PNG of time against n")
     args = parser.parse_args(argv)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
     started = {"load_start": os.getloadavg(), "started": time.strftime("%Y-%m-%d %H:%M:%S")}
-    rounds = 2 if args.quick else args.rounds
-    rows = run_suite(SUITES["quick" if args.quick else "full"], 10 if args.quick else args.repeats)
-    yard = yardstick((10, 40) if args.quick else (10, 40, 100), rounds)
-    with tempfile.TemporaryDirectory() as scratch:                # the scores handed to the SuPar worker
-        batched = batch(32, 40, rounds, args.supar, Path(scratch))
+    rows = run_suite(SUITE, args.repeats)
+    yard = yardstick((10, 40, 100), args.rounds)
     quiet = wait_for_quiet(args.quiet_load, args.wait_minutes) if args.quiet_load else None
-    scaling = threads((32,) if args.quick else (32, 512), 40, rounds)
-    scaling["waited_for_quiet"] = {"below": args.quiet_load, "reached": quiet}
+    with tempfile.TemporaryDirectory() as scratch:                # the scores handed to the SuPar worker
+        batched = batch(32, 40, args.rounds, args.supar, Path(scratch))
+    batched["waited_for_quiet"] = {"below": args.quiet_load, "reached": quiet}
     result = {**run_info(numpy=np.__version__, openmp=kernels.has_openmp()), **started,
-              "load_end": os.getloadavg(), "rows": rows, "yardstick": yard, "batch": batched, "threads": scaling,
-              **summarise(rows, yard, batched, scaling)}
-    for target in result["targets"]:
-        print(json.dumps(target))
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
+              "load_end": os.getloadavg(), "rows": rows, "yardstick": yard, "batch": batched,
+              **summarise(rows, yard, batched)}
+    write_json(args.out, result, indent=2)
     if args.plot:
-        args.plot.parent.mkdir(parents=True, exist_ok=True)
         plot(rows, yard, args.plot)
     return 0
 

@@ -1,25 +1,15 @@
 """Corpus-scale benchmark (issue 16): `parse_corpus` on 1 and 2 local Dask workers against the plain loop.
 
-    python bench/scale.py [--fraction 0.05] [--model bench/out/scale/ewt.msgpack] [--out bench/results/scale.json]
+    python bench/scale.py [--fraction 0.05] [--out bench/results/scale.json]
 
-Input: EWT train repeated to at least `--sentences` (200,000) sentences, one CoNLL-U file (the first
-`--fraction` of it for smoke runs). Model: a vine -> 1 -> 2 -> 3 cascade (trained on EWT train first if
-`--model` does not exist: 2 epochs, 2^20 weights a level, recall 0.99 / vine 0.998). Each round runs, in order:
-
-- plain: the single-process loop `vineparse parse` runs (stream CoNLL-U, `parse_labelled_batch` per 512
-  sentences, format, write);
-- inprocess (with `--runs`): `parse_corpus(workers=0)`: the same shards, manifest and records, without Dask;
-- dask1, dask2: `parse_corpus` on a new LocalCluster of 1 / 2 worker processes.
-
-Then, on the first `--check-fraction` (10%) of the input, against the plain loop and a 2-worker run there:
-- resume: a 2-worker run interrupted after half its shards, then resumed (files written twice are counted);
-- killed: a 2-worker run in which one worker is killed (SIGKILL) mid-shard (shards sent out twice counted).
-
-Throughput is words per second once the model is loaded (steady state); wall time from the call (cluster start,
-planning, model load included) is reported beside it. Per-shard overhead: everything a shard costs beyond
-parsing its sentences (reading and hashing its input, writing and hashing its output and record, Dask's
-dispatch), as a share of the shard's wall time on one worker. Every run's output is compared byte for byte
-with the plain loop's. Load averages are sampled before and after every run; compare ratios within one round.
+Input: EWT train repeated to at least 200,000 sentences (the first `--fraction` of it for smoke runs). Model: a
+vine -> 1 -> 2 -> 3 cascade (bench/out/scale/ewt.msgpack, trained first if missing: 2 epochs, 2^20 weights a
+level). Runs: plain, the single-process loop of `vineparse parse`; dask1, dask2, `parse_corpus` on a new
+LocalCluster of 1 / 2 worker processes; then, on the first 10% of the input, a 2-worker run interrupted after
+half its shards and resumed (files written twice counted), and one whose worker is killed mid-shard (shards run
+twice counted). Words/s once the model is loaded, wall time beside it; per-shard overhead (everything a shard
+costs beyond parsing) as a share of its time on one worker; every output compared byte for byte with the plain
+loop's.
 """
 import argparse
 import hashlib
@@ -33,19 +23,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
-from runinfo import run_info  # noqa: E402
+from runinfo import emit, ewt, run_info, train_cascade, write_json  # noqa: E402
 
-
-def emit(row):
-    print(json.dumps(row), flush=True)
-    return row
-
-
-def provenance():
-    import dask
-    import distributed
-
-    return run_info(dask=dask.__version__, distributed=distributed.__version__)
+SENTENCES = 200_000          # EWT train repeated to at least this many
+CHECK_FRACTION = 0.1         # the share of the input for the resume and killed-worker runs
+WORK = Path("bench/out/scale")
+MODEL = WORK / "ewt.msgpack"
 
 
 def sha256(path):
@@ -58,9 +41,9 @@ def sha256(path):
 
 def make_input(path: Path, sentences: int, fraction: float):
     """EWT train repeated to >= `sentences` sentences (then the first `fraction` of them): (sentences, words)."""
-    from vineparse.corpus import corpus_path, format_sentence, read_conllu
+    from vineparse.corpus import format_sentence
 
-    train = read_conllu(corpus_path("ud-english-ewt", "en_ewt-ud-train.conllu"))
+    train = ewt("train")
     copies = -(-sentences // len(train))
     wanted = max(1, int(round(len(train) * copies * fraction)))
     blocks = [format_sentence(s) for s in train]
@@ -71,20 +54,6 @@ def make_input(path: Path, sentences: int, fraction: float):
             out.write(blocks[k % len(blocks)])
             words += train[k % len(train)].n
     return wanted, words
-
-
-def train_model(path: Path):
-    from vineparse.cascade import CascadeParser, Example, TrainingSettings, train
-    from vineparse.corpus import corpus_path, read_conllu
-
-    start = time.perf_counter()
-    train_set = read_conllu(corpus_path("ud-english-ewt", "en_ewt-ud-train.conllu"))
-    dev_set = read_conllu(corpus_path("ud-english-ewt", "en_ewt-ud-dev.conllu"))
-    parser = CascadeParser(orders=(0, 1, 2, 3), bits=20)
-    train(parser, [Example.from_sentence(s) for s in train_set], [Example.from_sentence(s) for s in dev_set],
-          TrainingSettings(2, 0.99, vine_recall=0.998), report=lambda message: None)
-    parser.save(path)
-    emit({"section": "model", "trained": str(path), "seconds": time.perf_counter() - start})
 
 
 def plain_loop(model: str, source: Path, target: Path, batch_size: int = 512):
@@ -220,83 +189,62 @@ def killed_worker(model, source, folder, reference, shard_size):
 
 
 def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--model", default="bench/out/scale/ewt.msgpack", help="cascade model (trained if missing)")
-    ap.add_argument("--sentences", type=int, default=200_000, help="EWT train repeated to at least this many")
     ap.add_argument("--fraction", type=float, default=1.0, help="use only this share of the input (smoke runs)")
-    ap.add_argument("--shard-size", type=int, default=None, help="sentences per shard (default: parse_corpus's)")
-    ap.add_argument("--rounds", type=int, default=1, help="interleaved rounds of the throughput runs")
-    ap.add_argument("--runs", default="plain,dask1,dask2",
-                    help="throughput runs, in order: plain, inprocess, dask1, dask2 (plain is always run)")
-    ap.add_argument("--check-fraction", type=float, default=0.1,
-                    help="share of the input for the resume and killed-worker runs (and their 2-worker baseline)")
-    ap.add_argument("--work", default="bench/out/scale", help="scratch folder (input, outputs)")
     ap.add_argument("--out", default="bench/results/scale.json")
     args = ap.parse_args(argv)
-    from vineparse.scale import DEFAULT_SHARD_SIZE
+    from vineparse.cascade import TrainingSettings
+    from vineparse.scale import DEFAULT_SHARD_SIZE as shard_size
 
-    shard_size = args.shard_size or DEFAULT_SHARD_SIZE
-    work = Path(args.work)
+    work, model = WORK, str(MODEL)
     work.mkdir(parents=True, exist_ok=True)
-    result = provenance()
-    model = Path(args.model)
-    if not model.exists():
-        train_model(model)
+    import dask
+    import distributed
+    result = run_info(dask=dask.__version__, distributed=distributed.__version__)
+    if not MODEL.exists():
+        start = time.perf_counter()
+        train_cascade(MODEL, ewt("train"), ewt("dev"), TrainingSettings(2, 0.99, vine_recall=0.998), bits=20)
+        emit({"section": "model", "trained": model, "seconds": time.perf_counter() - start})
     source = work / "input.conllu"
-    sentences, words = make_input(source, args.sentences, args.fraction)
+    sentences, words = make_input(source, SENTENCES, args.fraction)
     result["input"] = emit({"section": "input", "sentences": sentences, "words": words,
                             "bytes": source.stat().st_size, "shard_size": shard_size})
-    workers = {"inprocess": 0, "dask1": 1, "dask2": 2}
-    names = [n for n in args.runs.split(",") if n in workers]
-    rounds = []
-    for k in range(args.rounds):
-        rows = {"plain": emit({"run": "plain", "round": k, "load_before": os.getloadavg(),
-                               **plain_loop(str(model), source, work / "plain.conllu"),
-                               "load_after": os.getloadavg()})}
-        reference = sha256(work / "plain.conllu")
-        for name in names:
-            rows[name] = emit({"round": k, **corpus_run(name, str(model), source, work / name, reference,
-                                                         workers=workers[name], shard_size=shard_size,
-                                                         overwrite=True)})
-        ratios = {f"{name}_vs_plain": rows[name]["words_per_second"] / rows["plain"]["words_per_second"]
-                  for name in names}
-        if "dask1" in rows and "dask2" in rows:
-            ratios["dask2_vs_dask1"] = rows["dask2"]["words_per_second"] / rows["dask1"]["words_per_second"]
-        rows["ratios"] = emit({"round": k, **ratios})
-        rounds.append(rows)
-    result["rounds"] = rounds
+    names = ("dask1", "dask2")
+    rows = {"plain": emit({"run": "plain", "round": 0, "load_before": os.getloadavg(),
+                           **plain_loop(model, source, work / "plain.conllu"), "load_after": os.getloadavg()})}
+    reference = sha256(work / "plain.conllu")
+    for workers, name in enumerate(names, 1):
+        rows[name] = emit({"round": 0, **corpus_run(name, model, source, work / name, reference, workers=workers,
+                                                     shard_size=shard_size, overwrite=True)})
+    ratios = {f"{name}_vs_plain": rows[name]["words_per_second"] / rows["plain"]["words_per_second"] for name in names}
+    ratios["dask2_vs_dask1"] = rows["dask2"]["words_per_second"] / rows["dask1"]["words_per_second"]
+    rows["ratios"] = emit({"round": 0, **ratios})
+    result["rounds"] = [rows]
 
     # Resume and a killed worker, on the first share of the input, against the plain loop and 2 workers there.
     check = work / "check.conllu"
-    check_sentences, _ = make_input(check, args.sentences, args.fraction * args.check_fraction)
-    plain = plain_loop(str(model), check, work / "check_plain.conllu")
+    check_sentences, _ = make_input(check, SENTENCES, args.fraction * CHECK_FRACTION)
+    plain = plain_loop(model, check, work / "check_plain.conllu")
     check_reference = sha256(work / "check_plain.conllu")
-    baseline = corpus_run("check_dask2", str(model), check, work / "check_dask2", check_reference, workers=2,
+    baseline = corpus_run("check_dask2", model, check, work / "check_dask2", check_reference, workers=2,
                           shard_size=shard_size, overwrite=True)
     result["check"] = emit({"section": "check", "sentences": check_sentences, "plain": plain, "dask2": baseline})
     for path in sorted((work / "resume").glob("**/*"), reverse=True):
         path.unlink() if path.is_file() else path.rmdir()
-    result["resume"] = emit(interrupted_and_resumed(str(model), check, work / "resume", check_reference,
+    result["resume"] = emit(interrupted_and_resumed(model, check, work / "resume", check_reference,
                                                     shard_size))
-    result["killed"] = killed = killed_worker(str(model), check, work / "killed", check_reference, shard_size)
+    result["killed"] = killed = killed_worker(model, check, work / "killed", check_reference, shard_size)
     # What the kill cost: the run's extra time over the 2-worker run, against one shard's time on 2 workers.
     killed["extra_seconds_vs_dask2"] = killed["parse_seconds"] - baseline["parse_seconds"]
     killed["shard_seconds_dask2"] = baseline["costs"]["seconds_per_shard"]
     emit(killed)
-    last = rounds[-1]
-    targets = {}
-    if "dask2" in last:
-        targets["two_workers_vs_single_process"] = {"measured": last["ratios"]["dask2_vs_plain"],
-                                                    "target": ">= 1.8"}
-    if "dask1" in last:
-        targets["per_shard_overhead_share"] = {"measured": last["dask1"]["costs"]["overhead_share"],
-                                               "target": "< 0.05", "shard_size": shard_size}
-    compared = [rows[n] for rows in rounds for n in names] + [baseline, result["resume"], killed]
+    targets = {"two_workers_vs_single_process": {"measured": ratios["dask2_vs_plain"], "target": ">= 1.8"},
+               "per_shard_overhead_share": {"measured": rows["dask1"]["costs"]["overhead_share"],
+                                            "target": "< 0.05", "shard_size": shard_size}}
+    compared = [rows[n] for n in names] + [baseline, result["resume"], killed]
     targets["identical_output"] = {"measured": all(r["identical_to_plain"] for r in compared),
                                    "runs": [r["run"] for r in compared],
-                                   "target": "byte for byte as the plain loop: in process, 1 and 2 workers, "
-                                             "resumed, killed"}
+                                   "target": "byte for byte as the plain loop: 1 and 2 workers, resumed, killed"}
     targets["resume_writes_nothing_twice"] = {"measured": result["resume"]["files_written_twice"], "target": 0}
     targets["killed_worker_reruns"] = {"measured": killed["shards_run_twice"],
                                        "others_more_than_twice": killed["shards_run_more"],
@@ -305,9 +253,7 @@ def main(argv=None):
                                        "target": "only the killed shard (1)"}
     result["targets"] = emit(targets)
     result["load_at_end"] = os.getloadavg()
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
-    print(f"wrote {args.out}")
+    write_json(args.out, result)
 
 
 if __name__ == "__main__":

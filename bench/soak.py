@@ -1,22 +1,14 @@
 """Soak benchmark (issue 15): is memory flat when parsing 200,000 sentences?
 
-    python bench/soak.py [--sentences 200000] [--every 2000] [--pipeline PATH] [--cascade PATH]
-                         [--phases pipe api cli] [--out bench/results/soak.json] [--plot bench/results/soak.png]
+    python bench/soak.py [--sentences 200000] [--every 2000] [--out bench/results/soak.json]
+                         [--plot bench/results/soak.png]
 
-Three runs, one after the other, each in its own process on one thread (OMP/BLAS threads 1), over EWT
-train sentences cycled until the count is reached (gold tokens; the vocabulary is bounded, so anything
-that keeps growing after the first pass is held memory, not new words):
-
-- ``pipe``: ``nlp.pipe`` over the sentences' texts with a small vine_cascade pipeline (blank English +
-  vine_cascade, trained briefly here, or ``--pipeline PATH``);
-- ``api``: ``CascadeParser.parse_labelled`` on each sentence (words, XPOS, UPOS) with a small cascade
-  (vine -> 1 -> 2 -> 3 trained briefly here, or ``--cascade PATH``);
-- ``cli``: ``python -m vineparse parse MODEL -`` fed the same sentences as CoNLL-U on its standard input.
-
-RSS is sampled every ``--every`` sentences (the CLI's from outside, every half second, against the
-sentences written to it) with psutil when available, else /proc/<pid>/status. Target: RSS growth < 5% from
-20,000 to 200,000 sentences. Writes the samples and the growth of each run to --out (JSON with command
-line, commit, load average and machine) and the RSS curves to --plot (PNG).
+Three runs, each in its own process on one thread, over EWT train sentences cycled until the count is reached
+(the vocabulary is bounded, so what keeps growing after the first pass is held memory): ``pipe``, ``nlp.pipe``
+with a small vine_cascade pipeline; ``api``, ``CascadeParser.parse_labelled`` with a small cascade; ``cli``,
+``python -m vineparse parse MODEL -`` fed CoNLL-U on its standard input (both models trained briefly here).
+RSS is sampled every ``--every`` sentences (the CLI's from outside, every half second). Target: RSS growth < 5%
+from 20,000 to 200,000 sentences.
 """
 import argparse
 import json
@@ -28,12 +20,12 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from runinfo import run_info  # noqa: E402
+from runinfo import ONE_THREAD, ewt, log, pyplot, run_info, save_figure, train_cascade, write_json  # noqa: E402
 
-ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 WARM_UP = 20_000
 TARGET_GROWTH = 0.05
 SCRATCH = Path("bench/out/soak")
+PHASES = ("pipe", "api", "cli")
 
 
 def rss(pid=None) -> int:
@@ -49,21 +41,10 @@ def rss(pid=None) -> int:
     raise RuntimeError("cannot read the resident set size (no psutil, no /proc)")
 
 
-def ewt_train():
-    from vineparse.corpus import corpus_path, read_conllu
-    return read_conllu(corpus_path("ud-english-ewt", "en_ewt-ud-train.conllu"))
-
-
 def cycled(items, total):
     for k in range(total):
         yield items[k % len(items)]
 
-
-def log(message):
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
-
-
-# -- models ---------------------------------------------------------------------------------------------
 
 def train_pipeline(path: Path, sentences, steps: int = 60) -> None:
     """A small blank-English + vine_cascade pipeline, trained for `steps` batches of 32 EWT sentences."""
@@ -93,22 +74,9 @@ def train_pipeline(path: Path, sentences, steps: int = 60) -> None:
     nlp.to_disk(path)
 
 
-def train_cascade(path: Path, sentences) -> None:
-    """A small vine -> 1 -> 2 -> 3 cascade with its labeller: 2,000 training sentences, 2 epochs."""
-    from vineparse.cascade import CascadeParser, Example, TrainingSettings, train
-    parser = CascadeParser(orders=(0, 1, 2, 3), bits=18)
-    train(parser, [Example.from_sentence(s) for s in sentences[:2000]],
-          [Example.from_sentence(s) for s in sentences[-500:]], TrainingSettings(epochs=2),
-          report=lambda message: None)
-    parser.save(path)
-
-
-# -- the runs -------------------------------------------------------------------------------------------
-
 def run_in_process(phase: str, model: str, total: int, every: int) -> dict:
     """The pipe or api run, in this process: samples [(sentences, rss, seconds)]."""
-    sentences = ewt_train()
-    samples = [(0, rss(), 0.0)]
+    sentences = ewt("train")
     start = time.perf_counter()
     if phase == "pipe":
         import spacy
@@ -124,7 +92,7 @@ def run_in_process(phase: str, model: str, total: int, every: int) -> dict:
         stream = ((k, parser.parse_labelled(*row)) for k, row in enumerate(cycled(rows, total), 1))
         words = sum(len(r[0]) for r in rows[:1000]) / 1000
     del sentences
-    samples[0] = (0, rss(), 0.0)
+    samples = [(0, rss(), 0.0)]
     for k, _ in stream:
         if k % every == 0:
             samples.append((k, rss(), time.perf_counter() - start))
@@ -134,12 +102,10 @@ def run_in_process(phase: str, model: str, total: int, every: int) -> dict:
 def run_cli(model: str, total: int, sample_seconds: float = 0.5) -> dict:
     """`python -m vineparse parse MODEL -` fed `total` sentences; its RSS sampled from outside."""
     from vineparse.corpus import format_sentence
-    sentences = ewt_train()
+    sentences = ewt("train")
     blocks = []
-    for s in sentences:
-        raw = s.copy()
-        raw.heads[1:] = -1
-        raw.labels[:] = "_"
+    for raw in (s.copy() for s in sentences):
+        raw.heads[1:], raw.labels[:] = -1, "_"
         blocks.append(format_sentence(raw).encode("utf-8"))
     del sentences
     env = {**os.environ, **ONE_THREAD}
@@ -185,34 +151,22 @@ def growth(samples, total):
 
 
 def plot(runs, path):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, ax = pyplot().subplots(figsize=(8, 4.5))
     for name, run in runs.items():
-        xs = [s[0] for s in run["samples"]]
-        ys = [s[1] / 2**20 for s in run["samples"]]
         g = run.get("growth")
-        label = name + (f" ({100 * g['growth']:+.1f}% from {WARM_UP:,})" if g else "")
-        ax.plot(xs, ys, label=label)
+        ax.plot([s[0] for s in run["samples"]], [s[1] / 2**20 for s in run["samples"]],
+                label=name + (f" ({100 * g['growth']:+.1f}% from {WARM_UP:,})" if g else ""))
     ax.axvline(WARM_UP, color="grey", linestyle=":", linewidth=1)
-    ax.set_xlabel("sentences parsed")
-    ax.set_ylabel("RSS (MiB)")
-    ax.set_title("vineparse soak: resident memory while parsing")
+    ax.set(xlabel="sentences parsed", ylabel="RSS (MiB)", title="vineparse soak: resident memory while parsing")
     ax.grid(True, alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sentences", type=int, default=200_000)
     ap.add_argument("--every", type=int, default=2_000)
-    ap.add_argument("--pipeline", default=None, help="a spaCy pipeline with vine_cascade (default: train one)")
-    ap.add_argument("--cascade", default=None, help="a cascade model (default: train one)")
-    ap.add_argument("--phases", nargs="+", default=["pipe", "api", "cli"], choices=["pipe", "api", "cli"])
     ap.add_argument("--out", default="bench/results/soak.json")
     ap.add_argument("--plot", default="bench/results/soak.png")
     ap.add_argument("--phase", default=None, help=argparse.SUPPRESS)       # a child run: pipe or api
@@ -226,17 +180,15 @@ def main():
     info = run_info()
     SCRATCH.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
-    models = {"pipe": args.pipeline, "api": args.cascade, "cli": args.cascade}
-    if models["pipe"] is None and "pipe" in args.phases:
-        models["pipe"] = str(SCRATCH / "pipeline")
-        log("training a small vine_cascade pipeline ...")
-        train_pipeline(Path(models["pipe"]), ewt_train())
-    if args.cascade is None and {"api", "cli"} & set(args.phases):
-        models["api"] = models["cli"] = str(SCRATCH / "cascade.msgpack")
-        log("training a small cascade ...")
-        train_cascade(Path(models["api"]), ewt_train())
+    models = {"pipe": str(SCRATCH / "pipeline"), "api": str(SCRATCH / "cascade.msgpack")}
+    models["cli"] = models["api"]
+    log("training a small vine_cascade pipeline and a small cascade (2,000 sentences, 2 epochs) ...")
+    from vineparse.cascade import TrainingSettings
+    sentences = ewt("train")
+    train_pipeline(Path(models["pipe"]), sentences)
+    train_cascade(models["api"], sentences[:2000], sentences[-500:], TrainingSettings(epochs=2), bits=18)
     runs = {}
-    for phase in args.phases:
+    for phase in PHASES:
         log(f"{phase}: parsing {args.sentences:,} sentences ...")
         t0 = time.perf_counter()
         if phase == "cli":
@@ -252,22 +204,18 @@ def main():
         run["growth"] = growth(run["samples"], args.sentences)
         run["model"] = models[phase]
         runs[phase] = run
-        g = run["growth"]
-        log(f"{phase}: {run['seconds']:.0f}s; RSS {g['rss_from_mb']:.1f} -> {g['rss_to_mb']:.1f} MiB "
-            f"({100 * g['growth']:+.2f}%) from {g['sentences_from']:,} to {g['sentences_to']:,} sentences"
-            if g else f"{phase}: {run['seconds']:.0f}s (too few samples for a growth figure)")
     targets = [{"target": f"{phase}: RSS growth < {100 * TARGET_GROWTH:.0f}% from {WARM_UP:,} to "
                           f"{args.sentences:,} sentences",
                 "measured": None if not run["growth"] else f"{100 * run['growth']['growth']:+.2f}%",
                 "met": bool(run["growth"]) and run["growth"]["growth"] < TARGET_GROWTH}
                for phase, run in runs.items()]
-    report = {**info, "settings": vars(args), "warm_up": WARM_UP, "runs": runs, "targets": targets,
+    report = {**info, "settings": {"sentences": args.sentences, "every": args.every, "pipeline": None,
+                                     "cascade": None, "phases": list(PHASES), **vars(args)},
+              "warm_up": WARM_UP, "runs": runs, "targets": targets,
               "load_average_end": list(os.getloadavg()), "seconds": time.perf_counter() - start}
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(report, indent=1), encoding="utf-8")
+    write_json(args.out, report)
     if args.plot.lower() != "none":
         plot(runs, args.plot)
-    log(f"wrote {args.out} and {args.plot} in {report['seconds']:.0f}s")
 
 
 if __name__ == "__main__":

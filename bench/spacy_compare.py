@@ -1,25 +1,17 @@
 """vine_cascade against spaCy's parsers: same shared tok2vec, tagger, data, steps and tuning.
 
 Reads the trained pipelines under --runs, named SETTING-PIPELINE-sSEED/model-best (`make ewt-compare`): SETTING
-"cnn" (the shared tok2vec as spaCy's --optimize efficiency config has it) or "bilstm" (the same with a BiLSTM in the
-shared tok2vec, so both parsers get a whole-sentence encoder), PIPELINE "vine", "spacy" (the transition-based
-parser) or "beam" (its beam-search version). Each pipeline was tuned on dev only (model-best by dev score;
-vine_cascade as `spacy train` wrote it: its parsing levels, their thresholds set while training and then on dev
-before saving, `vineparse.calibrate_on_dev.v1` in configs/ewt.cfg). For every run: dep_uas / dep_las on the test set
-(spaCy's scorer, punctuation excluded, gold tokens as `spacy evaluate --gold-preproc`), and the same on test
-sentences of more than 30 words, and on the out-of-domain --ood set (English PUD: news and Wikipedia, where EWT is
-web text); per setting and pipeline the mean, sample standard deviation, min and max over seeds. For the first seed
-of each pipeline and setting: words per second of the whole pipeline (tokenizer, tok2vec, tagger, parser; `nlp.pipe`
-over the test texts, one core, median of --repeats runs, the runs of spaCy's pipeline and of the cascade stopping at
-each order interleaved so that the shared machine's load hits them alike, each from a collected heap), the µs per
-word of each component of both pipelines (where the time goes), all of it once per --blas: with thinc's NumpyOps
-(blis, whose reference kernels run where it does not recognise the CPU) and with `vineparse.blas.ScipyBlasOps`
-(OpenBLAS), both pipelines on the same ops each time; and time per token of long inputs: docs without sentence
-boundaries, and one preset sentence of 2,000 tokens against preset sentences of 20 (issue 15: within 2x; on the last
---blas ops). Writes JSON (--out, with the command line, git commit, machine and load averages, and issue 37's
-targets). With `--steps early-stopping` (runs trained until the dev score stopped rising, as `make ewt-compare-es`
-trains them), each run's record also gives the step it stopped at and the step its model-best is from, read from its
-log (SETTING-PIPELINE- sSEED.log beside the run's folder).
+"cnn" (spaCy's --optimize efficiency tok2vec) or "bilstm" (the same with a BiLSTM in the shared tok2vec),
+PIPELINE "vine", "spacy" (the transition-based parser) or "beam" (its beam-search version), each tuned on dev
+only. For every run: dep_uas / dep_las on the test set (spaCy's scorer, gold tokens as `spacy evaluate
+--gold-preproc`), on its sentences of more than 30 words and on the out-of-domain --ood set (English PUD); per
+setting and pipeline the mean, sample standard deviation, min and max over seeds. For the first seed of each
+setting (unless --no-speed): words per second of the whole pipeline (`nlp.pipe` over the test texts, one core,
+median of --repeats interleaved runs of spaCy's pipeline and of the cascade stopping at each order), the µs per
+word of each component, once with thinc's NumpyOps (blis) and once with `vineparse.blas.ScipyBlasOps`
+(OpenBLAS); and time per token of long inputs (issue 15: within 2x). With `--steps early-stopping`, each run's
+record also gives the step it stopped at and the step of its model-best, read from its log (SETTING-PIPELINE-
+sSEED.log beside the run's folder). Writes JSON (--out) with the run's provenance and issue 37's targets.
 
     python bench/spacy_compare.py --runs bench/out/compare8k --steps 8000 \\
         --test corpora/spacy/en_ewt-ud-test.spacy \\
@@ -27,7 +19,6 @@ log (SETTING-PIPELINE- sSEED.log beside the run's folder).
 """
 import argparse
 import gc
-import json
 import os
 import re
 import statistics
@@ -38,7 +29,8 @@ from pathlib import Path
 import srsly
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from runinfo import run_info  # noqa: E402
+import runinfo  # noqa: E402
+from runinfo import log, run_info  # noqa: E402
 
 EARLY_STOPPING = "early-stopping"
 RUN_NAME = re.compile(r"^(cnn|bilstm)-(vine|spacy|beam)-s(\d+)$")
@@ -47,10 +39,6 @@ LONG = 30          # "long sentences": more than this many words
 
 LOG_ROW = re.compile(r"^\s*\d+\s+(\d+)\s+(.*)$")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
-
-
-def log(message):
-    print(message, file=sys.stderr, flush=True)
 
 
 def read_log(path, columns=("DEP_UAS", "DEP_LAS")):
@@ -86,11 +74,6 @@ def gold_examples(nlp, path):
     return [gold_tokens(nlp, d) for d in DocBin().from_disk(path).get_docs(nlp.vocab)]
 
 
-def load(path):
-    import spacy
-    return spacy.load(path)
-
-
 def accuracy(nlp, examples):
     scores = nlp.evaluate(examples)
     long = [eg for eg in examples if len(eg.reference) > LONG]
@@ -113,8 +96,7 @@ def run_record(**fields):
 def write_json(result, out):
     """Stamp the load average at the end and write `result` to `out` as JSON."""
     result["load_average_end"] = os.getloadavg()
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    Path(out).write_text(json.dumps(result, indent=2))
+    runinfo.write_json(out, result, indent=2)
 
 
 def words_per_second(nlp, texts, words, batch_size=256):
@@ -167,16 +149,7 @@ def long_input_times(nlp, examples, repeats):
     return out
 
 
-BLAS = ("thinc", "scipy")
-
-
-def blas_argument(text):
-    names = [name.strip() for name in text.split(",") if name.strip()]
-    unknown = [name for name in names if name not in BLAS]
-    if not names or unknown:
-        raise argparse.ArgumentTypeError(f"--blas takes a comma-separated list of {' and '.join(BLAS)}, "
-                                         f"got {text!r}")
-    return list(dict.fromkeys(names))
+BLAS = ["thinc", "scipy"]         # the thinc ops both pipelines are timed with, one after the other
 
 
 def use_blas(name):
@@ -277,25 +250,18 @@ def main():
                         help="training steps of the runs, or \"early-stopping\" for runs that stopped on dev "
                              "(each run's last and best step are then read from its log, SETTING-PIPELINE-sSEED.log)")
     parser.add_argument("--test", required=True)
-    parser.add_argument("--ood", default=None, help="an out-of-domain test set (.spacy), e.g. English PUD")
-    parser.add_argument("--blas", type=blas_argument, default=["thinc", "scipy"],
-                        help="comma-separated thinc ops to time both pipelines with: thinc (NumpyOps, blis) and/or "
-                             "scipy (vineparse.blas.ScipyBlasOps, OpenBLAS); default both")
+    parser.add_argument("--ood", required=True, help="an out-of-domain test set (.spacy), e.g. English PUD")
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--no-speed", action="store_true",
                         help="accuracy only: skip seed 0's speed, per-order, per-level and long-input measurements")
-    parser.add_argument("--note", default=None, help="how the runs were made, where their configs do not say it "
-                                                     "(recorded in the JSON)")
     parser.add_argument("--out", default="bench/results/spacy_compare.json")
     args = parser.parse_args()
 
     import spacy
 
     import vineparse.pipeline  # noqa: F401  registers vine_cascade (an installed vineparse has entry points too)
-    use_blas(args.blas[0])
-    result = run_record(steps=args.steps, blas=args.blas, note=args.note,
-                        settings={},
-                        seed0={})
+    use_blas(BLAS[0])
+    result = run_record(steps=args.steps, blas=BLAS, note=None, settings={}, seed0={})
     runs = {}
     for path in sorted(Path(args.runs).iterdir()):
         key = run_key(path.name)
@@ -307,24 +273,16 @@ def main():
     per_run = {}
     for (setting, pipe, seed), path in sorted(runs.items()):
         log(f"{setting}-{pipe}-s{seed}: measuring")
-        nlp = load(path)
-        test = gold_examples(nlp, args.test)
-        per_run[(setting, pipe, seed)] = accuracy(nlp, test)
-        if args.ood:
-            per_run[(setting, pipe, seed)]["ood"] = accuracy(nlp, gold_examples(nlp, args.ood))
+        nlp = spacy.load(path)
+        row = per_run[(setting, pipe, seed)] = {**accuracy(nlp, gold_examples(nlp, args.test)),
+                                                "ood": accuracy(nlp, gold_examples(nlp, args.ood))}
         if pipe == "vine":
-            component = nlp.get_pipe("vine_cascade")
-            per_run[(setting, pipe, seed)]["parsing_levels"] = component.settings.prediction[0]
-            per_run[(setting, pipe, seed)]["alphas"] = component.settings.prediction[1]
+            row["parsing_levels"], row["alphas"] = nlp.get_pipe("vine_cascade").settings.prediction[:2]
         if args.steps == EARLY_STOPPING:
             train_log = path.parent.with_suffix(".log")
             if not train_log.exists():
                 sys.exit(f"error: --steps {EARLY_STOPPING} reads each run's log, and {train_log} is missing")
-            per_run[(setting, pipe, seed)]["stopping"] = stopping_steps(train_log, path)
-        row = per_run[(setting, pipe, seed)]
-        log(f"{setting}-{pipe}-s{seed}: UAS {100 * row['dep_uas']:.2f} LAS {100 * row['dep_las']:.2f}"
-            + (f"; out of domain UAS {100 * row['ood']['dep_uas']:.2f} LAS {100 * row['ood']['dep_las']:.2f}"
-               if args.ood else ""))
+            row["stopping"] = stopping_steps(train_log, path)
     result["runs"] = {f"{s}-{p}-s{seed}": row for (s, p, seed), row in sorted(per_run.items())}
     keys = ("dep_uas", "dep_las", "long_dep_uas", "long_dep_las")
     for setting in sorted({s for s, _, _ in per_run}):
@@ -333,15 +291,13 @@ def main():
             rows = [row for (s, p, _), row in sorted(per_run.items()) if s == setting and p == pipe]
             if rows:
                 block[pipe] = {key: summary([r[key] for r in rows]) for key in keys}
-                if args.ood:
-                    block[pipe]["ood"] = {key: summary([r["ood"][key] for r in rows]) for key in keys}
+                block[pipe]["ood"] = {key: summary([r["ood"][key] for r in rows]) for key in keys}
         for other in ("spacy", "beam"):
             if other in block and "vine" in block:
-                block["vine"][f"minus_{other}"] = {key: block["vine"][key]["mean"] - block[other][key]["mean"]
-                                                   for key in keys}
-                if args.ood:
-                    block["vine"][f"ood_minus_{other}"] = {
-                        key: block["vine"]["ood"][key]["mean"] - block[other]["ood"][key]["mean"] for key in keys}
+                vine = block["vine"]
+                vine[f"minus_{other}"] = {key: vine[key]["mean"] - block[other][key]["mean"] for key in keys}
+                vine[f"ood_minus_{other}"] = {key: vine["ood"][key]["mean"] - block[other]["ood"][key]["mean"]
+                                              for key in keys}
         result["settings"][setting] = block
 
     for setting in [] if args.no_speed else sorted({s for s, _, _ in runs}):
@@ -351,7 +307,7 @@ def main():
             continue
         spacy_key, vine_key = (setting, "spacy", first["spacy"]), (setting, "vine", first["vine"])
         nlp_spacy = spacy.load(runs[spacy_key])
-        nlp_vine = load(runs[vine_key])
+        nlp_vine = spacy.load(runs[vine_key])
         component = nlp_vine.get_pipe("vine_cascade")
         test = gold_examples(nlp_vine, args.test)
         texts = [eg.reference.text for eg in test]
@@ -359,19 +315,18 @@ def main():
         block = {"spacy_test": per_run[spacy_key], "seeds": first, "words": words,
                  "alphas": component.settings.prediction[1], "max_heads": component.settings.max_heads}
         block["speed"] = {}
-        for blas in args.blas:
+        for blas in BLAS:
             use_blas(blas)              # thinc gives a model the current ops when it is built: load anew
             nlp_spacy = spacy.load(runs[spacy_key])
-            nlp_vine = load(runs[vine_key])
+            nlp_vine = spacy.load(runs[vine_key])
             block["speed"][blas] = speed(f"{setting}, {blas} BLAS", (nlp_spacy, nlp_vine), texts, words,
                                          args.repeats)
-        log(f"{setting}: long inputs ({args.blas[-1]} BLAS)")
+        log(f"{setting}: long inputs ({BLAS[-1]} BLAS)")
         block["long_inputs"] = long_input_times(nlp_vine, test, 3)
-        use_blas(args.blas[0])
+        use_blas(BLAS[0])
         result["seed0"][setting] = block
     result["targets"] = targets(result)
     write_json(result, args.out)
-    print(json.dumps({"settings": result["settings"], "targets": result["targets"]}, indent=1))
 
 
 def run_key(name):

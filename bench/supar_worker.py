@@ -1,17 +1,13 @@
 """Times SuPar's batched first-order TreeCRF (`supar.structs.DependencyCRF`) for bench/kernels.py.
 
-Runs in SuPar's own virtual environment (never a dependency of vineparse; see the
-README's benchmark section), as a long-lived worker so that bench/kernels.py can
-interleave its measurements with ours: one JSON command per input line, one JSON
-answer per output line.
+Runs in SuPar's own virtual environment, as a long-lived worker so that bench/kernels.py can interleave its
+measurements with ours: one JSON command per input line, one JSON answer per output line.
 
     {"scores": "path.npy", "what": "argmax" | "marginals", "repeats": 5}
         -> {"ms_per_sentence": [...], "heads": [[...], ...] (argmax: the last run's)}
 
-The .npy holds float32/64 scores (B, N, N) in vineparse's convention scores[b, h, m];
-SuPar takes [b, dependent, head], so they are transposed. Single root (SuPar's
-default multiroot=False), one torch thread, fresh DependencyCRF each run (its
-properties are cached), no autograd graph kept between runs.
+The .npy holds scores (B, N, N) as scores[b, h, m]; SuPar takes [b, dependent, head], so they are transposed.
+Single root, one torch thread, a fresh DependencyCRF each run (its properties are cached).
 """
 import json
 import sys

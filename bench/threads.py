@@ -1,39 +1,31 @@
 """Stress benchmark (issue 36): words/s with 1, 2 and 4 Python threads calling one loaded model.
 
-    python bench/threads.py --pipeline PATH [--cascade PATH] [--threads 1,2,4] [--rounds 5]
-                            [--out bench/results/threads.json]
+    python bench/threads.py --pipeline PATH [--out bench/results/threads.json]
 
-Two models, each shared by every calling thread: a sparse `CascadeParser` (vine -> 1 -> 2 -> 3, trained on EWT
-train here unless --cascade names one) through `parse_batch` on chunks of 64 sentences (words, XPOS, UPOS),
-and a trained spaCy pipeline with vine_cascade (--pipeline) through `nlp.pipe` on chunks of 32 docs of gold
-tokens. Each round parses all of EWT test once per thread count, threads taking chunks from a shared
-counter; every parse is compared with the sequential one (any difference is counted and reported). Run with
-one OpenMP / BLAS thread per call (set here), so that the calling threads are the only parallelism.
-
-Reports per model and thread count the words/s of each round and their median, and the speed-up of 2 and 4
-threads over 1 (ratio of medians, and the median of the per-round ratios). Target: 2 threads >= 1.6x one
-thread for `parse_batch` (it releases the GIL while parsing).
+Two models, each shared by every calling thread: a sparse `CascadeParser` (trained on EWT train once, kept under
+bench/out/threads) through `parse_batch` on chunks of 64 sentences, and the pipeline --pipeline through
+`nlp.pipe` on chunks of 32 docs. Each round parses EWT test once per thread count; every parse is compared with
+the sequential one. One OpenMP / BLAS thread per call, so the calling threads are the only parallelism. Target:
+2 threads >= 1.6x one thread for `parse_batch` (it releases the GIL).
 """
+import argparse
 import os
-
-for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_name] = "1"
-
-import argparse  # noqa: E402
-import json  # noqa: E402
-import statistics  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-from concurrent.futures import ThreadPoolExecutor  # noqa: E402
-from pathlib import Path  # noqa: E402
-
-import numpy as np  # noqa: E402
+import statistics
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from runinfo import run_info  # noqa: E402
+from runinfo import ONE_THREAD, ewt, log, run_info, train_cascade, write_json  # noqa: E402
+
+os.environ.update(ONE_THREAD)       # before numpy loads
+import numpy as np  # noqa: E402
 
 SCRATCH = Path("bench/out/threads")
 TARGET_SPEEDUP = 1.6
+THREADS = [1, 2, 4]        # calling thread counts, the first the baseline
+ROUNDS = 5
 
 
 def parse_in_threads(work, chunks, n_threads):
@@ -56,8 +48,8 @@ def measure(name, work, chunks, words, thread_counts, rounds, same):
             results, seconds = parse_in_threads(work, chunks, n)
             per_round[n].append(words / seconds)
             differences[n] += sum(not same(a, b) for chunk, ref in zip(results, reference) for a, b in zip(chunk, ref))
-        print(f"{name} round {r + 1}/{rounds}: " + ", ".join(f"{n} threads {per_round[n][-1]:,.0f} words/s"
-                                                            for n in thread_counts), flush=True)
+        log(f"{name} round {r + 1}/{rounds}: " + ", ".join(f"{n} threads {per_round[n][-1]:,.0f} words/s"
+                                                         for n in thread_counts))
     medians = {n: statistics.median(v) for n, v in per_round.items()}
     row = {"words": words, "chunks": len(chunks), "rounds": rounds,
            "words_per_second": {str(n): v for n, v in per_round.items()},
@@ -70,49 +62,38 @@ def measure(name, work, chunks, words, thread_counts, rounds, same):
     return row
 
 
-def sparse_cascade(path):
-    from vineparse.cascade import CascadeParser, Example, TrainingSettings, train
-    from vineparse.corpus import corpus_path, read_conllu
+def sparse_cascade():
+    """The cascade measured (trained on EWT train the first time, a few minutes): its path and the parser."""
+    from vineparse.cascade import CascadeParser, TrainingSettings
 
-    if path is None:
-        path = SCRATCH / "cascade.msgpack"
-        if not path.exists():
-            print("training a vine -> 1 -> 2 -> 3 cascade on EWT train (a few minutes)", flush=True)
-            train_set = read_conllu(corpus_path("ud-english-ewt", "en_ewt-ud-train.conllu"))
-            dev_set = read_conllu(corpus_path("ud-english-ewt", "en_ewt-ud-dev.conllu"))
-            parser = CascadeParser(orders=(0, 1, 2, 3))
-            train(parser, [Example.from_sentence(s) for s in train_set], [Example.from_sentence(s) for s in dev_set],
-                  TrainingSettings(epochs=5, recall=0.99, vine_recall=0.998))
-            parser.save(path)
+    path = SCRATCH / "cascade.msgpack"
+    if not path.exists():
+        log("training a vine -> 1 -> 2 -> 3 cascade on EWT train (a few minutes)")
+        train_cascade(path, ewt("train"), ewt("dev"), TrainingSettings(epochs=5, recall=0.99, vine_recall=0.998))
     return str(path), CascadeParser.load(path)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pipeline", required=True, help="a trained spaCy pipeline with vine_cascade")
-    parser.add_argument("--cascade", default=None, help="a saved CascadeParser (default: train one here)")
-    parser.add_argument("--threads", default="1,2,4", help="calling thread counts, the first the baseline")
-    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--out", default="bench/out/threads.json")
     args = parser.parse_args(argv)
-    thread_counts = [int(n) for n in args.threads.split(",")]
+    thread_counts = THREADS
 
     import spacy
     from spacy.tokens import Doc
 
-    from vineparse.corpus import corpus_path, read_conllu
-
-    test = read_conllu(corpus_path("ud-english-ewt", "en_ewt-ud-test.conllu"))
+    test = ewt("test")
     words = sum(s.n for s in test)
     out = {"run": run_info(), "corpus": "ewt-test", "sentences": len(test), "threads": thread_counts,
            "target": f"parse_batch: {thread_counts[1]} threads >= {TARGET_SPEEDUP}x one thread"}
     SCRATCH.mkdir(parents=True, exist_ok=True)
 
-    cascade_path, cascade = sparse_cascade(args.cascade)
+    cascade_path, cascade = sparse_cascade()
     sentences = [(list(s.words), list(s.xpos), list(s.upos)) for s in test]
     chunks = [sentences[i:i + 64] for i in range(0, len(sentences), 64)]
     out["cascade"] = {"model": cascade_path, **measure("parse_batch", cascade.parse_batch, chunks, words,
-                                                        thread_counts, args.rounds, np.array_equal)}
+                                                        thread_counts, ROUNDS, np.array_equal)}
 
     nlp = spacy.load(args.pipeline)
     docs = [[list(s.words)] for s in test]
@@ -123,17 +104,14 @@ def main(argv=None):
 
     doc_chunks = [docs[i:i + 32] for i in range(0, len(docs), 32)]
     out["pipeline"] = {"model": args.pipeline, "components": nlp.pipe_names,
-                       **measure("nlp.pipe", pipe, doc_chunks, words, thread_counts, args.rounds,
+                       **measure("nlp.pipe", pipe, doc_chunks, words, thread_counts, ROUNDS,
                                  lambda a, b: a == b)}
     out["run"]["load_average_at_end"] = list(os.getloadavg())
     speedup = out["cascade"]["speedup"][str(thread_counts[1])]
     out["met"] = {"parse_batch_speedup": speedup >= TARGET_SPEEDUP,
                   "no_differences": not any(out[m]["differences_from_sequential"][str(n)]
                                             for m in ("cascade", "pipeline") for n in thread_counts)}
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
-    print(f"wrote {args.out}: parse_batch {thread_counts[1]} threads {speedup:.2f}x one thread; "
-          f"nlp.pipe {out['pipeline']['speedup'][str(thread_counts[1])]:.2f}x")
+    write_json(args.out, out)
 
 
 if __name__ == "__main__":

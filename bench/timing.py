@@ -85,44 +85,37 @@ KERNELS: Dict[str, Callable] = {
 DEFAULT_KERNELS = ("eisner", "eisner_max_marginals", "eisner_marginals")
 
 
+def seconds(call: Callable) -> float:
+    """The seconds one `call()` takes."""
+    start = time.perf_counter()
+    call()
+    return time.perf_counter() - start
+
+
+def timed(call: Callable, repeats: int) -> float:
+    """Median seconds of `repeats` calls (after one warm-up)."""
+    call()
+    return float(np.median([seconds(call) for _ in range(repeats)]))
+
+
 def median_ms(make_call: Callable, n: int, repeats: int, rng: np.random.Generator) -> float:
     """Median milliseconds of `make_call(rng, n)()` over `repeats` fresh inputs (after one warm-up)."""
     make_call(rng, n)()
-    times = []
-    for _ in range(repeats):
-        call = make_call(rng, n)
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times) * 1e3)
+    return float(np.median([seconds(make_call(rng, n)) for _ in range(repeats)]) * 1e3)
 
 
 def kernel_benchmark(sizes: Iterable[int] = (10, 20, 40, 60, 100), repeats: int = 20,
                      names: Optional[Sequence[str]] = None, seed: int = 0) -> List[dict]:
-    """Median milliseconds per sentence for each kernel and sentence length.
-
-    sizes (Iterable[int]): Sentence lengths.
-    repeats (int): Timed calls per kernel and length.
-    names (Optional[Sequence[str]]): Keys of KERNELS; by default DEFAULT_KERNELS (first order).
-    seed (int): Seed of the random scores and masks.
-    RETURNS (List[dict]): rows {"kernel", "n", "ms"}.
-    """
+    """Rows {"kernel", "n", "ms"}: median milliseconds per sentence of each kernel of `names` (keys of KERNELS;
+    by default DEFAULT_KERNELS) at each sentence length of `sizes`, `repeats` timed calls each."""
     rng = np.random.default_rng(seed)
-    rows = []
-    for name in names or DEFAULT_KERNELS:
-        for n in sizes:
-            rows.append({"kernel": name, "n": int(n), "ms": median_ms(KERNELS[name], n, repeats, rng)})
-    return rows
+    return [{"kernel": name, "n": int(n), "ms": median_ms(KERNELS[name], n, repeats, rng)}
+            for name in names or DEFAULT_KERNELS for n in sizes]
 
 
 def empirical_exponent(sizes: Sequence[float], times: Sequence[float]) -> Optional[float]:
-    """Least-squares slope of log(time) against log(size): time ~ size ** slope, the number Rush & Petrov
-    report (e.g. 2.8 for unpruned first order).
-
-    sizes (Sequence[float]): Sentence lengths.
-    times (Sequence[float]): Times, in any unit; non-positive entries are ignored.
-    RETURNS (Optional[float]): The slope, or None with fewer than two distinct usable sizes.
-    """
+    """Least-squares slope of log(time) against log(size), time ~ size ** slope, the number Rush & Petrov report
+    (e.g. 2.8 for unpruned first order); non-positive times are ignored; None with fewer than two usable sizes."""
     x = np.asarray(sizes, dtype=np.float64)
     y = np.asarray(times, dtype=np.float64)
     keep = (x > 0) & (y > 0)

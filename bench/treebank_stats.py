@@ -4,23 +4,16 @@ the median time per sentence of the first-order kernels.
     python bench/treebank_stats.py [--treebank PATH ...] [--tag upos] [--plot PNG] [--json OUT] [--no-bench]
                                    [--lenient]
 
-The treebanks are read and the report printed by the library (`vineparse.cli.treebank_report`, what `vineparse
-stats` runs, on `vineparse.stats`); this script adds what the library leaves out:
-
-* the plot (--plot, default bench/out/stats.png, 'none' for none; needs matplotlib, the `plots` extra): the
-  cumulative distribution of arc lengths for the most frequent modifier tags, and the sentence-length
-  histogram with its 50th, 90th and 99th percentiles;
-* the kernel benchmark (unless --no-bench): median ms per sentence of bench/timing.py's DEFAULT_KERNELS at
-  n = 10, 20, 40 (20 calls each, one thread), printed as a table with each kernel's empirical exponent.
-
---json writes the statistics as `vineparse stats --json` does, the benchmark rows under "bench" (null with
---no-bench) and the run's provenance (bench/runinfo.py).
+The report is the library's (`vineparse.cli.treebank_report`, what `vineparse stats` runs); this script adds the
+plot (--plot, 'none' for none; needs matplotlib): arc-length CDFs of the most frequent modifier tags and the
+sentence-length histogram; and the kernel benchmark (unless --no-bench): median ms per sentence of
+bench/timing.py's DEFAULT_KERNELS at n = 10, 20, 40, with each kernel's empirical exponent. --json writes the
+statistics as `vineparse stats --json` does, the benchmark rows under "bench" and the run's provenance.
 """
 import argparse
 import sys
-import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, Optional, Sequence, Union
 
 import numpy as np
 import srsly
@@ -59,9 +52,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             print(f"\nWrote plot to {written}")
     bench_rows = None
     if not args.no_bench:
-        bench_rows = run_kernel_benchmark()
-        print()
-        print("Kernel benchmark (median ms per sentence)")
+        print(f"\nBenchmarking kernels (n = {', '.join(map(str, BENCH_SIZES))}; {BENCH_REPEATS} repeats) ...")
+        bench_rows = kernel_benchmark(sizes=BENCH_SIZES, repeats=BENCH_REPEATS)
+        print("\nKernel benchmark (median ms per sentence)")
         print(format_bench_table(bench_rows))
     if args.json is not None:
         srsly.write_json(args.json, {"provenance": run_info(), **report.to_json(), "bench": bench_rows})
@@ -69,25 +62,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     return 0
 
 
-def run_kernel_benchmark(sizes: Sequence[int] = BENCH_SIZES, repeats: int = BENCH_REPEATS) -> List[dict]:
-    """bench/timing.py's kernel_benchmark of the default kernels, with a progress line."""
-    shown_sizes = ", ".join(str(n) for n in sizes)
-    print(f"\nBenchmarking kernels (n = {shown_sizes}; {repeats} repeats) ...", end=" ", flush=True)
-    start = time.perf_counter()
-    rows = [dict(row) for row in kernel_benchmark(sizes=sizes, repeats=repeats)]
-    print(f"done in {time.perf_counter() - start:.1f}s")
-    return rows
-
-
 def format_bench_table(rows: Sequence[Dict[str, Any]]) -> str:
-    """Render kernel benchmark rows ({"kernel", "n", "ms"}) as a kernel x n table of milliseconds.
-
-    The last column is the empirical exponent (timing.empirical_exponent): the least-squares slope of log(ms)
-    against log(n). It is left blank with fewer than two sizes.
-
-    rows (Sequence[Dict[str, Any]]): Median milliseconds per sentence, per kernel and sentence length.
-    RETURNS (str): The table, without a trailing newline.
-    """
+    """Kernel benchmark rows ({"kernel", "n", "ms"}) as a kernel x n table of milliseconds, the last column the
+    empirical exponent (blank with fewer than two sizes)."""
     sizes = sorted({int(r["n"]) for r in rows})
     kernels: Dict[str, Dict[int, float]] = {}
     for r in rows:
@@ -103,17 +80,9 @@ def format_bench_table(rows: Sequence[Dict[str, Any]]) -> str:
 def plot_stats(
     sentences: Sequence[Any], path: Union[str, Path], tag: str = "upos", top_k: int = 8
 ) -> Optional[Path]:
-    """Write a PNG: arc-length CDF per major tag (log x-axis), and the sentence-length histogram.
-
-    matplotlib is imported here, not at module level, and drawn with the Agg canvas directly (no pyplot, no
-    global backend switch). When matplotlib is not installed, print a one-line notice and return None.
-
-    sentences (Sequence[Sentence]): The sentences.
-    path (Union[str, Path]): Where to write the PNG.
-    tag (str): "upos" or "xpos".
-    top_k (int): How many of the most frequent tags get a curve (the overall curve is always drawn).
-    RETURNS (Optional[Path]): The path written, or None if matplotlib is missing.
-    """
+    """Write a PNG at `path`: the arc-length CDF of the `top_k` most frequent modifier tags (`tag`: "upos" or
+    "xpos") and of all arcs, and the sentence-length histogram; RETURNS the path, or None without matplotlib
+    (drawn on the Agg canvas directly: no pyplot, no global backend switch)."""
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
@@ -135,7 +104,8 @@ def plot_stats(
     for label, values in curves:
         if values.size == 0:
             continue
-        x, y = _cdf(values)
+        x, counts = np.unique(values, return_counts=True)            # the share of arcs <= each length
+        y = np.cumsum(counts) / values.size
         style = {"color": "black", "linestyle": "--", "linewidth": 2} if label == ALL_TAGS else {}
         cdf_axes.step(x, y, where="post", label=f"{label} ({values.size:,})", **style)
     cdf_axes.set_xscale("log")
@@ -163,11 +133,6 @@ def plot_stats(
     figure.savefig(path, dpi=100)
     return path
 
-
-def _cdf(values: np.ndarray):
-    """Distinct values and the share of entries <= each, for a step plot."""
-    x, counts = np.unique(values, return_counts=True)
-    return x, np.cumsum(counts) / values.size
 
 
 if __name__ == "__main__":

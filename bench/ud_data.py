@@ -2,20 +2,12 @@
 
     python bench/ud_data.py [--out corpora/ud]
 
-For each treebank writes OUT/NAME/{train,dev,test}.conllu (the CoNLL-U sentence blocks as released, comments
-and multiword tokens kept) and OUT/NAME/{train,dev,test}.spacy (one sentence per doc, gold tokens: the
-syntactic words, by spaCy's CoNLL-U converter), and OUT/NAME/split.json (sources and sentence counts):
-
-- en_ewt, pt_bosque: the released train / dev / test;
-- bg_btb, de_gsd, sv_talbanken, zh_gsd, and pt_bosque_small: no train file here (or, for Portuguese, the
-  small-data setting for comparison): train = the dev file without every tenth sentence, dev = every tenth
-  sentence of it (thresholds, early stopping), test = the released test file. A small-data setting:
-  500-1,200 training sentences.
-For EWT also OUT/en_ewt/{train,dev,test}_docs.spacy: the sentences grouped into the treebank's documents
-(`# newdoc id`), gold tokens with unknown spacing (so that spaCy's reader keeps them as tokens when training
-on documents without splitting them into sentences), heads, labels, XPOS and UPOS.
-The treebanks are read from the corpora folder (`vineparse.corpus.corpus_path`); nothing is copied into git
-(corpora/* is ignored).
+For each treebank: OUT/NAME/{train,dev,test}.conllu (the sentence blocks as released), the same as .spacy (one
+sentence per doc, by spaCy's CoNLL-U converter) and OUT/NAME/split.json (sources and sentence counts). en_ewt and
+pt_bosque: the released splits; bg_btb, de_gsd, sv_talbanken, zh_gsd and pt_bosque_small (small data): train =
+the dev file less every tenth sentence, dev = that tenth, test = the released test file. For EWT also
+OUT/en_ewt/{train,dev,test}_docs.spacy: the sentences grouped into the treebank's documents (`# newdoc id`),
+gold tokens with unknown spacing, heads, labels, XPOS and UPOS.
 """
 import argparse
 import json
@@ -49,17 +41,13 @@ def splits(name: str):
     return {split: blocks(source(name, split)) for split in ("train", "dev", "test")}
 
 
-def write_spacy(conllu: Path, out: Path, lang: str) -> int:
-    import spacy
+def write_spacy(conllu: Path, out: Path) -> int:
     from spacy.tokens import DocBin
     from spacy.training.converters import conllu_to_docs
 
-    nlp = spacy.blank(lang)
     docs = list(conllu_to_docs(conllu.read_text(encoding="utf-8"), n_sents=1, merge_subtokens=False,
                                no_print=True))
-    bin_ = DocBin(docs=[doc for doc in docs], store_user_data=True)
-    bin_.to_disk(out)
-    del nlp
+    DocBin(docs=docs, store_user_data=True).to_disk(out)
     return len(docs)
 
 
@@ -110,7 +98,7 @@ def main(argv=None):
         for split, found in splits(name).items():
             conllu = folder / f"{split}.conllu"
             conllu.write_text("\n".join(found) + "\n", encoding="utf-8")
-            docs = write_spacy(conllu, folder / f"{split}.spacy", LANGUAGES[name])
+            docs = write_spacy(conllu, folder / f"{split}.spacy")
             if docs != len(found):
                 raise SystemExit(f"{conllu}: {len(found)} sentences but spaCy converted {docs}")
             record["sentences"][split] = len(found)

@@ -192,52 +192,6 @@ def test_multilingual_compares_the_means_of_the_seeds_both_parsers_have(tmp_path
     assert multilingual.targets(rows)["vine_cascade >= spaCy's parser in UAS and LAS, languages"][0] == "1 of 2 (bg)"
 
 
-def test_multilingual_sparse_only_keeps_the_parsers_rows(monkeypatch):
-    multilingual = load_bench("multilingual")
-    monkeypatch.setattr(multilingual, "sparse", lambda name, runs, epochs, repeats: {"rows": f"new {name}"})
-    monkeypatch.setattr(multilingual, "sparse_without_lifting", lambda name, runs: f"new lifting {name}")
-    monkeypatch.setattr(multilingual, "split_record", lambda name: {"lang": name[:2], "small_data": True,
-                                                                    "sentences": {}, "sources": {}})
-    earlier = {"run": {"command": "earlier"}, "treebanks": {
-        "de_gsd": {"lang": "de", "sparse": "old", "sparse_lifting": "old", "vine": {"uas": 1.0}},
-        "bg_btb": {"lang": "bg", "sparse": "old", "vine": {"uas": 2.0}}}}
-    args = argparse.Namespace(runs=Path("runs"), epochs=5, repeats=3)
-    result = multilingual.sparse_update(earlier, {"de_gsd", "sv_talbanken"}, args)
-    assert result["run"] == {"command": "earlier"} and "sparse_run" in result
-    rows = result["treebanks"]
-    assert rows["de_gsd"] == {"lang": "de", "sparse": {"rows": "new de_gsd"}, "sparse_lifting": "new lifting de_gsd",
-                              "vine": {"uas": 1.0}}
-    assert rows["bg_btb"] == {"lang": "bg", "sparse": "old", "vine": {"uas": 2.0}}          # not asked for
-    assert rows["sv_talbanken"] == {"lang": "sv", "small_data": True, "sentences": {},
-                                    "sparse": {"rows": "new sv_talbanken"}}
-
-
-def test_multilingual_add_seeds_keeps_the_earlier_seeds_and_adds_only_new_ones(monkeypatch, tmp_path):
-    multilingual = load_bench("multilingual")
-    for run in ("bg_btb-vine-s0", "bg_btb-spacy-s0", "bg_btb-vine-s3", "bg_btb-spacy-s3", "bg_btb-vine-s4"):
-        (tmp_path / run / "model-best").mkdir(parents=True)
-    evaluated = []
-
-    def neural(path, test):
-        evaluated.append(path.parent.name)
-        return {"uas": 90.0, "las": 80.0, "nonprojective_arcs": {}}
-
-    monkeypatch.setattr(multilingual, "neural", neural)
-    earlier = json.loads(json.dumps({"run": {"command": "earlier"}, "treebanks": {"bg_btb": {
-        "lang": "bg", "small_data": True, "vine": {"uas": 70.0},
-        "seeds": {"vine": {0: {"uas": 70.0, "las": 60.0}}, "spacy": {0: {"uas": 80.0, "las": 70.0}}}}}}))
-    result = multilingual.seeds_update(earlier, ["bg_btb", "zh_gsd"], tmp_path)
-    assert evaluated == ["bg_btb-vine-s3", "bg_btb-spacy-s3"]     # seed 0 is kept as it was, seed 4 lacks spaCy
-    row = result["treebanks"]["bg_btb"]
-    assert row["vine"] == {"uas": 70.0} and result["run"] == {"command": "earlier"}
-    assert row["seeds"]["vine"] == {0: {"uas": 70.0, "las": 60.0},
-                                    3: {"uas": 90.0, "las": 80.0, "nonprojective_arcs": {}}}
-    assert row["difference"]["seeds"] == [0, 3]
-    assert row["difference"]["uas"] == pytest.approx(-5.0) and row["difference"]["las"] == pytest.approx(-5.0)
-    assert result["seed_runs"][0]["added"] == {"bg_btb": [3]}
-    assert "zh_gsd" not in result["treebanks"]
-
-
 def test_multilingual_sparse_seeds_adds_each_seeds_gap_and_their_mean(monkeypatch):
     multilingual = load_bench("multilingual")
     trained = []
