@@ -15,7 +15,6 @@ figures are copied beside them, marked published with their UD version.
 """
 import argparse
 import io
-import json
 import re
 import statistics
 import sys
@@ -23,7 +22,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from runinfo import run_info  # noqa: E402
+from runinfo import labelled_path, run_info, write_json  # noqa: E402
 
 METRICS = ("Tokens", "Sentences", "Words", "UPOS", "UAS", "LAS", "CLAS")
 # EWT test from raw text, the CoNLL 2018 script (the systems' own papers and model pages)
@@ -40,13 +39,6 @@ CLOSING = set("\"')]}”’»")
 EMOTICON = re.compile(r"^(?:[:;=8][-'^]?[()\[\]DPpOo/\\|*3]+|<3|\^_*\^|[xX]D)$")
 URL = re.compile(r"(?:://|^www\.|@\w+\.\w)")
 BULLET = re.compile(r"^(?:[-*•·>]|\d{1,2}[.)]|[a-zA-Z][.)])$")
-
-
-def labelled(text):
-    label, _, value = text.partition("=")
-    if not label or not value:
-        raise argparse.ArgumentTypeError(f"expected LABEL=PATH, got {text!r}")
-    return label, value
 
 
 def boundaries(conllu: str):
@@ -129,8 +121,8 @@ def parse(nlp, text: str):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--pipeline", type=labelled, action="append", required=True, metavar="LABEL=PATH")
-    parser.add_argument("--treebank", type=labelled, action="append", metavar="NAME=GOLD.conllu")
+    parser.add_argument("--pipeline", type=labelled_path, action="append", required=True, metavar="LABEL=PATH")
+    parser.add_argument("--treebank", type=labelled_path, action="append", metavar="NAME=GOLD.conllu")
     parser.add_argument("--language", default="en", help="the treebanks' language (the raw text's wrapping)")
     parser.add_argument("--repeats", type=int, default=5, help="passes per pipeline for words/s")
     parser.add_argument("--note", default="", help="how the pipelines were trained")
@@ -171,8 +163,7 @@ def main(argv=None):
             found["words_per_second"] = round(found["words"] / found["seconds"])
         result["treebanks"][name] = row
         result["targets"] = targets(result["treebanks"])
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
+        write_json(args.out, result)
     print(f"wrote {args.out}")
 
 

@@ -1,9 +1,5 @@
-"""The word lists of vineparse.text's UD English rules, derived again from EWT train (+ dev) and compared with
-the lists the modules ship (issue 69).
-
-    python bench/tokenizer_rules.py
-
-Prints each list as derived and whether it equals the shipped one (exit status 1 if one differs):
+"""The word lists of vineparse.text's UD English rules, derived again from EWT train (+ dev), equal the lists the
+modules ship (issue 69):
 - `tokenizer.HYPHEN_PREFIXES`: lower-case letters before a hyphen and a word that UD keeps in one token at least
   twice, more often than it splits them, with at least two different words after (train + dev);
 - `tokenizer.ABBREVIATIONS`: letters-and-periods tokens ending in a period that UD keeps at least twice and more
@@ -15,16 +11,14 @@ Prints each list as derived and whether it equals the shipped one (exit status 1
   `multiword.FUSED` (train's multiword tokens of letters seen at least twice whose last word is no clitic).
 """
 import re
-import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
+import pytest
 import spacy
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from tokenization import SETS, corpora  # noqa: E402
-
-from vineparse.text import multiword, tokenizer  # noqa: E402
+from vineparse.corpus import corpus_path
+from vineparse.text import multiword, tokenizer
 
 
 def sentences(path: Path):
@@ -48,9 +42,10 @@ def sentences(path: Path):
             text, tokens, end = None, [], 0
 
 
-def main():
-    train = list(sentences(corpora() / SETS["ewt-dev"].replace("dev", "train")))
-    both = train + list(sentences(corpora() / SETS["ewt-dev"]))
+@pytest.fixture(scope="module")
+def derived():
+    train = list(sentences(Path(corpus_path("ud-english-ewt", "en_ewt-ud-train.conllu"))))
+    both = train + list(sentences(Path(corpus_path("ud-english-ewt", "en_ewt-ud-dev.conllu"))))
     nlp = spacy.blank("en")
     hyphen, rights = defaultdict(Counter), defaultdict(set)
     kept, split, single, multi = Counter(), Counter(), Counter(), Counter()
@@ -101,16 +96,12 @@ def main():
             if len(words) > 1 and lower[-1] not in derived["CLITICS"] and all(map(str.isalpha, lower)):
                 fused[lower] += 1
     derived["FUSED"] = tuple(sorted(words for words, n in fused.items() if n >= 2))
-    shipped = {"HYPHEN_PREFIXES": tokenizer.HYPHEN_PREFIXES, "ABBREVIATIONS": tokenizer.ABBREVIATIONS,
-               "REMOVED_SPECIAL_CASES": tokenizer.REMOVED_SPECIAL_CASES, "CLITICS": multiword.CLITICS,
-               "FUSED": multiword.FUSED}
-    same = True
-    for name, values in derived.items():
-        equal = sorted(values) == sorted(shipped[name])
-        same &= equal
-        print(f"{name} ({'as shipped' if equal else 'DIFFERS from ' + repr(sorted(shipped[name]))}): {list(values)}")
-    sys.exit(0 if same else 1)
+    return derived
 
 
-if __name__ == "__main__":
-    main()
+@pytest.mark.parametrize("name, shipped", [
+    ("HYPHEN_PREFIXES", tokenizer.HYPHEN_PREFIXES), ("ABBREVIATIONS", tokenizer.ABBREVIATIONS),
+    ("REMOVED_SPECIAL_CASES", tokenizer.REMOVED_SPECIAL_CASES), ("CLITICS", multiword.CLITICS),
+    ("FUSED", multiword.FUSED)])
+def test_the_shipped_word_lists_are_those_ewt_train_gives(derived, name, shipped):
+    assert sorted(derived[name]) == sorted(shipped)
