@@ -56,7 +56,7 @@ def test_a_projection_the_part_kinds_share_learns_what_their_own_would(ewt_sente
     """With `shared_part_roles` the three part kinds read one projection: given the same weights, the loss,
     the encoder's gradient and the parses are those of three projections of their own holding the kinds'
     role columns, and the shared projection's gradient is the sum of theirs, column for column."""
-    SHARED = {**TINY_MODEL, "@architectures": "vineparse.VineCascadeModel.v3", "shared_part_roles": True}
+    SHARED = {**TINY_MODEL, "start_width": 64, "shared_part_roles": True}
     OWN = {**SHARED, "shared_part_roles": False}
     (nlp, examples), (other, _) = (train_tiny(ewt_sentences[:20], steps=0, model=m) for m in (SHARED, OWN))
     shared, own = (n.get_pipe("vine_cascade") for n in (nlp, other))
@@ -286,7 +286,7 @@ def test_cuts_without_the_vine_level_and_without_the_shortcut_are_the_same(train
                 assert [parser.sentence_spans(doc) for doc in docs] == spans
     finally:
         parser.load_cfg(saved)
-    untrained = VineCascadeParser(parser.vocab, parser.model, orders=[1, 2], predict_orders=None, predict_recall=None)
+    untrained = VineCascadeParser(parser.vocab, parser.model, orders=[1, 2], predict_orders=None)
     assert untrained.sentence_band() is None
 
 

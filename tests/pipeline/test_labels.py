@@ -62,16 +62,3 @@ def test_label_logits_are_those_of_the_whole_projection(trained, seed):
     heads = [np.where(tree[1:] == 0, np.arange(len(doc)), tree[1:] - 1) for doc, tree in zip(docs, trees)]
     for a, b in zip(predict_labels(where_read, heads, parser.labels), predict_labels(whole, heads, parser.labels)):
         assert list(a) == list(b)
-
-
-def test_a_label_scorer_with_a_span_block_gets_the_whole_projection(trained):
-    parser, docs = parser_and_docs(trained, 5)
-    batch = Batch(parser.model, parser.model.predict(docs)).predict()
-    heads, mods, _, children = random_arcs(batch, docs, np.random.default_rng(0))
-    scorer = parser.model.get_ref("labels")
-    scorer.attrs["span"] = True
-    try:
-        found = label_projection_where_read(batch, scorer, heads, mods, children)
-    finally:
-        del scorer.attrs["span"]
-    np.testing.assert_allclose(found, project(scorer.layers[0], batch.X), rtol=1e-6, atol=1e-6)

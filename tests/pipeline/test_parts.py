@@ -10,7 +10,7 @@ from vineparse.cascade.objective import ALPHA_GRID
 from vineparse.cascade.structures import make_structure
 from vineparse.pipeline import vine
 from vineparse.pipeline.levels import check_orders
-from vineparse.pipeline.objective import head_selection_loss, hinge_loss, tree_crf_loss, vine_hinge_loss
+from vineparse.pipeline.objective import hinge_loss, tree_crf_loss, vine_hinge_loss
 from vineparse.pipeline.parts import (GRAND_SIBLING, GRANDPARENT, NEURAL_SCORER, SIBLING, PartTable,
                                       SentenceScores)
 from vineparse.pipeline.scorers import N_BUCKETS, PART_ROLES
@@ -77,20 +77,6 @@ def test_hinge_loss_is_the_brute_force_cost_augmented_margin(n, order):
             d = sent.d_arcs
             assert d.sum() == pytest.approx(0.0)
             assert (d[gold[1:], np.arange(1, n + 1)] <= 0).all()
-
-
-@given(st.integers(0, 10_000), st.integers(1, 7))
-def test_head_selection_loss_is_the_local_log_loss(seed, n):
-    rng = np.random.default_rng(seed)
-    gold = np.asarray(projective_trees(n)[rng.integers(len(projective_trees(n)))])
-    sent = random_sentence(seed, n)
-    scores = sent.dense_arcs()
-    expected = 0.0
-    for m in range(1, n + 1):
-        column = [scores[h, m] for h in range(n + 1) if h != m]
-        expected -= scores[gold[m], m] - np.log(np.sum(np.exp(column)))
-    assert head_selection_loss(sent, gold) == pytest.approx(expected)
-    assert np.allclose(sent.d_arcs[:, 1:].sum(axis=0), 0.0)
 
 
 @pytest.mark.parametrize("orders, message", [([], "at least one"), ([2, 1], "increasing"), ([0], "last level"),

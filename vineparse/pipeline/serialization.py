@@ -3,7 +3,7 @@ version; a file that cannot be read (truncated, another kind of file, another ve
 naming the file and what was expected, instead of msgpack's or JSON's bare message.
 
 A pipeline saved before a setting was retired (`settings.RETIRED`, `architectures.RETIRED`) names it in its
-config.cfg, which spaCy refuses ("extra fields not permitted"); `upgrade_config` (`python -m vineparse.pipeline
+config.cfg, which spaCy refuses ("unexpected argument"); `upgrade_config` (`python -m vineparse.pipeline
 upgrade PIPELINE`) takes out those at the value whose behaviour was kept, and refuses the others.
 """
 from pathlib import Path

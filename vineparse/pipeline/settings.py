@@ -195,12 +195,15 @@ class CascadeSettings:
 
     def replace(self, **changes) -> "CascadeSettings":
         """A copy with `changes` (checked like any settings; unknown names raise). Where `orders` changes and
-        `alphas` does not, thresholds filled in by default (all 0.0) follow the new number of levels."""
+        `alphas` does not, thresholds filled in by default (all 0.0) follow the new number of levels; where
+        `predict_orders` becomes None, `predict_alphas` and `predict_recall` not given go with it."""
         unknown = set(changes) - set(NAMES)
         if unknown:
             raise ValueError(f"unknown vine_cascade settings {sorted(unknown)}; the settings are {list(NAMES)}")
         if "orders" in changes and "alphas" not in changes and not any(self.alphas):
             changes["alphas"] = None
+        if "predict_orders" in changes and changes["predict_orders"] is None:
+            changes = {"predict_alphas": None, "predict_recall": None, **changes}
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> Dict[str, Any]:
