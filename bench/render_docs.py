@@ -274,6 +274,9 @@ def sparse_seed_rows(row):
 
 
 DOCUMENT_SETS = {"ewt_test": "EWT test", "pud": "English PUD"}
+TOKENIZATION_SETS = {"ewt-dev": "EWT dev", "ewt-test": "EWT test", "pud": "English PUD"}
+TOKENIZERS = {"spacy, no multiword ranges": "spaCy's rules", "spacy": "spaCy's rules, multiword tokens grouped",
+              "ud": "UD English's rules (vineparse.text.tokenizer), multiword tokens grouped"}
 RAW_KINDS = ("after final punctuation", "after a word (no final punctuation)", "after other punctuation",
              "after a closing quote or bracket", "after an emoticon", "after a URL or e-mail", "before a list item")
 RAW_METRICS = ("Tokens", "Sentences", "Words", "UPOS", "UAS", "LAS", "CLAS")
@@ -444,6 +447,13 @@ TABLES = [
         Col("test set", "set"), Col("pipeline", "system"), Col("boundaries", "what"),
         *[Col(kind, lambda row, doc, kind=kind: row.get(kind, 0), "int") for kind in RAW_KINDS]]),
     Table("raw_text_targets", "raw_text.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
+    # tokenization.json: bench/tokenization.py
+    Table("tokenization", "tokenization.json", lambda doc: [
+        {"set": TOKENIZATION_SETS.get(name, name), "rules": TOKENIZERS.get(rules, rules), **found}
+        for name, systems in doc["sets"].items() for rules, found in systems.items()], [
+        Col("test set", "set"), Col("tokenizer", "rules"),
+        *[Col(f"{metric} {part}", (metric, key), "2f") for metric in ("Tokens", "Words")
+          for part, key in (("P", "precision"), ("R", "recall"), ("F1", "f1"))]]),
     # threads.json: bench/threads.py; bounds.json: bench/bounds.py
     Table("threads", "threads.json", lambda doc: [
         {"model": name, "threads": n, "words": doc[key]["median_words_per_second"][str(n)],
