@@ -12,14 +12,13 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from lexoracle import EXAMPLES, enumerate_derivations, random_costs, random_grammar
-from test_search import exhaustive, projections
-from vineparse._kernels.astar_agenda import SearchStatus, astar_search
+from test_search import exhaustive, projections, search_finds_the_best
 from vineparse.astar import AStarParser, ParseError
 from vineparse.astar.backoff import UNKNOWN_TAG, BackoffGrammar
 from vineparse.astar.grammar import GrammarError
 from vineparse.astar.heuristics import outside_estimates
 from vineparse.astar.model import derivation_cost, outcome_costs
-from vineparse.astar.parser import cost_tables, derivation_from_arrays, rule_index
+from vineparse.astar.parser import derivation_from_arrays, rule_index
 from vineparse.astar.treebank import debinarize, derivation_dependencies
 from vineparse.trees import validate_heads
 
@@ -63,13 +62,7 @@ def test_backoff_search_against_brute_force(seed, n, factored):
     for name, projection in projections(g, costs).items():
         h = outside_estimates(name, projection, rules, tag_ids)
         assert h.projection_cost <= oracle["best"] + TOL
-        result = astar_search(rules, cost_tables(costs), h.projection, tag_ids, h.cfg_index, h.cfg_outside,
-                              h.dep_outside)
-        assert result["status"] == SearchStatus.FOUND
-        assert result["cost"] == pytest.approx(oracle["best"], abs=TOL), name
-        assert result["violations"] == 0 and result["reopened"] == 0
-        found = derivation_from_arrays(result["derivation"], g)
-        assert derivation_cost(found, costs, g) == pytest.approx(result["cost"], abs=TOL)
+        found = search_finds_the_best(rules, costs, h, tag_ids, g, oracle["best"], name)
         words = [f"w{k}" for k in range(n)]
         tree = debinarize(found, words)
         assert tree.leaves() == words

@@ -47,25 +47,25 @@ def check_gradients(model, inputs, X, weights_of, eps=1e-6, tol=1e-5):
     dX = backprop(grads(out, weights_of))
     dX = np.vstack(dX) if isinstance(dX, list) else dX
     for index in np.ndindex(X.shape):
-        saved = X[index]
-        X[index] = saved + eps
-        plus = loss()
-        X[index] = saved - eps
-        minus = loss()
-        X[index] = saved
-        assert dX[index] == pytest.approx((plus - minus) / (2 * eps), abs=tol), index
+        assert dX[index] == pytest.approx(central_difference(X, index, loss, eps), abs=tol), index
     for node in model.walk():
         for name in node.param_names:
             value = node.get_param(name)
             grad = node.get_grad(name) if node.has_grad(name) else np.zeros_like(value)
             for index in np.ndindex(value.shape):
-                saved = value[index]
-                value[index] = saved + eps
-                plus = loss()
-                value[index] = saved - eps
-                minus = loss()
-                value[index] = saved
-                assert grad[index] == pytest.approx((plus - minus) / (2 * eps), abs=tol), (node.name, name, index)
+                assert grad[index] == pytest.approx(central_difference(value, index, loss, eps), abs=tol), (
+                    node.name, name, index)
+
+
+def central_difference(array, index, loss, eps):
+    """(loss(array[index] + eps) - loss(array[index] - eps)) / (2 eps), the array left as it was."""
+    saved = array[index]
+    array[index] = saved + eps
+    plus = loss()
+    array[index] = saved - eps
+    minus = loss()
+    array[index] = saved
+    return (plus - minus) / (2 * eps)
 
 
 def grads(out, weights_of):

@@ -5,6 +5,7 @@
 - ``ptb``: Penn Treebank bracketed trees (``.mrg``).
 - ``dependency``: ``word TAG head`` files (``.dp``), read as CoNLL-U sentences.
 """
+from . import conllu
 from .conllu import Corpus, Sentence, format_sentence, iter_conllu, parse_conllu, read_conllu, write_conllu
 from .dependency import read_dependency_file, read_ptb_dependencies
 from .errors import CorpusError, CorpusNotFoundError
@@ -17,13 +18,7 @@ __all__ = [
     "ptb_sample_files",
     "CorpusNotFoundError",
     "CorpusError",
-    "Sentence",
-    "Corpus",
-    "read_conllu",
-    "iter_conllu",
-    "parse_conllu",
-    "write_conllu",
-    "format_sentence",
+    *conllu.__all__,
     "Tree",
     "read_mrg",
     "parse_brackets",
