@@ -5,8 +5,7 @@ import spacy
 from hypothesis import given, strategies as st
 
 from vineparse import kernels
-from vineparse.pipeline.spaces import (SPACE_LABEL, attach_whitespace, contract_spaces, paragraph_starts,
-                                       space_tokens, word_starts)
+from vineparse.pipeline.spaces import SPACE_LABEL, attach_whitespace, contract_spaces, space_tokens, word_starts
 from vineparse.trees import is_projective, validate_heads
 
 
@@ -59,14 +58,13 @@ def test_whitespace_attaches_to_the_word_before_else_after():
     assert attach_whitespace(heads, np.zeros(6, dtype=bool)) is heads
 
 
-def test_starts_move_off_whitespace_and_paragraph_breaks_are_found():
+def test_starts_move_off_whitespace():
     nlp = spacy.blank("en")
     doc = nlp.make_doc("Hi there.\n\nSecond one .\nthird\n\n")
     space = space_tokens(doc)
     assert [t.text for t, s in zip(doc, space) if s] == ["\n\n", "\n", "\n\n"]
     assert word_starts(np.array([0, 3, 7]), space).tolist() == [0, 4, 8]
     assert word_starts(np.array([0, 10]), space).tolist() == [0]              # nothing follows the last one
-    assert paragraph_starts(doc, space).tolist() == [4]
 
 
 @pytest.mark.parametrize("text", ["Great service!! Would recommend.\n\nWe called them on Monday.\nthanks again",

@@ -35,11 +35,6 @@ def space_tokens(doc: Doc) -> np.ndarray:
     return doc.to_array(IS_SPACE).astype(bool)
 
 
-def is_paragraph_break(text: str) -> bool:
-    """Whether a whitespace token's text breaks a paragraph: two line breaks or more."""
-    return text.count("\n") >= 2
-
-
 def contract_spaces(tree: np.ndarray, space: Sequence[bool]) -> np.ndarray:
     """A sentence's tree with its whitespace tokens attached by the rule above.
 
@@ -85,16 +80,6 @@ def word_starts(starts: np.ndarray, space: np.ndarray) -> np.ndarray:
     following = np.minimum.accumulate(np.where(np.append(space, False), n, positions)[::-1])[::-1]
     moved = following[starts]
     return np.unique(np.concatenate([[0], moved[moved < n]])).astype(np.int64)
-
-
-def paragraph_starts(doc: Doc, space: np.ndarray) -> np.ndarray:
-    """int64: the first word after each paragraph break (`is_paragraph_break`) of the doc."""
-    blanks = np.flatnonzero(space)
-    breaks = [i for i in blanks if is_paragraph_break(doc[int(i)].text)]
-    if not breaks:
-        return np.zeros(0, dtype=np.int64)
-    starts = word_starts(np.asarray(breaks, dtype=np.int64), space)
-    return starts[starts > 0]
 
 
 def attach_whitespace(heads: np.ndarray, space: np.ndarray) -> np.ndarray:
