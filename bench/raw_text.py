@@ -6,11 +6,12 @@
 Each treebank's raw text is the `.txt` UD releases (`vineparse.text.rawtext`: documents and paragraphs as
 blocks between empty lines, lines wrapped); each pipeline parses it with `vineparse.text.parse_text` (the
 `parse-text` command: multiword tokens written as UD writes them), and the output is scored against the gold
-CoNLL-U by the official evaluation (`vineparse.text.conll18`, udtools): Tokens, Sentences, Words, UPOS, UAS,
-LAS, CLAS F1 (every word, punctuation included). Words/s: the median over `--repeats` passes of each
-pipeline over the whole text, the pipelines taking turns, one core. Sentence boundaries each pipeline
-misses or adds, by kind (the word before the boundary: final punctuation, a closing quote or bracket, an
-emoticon, a URL or e-mail address, other punctuation, a word; and list items). The published systems'
+CoNLL-U by the official evaluation (`vineparse.text.conll18`, udtools): Tokens, Sentences, Words, UAS, LAS,
+CLAS F1 (every word, punctuation included; not UPOS: the pipelines tag XPOS only). Words/s: each pipeline's
+`nlp.pipe` over the same pieces of the text (parse-text's, CoNLL-U writing left out), the median of `--repeats`
+passes, the pipelines taking turns, one core. Sentence
+boundaries each pipeline misses or adds, by kind (the word before the boundary: final punctuation, a closing
+quote or bracket, an emoticon, a URL or e-mail address, other punctuation, a word; and list items). The published systems'
 figures are copied beside them, marked published with their UD version.
 """
 import argparse
@@ -24,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from runinfo import labelled_path, run_info, write_json  # noqa: E402
 
-METRICS = ("Tokens", "Sentences", "Words", "UPOS", "UAS", "LAS", "CLAS")
+METRICS = ("Tokens", "Sentences", "Words", "UAS", "LAS", "CLAS")
 # EWT test from raw text, the CoNLL 2018 script (the systems' own papers and model pages)
 PUBLISHED = {
     "ewt_test": [
@@ -44,10 +45,10 @@ BULLET = re.compile(r"^(?:[-*•·>]|\d{1,2}[.)]|[a-zA-Z][.)])$")
 def boundaries(conllu: str):
     """The sentence ends of a CoNLL-U text as offsets into its words' characters, and per offset the word before
     it and the word after it."""
-    from vineparse.corpus.conllu import read_conllu
+    from vineparse.corpus.conllu import iter_conllu
 
     words, ends = [], []
-    for sentence in read_conllu(io.StringIO(conllu), require_heads=False):
+    for sentence in iter_conllu(io.BytesIO(conllu.encode("utf-8")), require_heads=False):
         words += list(sentence.words)
         ends.append(len(words))
     offsets, cumulative = {}, 0
@@ -126,12 +127,15 @@ def main(argv=None):
     parser.add_argument("--language", default="en", help="the treebanks' language (the raw text's wrapping)")
     parser.add_argument("--repeats", type=int, default=5, help="passes per pipeline for words/s")
     parser.add_argument("--note", default="", help="how the pipelines were trained")
+    parser.add_argument("--gold-tokens", metavar="DOCS.spacy",
+                        help="also score each pipeline on these docs' gold tokens and sentences (spaCy's scorer)")
     parser.add_argument("--out", default="bench/results/raw_text.json")
     args = parser.parse_args(argv)
 
     import spacy
     from vineparse.corpus import corpus_path
     from vineparse.text.conll18 import evaluate
+    from vineparse.text.parse_text import DEFAULT_MAX_CHARS, iter_pieces
     from vineparse.text.rawtext import conllu_to_text
 
     treebanks = args.treebank or [("ewt_test", str(corpus_path("ud-english-ewt", "en_ewt-ud-test.conllu"))),
@@ -144,27 +148,41 @@ def main(argv=None):
         raw = conllu_to_text(gold_path, language=args.language)
         row = {"gold": gold_path, "characters": len(raw.text), "documents": len(raw.documents),
                "paragraphs": raw.n_paragraphs, "systems": {}}
+        for label, nlp in pipelines:
+            system, summary = parse(nlp, raw.text)
+            scores = evaluate(gold, system)
+            row["systems"][label] = {
+                "scores": {metric: round(100 * scores[metric]["f1"], 2) for metric in METRICS},
+                "written": summary.written.to_dict(), "boundary_errors": boundary_errors(gold, system)}
+            print(name, label, row["systems"][label]["scores"], flush=True)
+        pieces = [piece.text for piece in iter_pieces(io.BytesIO(raw.text.encode("utf-8")), DEFAULT_MAX_CHARS)]
         seconds = {label: [] for label, _ in pipelines}
-        for repeat in range(max(1, args.repeats)):
+        for _ in range(max(1, args.repeats)):       # the pipelines alone (no CoNLL-U), taking turns
             for label, nlp in pipelines:
                 start = time.perf_counter()
-                system, summary = parse(nlp, raw.text)
+                words = sum(not token.is_space for doc in nlp.pipe(pieces) for token in doc)
                 seconds[label].append(time.perf_counter() - start)
-                if repeat == 0:
-                    scores = evaluate(gold, system)
-                    row["systems"][label] = {
-                        "scores": {metric: round(100 * scores[metric]["f1"], 2) for metric in METRICS},
-                        "words": summary.written.words, "written": summary.written.to_dict(),
-                        "boundary_errors": boundary_errors(gold, system)}
-                    print(name, label, row["systems"][label]["scores"], flush=True)
         for label, _ in pipelines:
             found = row["systems"][label]
             found["seconds"] = round(statistics.median(seconds[label]), 3)
-            found["words_per_second"] = round(found["words"] / found["seconds"])
+            found["words_per_second"] = round(words / found["seconds"])
         result["treebanks"][name] = row
         result["targets"] = targets(result["treebanks"])
         write_json(args.out, result)
+    if args.gold_tokens:
+        result["gold_tokens"] = {"docs": args.gold_tokens, "systems": {
+            label: gold_token_scores(nlp, args.gold_tokens) for label, nlp in pipelines if nlp.has_pipe("vine_cascade")}}
+        write_json(args.out, result)
     print(f"wrote {args.out}")
+
+
+def gold_token_scores(nlp, path: str) -> dict:
+    """UAS / LAS of `nlp` on the gold tokens and sentences of the docs at `path` (spaCy's scorer, punctuation
+    excluded), as `spacy evaluate --gold-preproc` scores them."""
+    from spacy.training import Corpus
+
+    scores = nlp.evaluate(list(Corpus(path, gold_preproc=True)(nlp)))
+    return {"UAS": round(100 * scores["dep_uas"], 2), "LAS": round(100 * scores["dep_las"], 2)}
 
 
 if __name__ == "__main__":

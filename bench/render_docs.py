@@ -279,7 +279,7 @@ TOKENIZERS = {"spacy, no multiword ranges": "spaCy's rules", "spacy": "spaCy's r
               "ud": "UD English's rules (vineparse.text.tokenizer), multiword tokens grouped"}
 RAW_KINDS = ("after final punctuation", "after a word (no final punctuation)", "after other punctuation",
              "after a closing quote or bracket", "after an emoticon", "after a URL or e-mail", "before a list item")
-RAW_METRICS = ("Tokens", "Sentences", "Words", "UPOS", "UAS", "LAS", "CLAS")
+RAW_METRICS = ("Tokens", "Sentences", "Words", "UAS", "LAS", "CLAS")
 
 
 CASCADE_COLUMNS = [
@@ -447,6 +447,8 @@ TABLES = [
         Col("test set", "set"), Col("pipeline", "system"), Col("boundaries", "what"),
         *[Col(kind, lambda row, doc, kind=kind: row.get(kind, 0), "int") for kind in RAW_KINDS]]),
     Table("raw_text_targets", "raw_text.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
+    Table("raw_text_gold_tokens", "raw_text.json", lambda doc: items(doc["gold_tokens"]["systems"]), [
+        Col("pipeline", "_key"), Col("UAS", "UAS", "2f"), Col("LAS", "LAS", "2f")]),
     # tokenization.json: bench/tokenization.py
     Table("tokenization", "tokenization.json", lambda doc: [
         {"set": TOKENIZATION_SETS.get(name, name), "rules": TOKENIZERS.get(rules, rules), **found}

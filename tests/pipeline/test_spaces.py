@@ -4,50 +4,7 @@ import pytest
 import spacy
 from hypothesis import given, strategies as st
 
-from vineparse import kernels
-from vineparse.pipeline.spaces import SPACE_LABEL, attach_whitespace, contract_spaces, space_tokens, word_starts
-from vineparse.trees import is_projective, validate_heads
-
-
-def test_a_whitespace_head_passes_its_words_to_its_own_head():
-    # words 1..5, word 3 whitespace: 1 <- 2 -> 3 -> 4, 3 -> 5; root 2
-    tree = np.array([-1, 2, 0, 2, 3, 3])
-    out = contract_spaces(tree, [False, False, True, False, False])
-    assert out.tolist() == [-1, 2, 0, 2, 2, 2]
-
-
-def test_a_whitespace_root_hands_the_root_to_its_first_word():
-    tree = np.array([-1, 2, 0, 2])              # "a \n b": the whitespace token is the root
-    out = contract_spaces(tree, [False, True, False])
-    assert out.tolist() == [-1, 0, 1, 1]
-
-
-def test_leading_whitespace_attaches_to_the_next_word_and_whitespace_only_is_one_tree():
-    assert contract_spaces(np.array([-1, 0, 1]), [True, False]).tolist() == [-1, 2, 0]
-    assert contract_spaces(np.array([-1, 2, 0, 2]), [True, True, True]).tolist() == [-1, 0, 1, 1]
-
-
-@given(st.integers(0, 10_000), st.integers(1, 9))
-def test_contracted_trees_keep_every_word_and_stay_projective(seed, n):
-    rng = np.random.default_rng(seed)
-    tree = kernels.eisner(rng.normal(size=(n + 1, n + 1)) * 3)
-    space = rng.random(n) < 0.3
-    out = contract_spaces(tree, space)
-    validate_heads(out)
-    assert is_projective(out)
-    assert (out[1:] == 0).sum() == 1
-    is_space = np.concatenate([[False], space])
-    assert not is_space[out[1:]].any() or space.all()     # no whitespace head (unless nothing else is there)
-    for m in np.flatnonzero(~space) + 1:                  # a word's new head is its nearest word ancestor
-        h = tree[m]
-        while h > 0 and is_space[h]:
-            h = tree[h]
-        assert out[m] == h or (h == 0 and out[m] == np.flatnonzero(out[1:] == 0)[0] + 1)
-    for m in np.flatnonzero(space) + 1:
-        if not space.all():
-            words = np.flatnonzero(~is_space[:m])
-            words = words[words > 0]
-            assert out[m] == (words[-1] if len(words) else np.flatnonzero(~is_space[m:])[0] + m)
+from vineparse.pipeline.spaces import SPACE_LABEL, attach_whitespace, space_tokens, word_starts
 
 
 def test_whitespace_attaches_to_the_word_before_else_after():
@@ -56,6 +13,22 @@ def test_whitespace_attaches_to_the_word_before_else_after():
     assert attach_whitespace(heads, space).tolist() == [1, 1, 1, 1, 4, 4]
     assert attach_whitespace(np.arange(3), np.ones(3, dtype=bool)).tolist() == [0, 0, 0]
     assert attach_whitespace(heads, np.zeros(6, dtype=bool)) is heads
+
+
+@given(st.lists(st.booleans(), min_size=1, max_size=30), st.integers(0, 10_000))
+def test_whitespace_never_heads_a_word_and_words_keep_their_heads(space, seed):
+    space = np.array(space)
+    heads = np.random.default_rng(seed).integers(0, len(space), size=len(space))
+    out = attach_whitespace(heads, space)
+    assert (out[~space] == heads[~space]).all()
+    if (~space).any():
+        assert not space[out[space]].any()
+        for i in np.flatnonzero(space):         # the nearest word before, else after
+            before = np.flatnonzero(~space[:i])
+            assert out[i] == (before[-1] if len(before) else i + np.flatnonzero(~space[i:])[0])
+    starts = np.unique(np.random.default_rng(seed).integers(0, len(space), size=4).tolist() + [0])
+    moved = word_starts(starts, space)
+    assert moved[0] == 0 and (np.diff(moved) > 0).all() and not space[moved[1:]].any()
 
 
 def test_starts_move_off_whitespace():

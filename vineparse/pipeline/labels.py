@@ -105,7 +105,8 @@ def label_projection_where_read(batch: Batch, scorer, head_rows: np.ndarray, mod
 
 def write_parses(vocab, labels: Sequence[str], docs: Iterable[Doc], predictions: Iterable[Tuple]) -> None:
     """Write heads and labels (ids into `labels`) to the docs, lifted arcs lowered (`trees.deprojectivize`),
-    whitespace tokens labelled `spaces.SPACE_LABEL`; a prediction (heads, label ids, confidences) also sets `Doc._.vine_confidence` (see `confidence.py`)."""
+    whitespace tokens labelled `spaces.SPACE_LABEL`; a prediction (heads, label ids, confidences) also sets
+    `Doc._.vine_confidence` (see `confidence.py`)."""
     labels = np.asarray(labels, dtype=object)
     label_hashes = np.array([vocab.strings.add(label) for label in labels], dtype=np.uint64)
     decorated = np.array([is_decorated(label) for label in labels], dtype=bool)

@@ -10,12 +10,9 @@ paragraph breaks ("\\n\\n") and runs of spaces. Such a token is no word of any s
 * it never starts a sentence: a sentence start that falls on whitespace moves to the next word (`word_starts`);
 * it never counts in a score (spaCy's scorer skips whitespace tokens; the CoNLL-U writer drops them).
 
-Training learns from the same words: a gold sentence's tree is over its words (`training.gold_sentences`), a
-word the annotation puts under a whitespace token taking its nearest word ancestor (`contract_spaces`).
+Training learns from the same words: a gold sentence's tree is over its words (`training.gold_sentences`).
 Time O(n) per doc.
 """
-from typing import Sequence
-
 import numpy as np
 from spacy.attrs import IS_SPACE
 from spacy.tokens import Doc
@@ -33,40 +30,6 @@ def space_tokens(doc: Doc) -> np.ndarray:
     if not len(doc):
         return np.zeros(0, dtype=bool)
     return doc.to_array(IS_SPACE).astype(bool)
-
-
-def contract_spaces(tree: np.ndarray, space: Sequence[bool]) -> np.ndarray:
-    """A sentence's tree with its whitespace tokens attached by the rule above.
-
-    tree: int64 (n + 1,), tree[0] = -1, tree[m] the head of word m (0 = the root); space: bool (n,) per word.
-    RETURNS a new int64 (n + 1,) tree in which no word has a whitespace head, exactly one non-whitespace word
-    has the root (the first of those that had it, directly or through whitespace; the others attach to it) and
-    each whitespace word attaches to the nearest non-whitespace word before it, else after it. A sentence of
-    whitespace only: its first token is the root and the others attach to it.
-    """
-    space = np.concatenate([[False], np.asarray(space, dtype=bool)])
-    n = len(tree) - 1
-    out = np.array(tree, dtype=np.int64, copy=True)
-    if n == 0 or not space.any():
-        return out
-    words = np.flatnonzero(~space[1:]) + 1
-    if not len(words):
-        out[1:] = 1
-        out[1] = 0
-        return out
-    for m in words:                 # the nearest non-whitespace ancestor, or the root
-        h, steps = int(tree[m]), 0
-        while h > 0 and space[h] and steps < n:     # `steps`: a malformed input cannot loop
-            h, steps = int(tree[h]), steps + 1
-        out[m] = h if h > 0 and not space[h] else 0
-    roots = words[out[words] == 0]
-    if len(roots) > 1:              # the root's whitespace had several word children: the first keeps it
-        out[roots[1:]] = roots[0]
-    before = np.maximum.accumulate(np.where(space, 0, np.arange(n + 1)))        # nearest word at or before
-    after = np.minimum.accumulate(np.where(space, n + 1, np.arange(n + 1))[::-1])[::-1]
-    blanks = np.flatnonzero(space)
-    out[blanks] = np.where(before[blanks] > 0, before[blanks], after[blanks])
-    return out
 
 
 def word_starts(starts: np.ndarray, space: np.ndarray) -> np.ndarray:

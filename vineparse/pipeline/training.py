@@ -24,9 +24,9 @@ from .labels import gold_parse, label_logits
 from .levels import parse_pieces
 from .objective import sentence_loss
 from .parts import SentenceScores
-from .spaces import contract_spaces, space_tokens
 from .scorers import (HEAD_COLUMN, biaffine_scores, dense_buckets, distance_buckets, label_hidden, outer_children,
                       part_mlp)
+from .spaces import space_tokens
 from .thresholds import is_held_out, observe_sentence
 
 
@@ -68,12 +68,11 @@ def sentence_spans(example) -> List[Tuple[int, int]]:
 
 def _gold_tree(heads, space: np.ndarray, start: int, end: int, keep: Optional[np.ndarray] = None) -> np.ndarray:
     """The sentence start..end - 1 as a tree (int64, 0 = the root) from absolute doc heads (spaCy marks a root
-    by its own index), over the tokens `keep` (offsets from `start`; None: all): whitespace tokens contracted
-    away (`contract_spaces`, their own heads unread), then left out."""
+    by its own index), over the tokens `keep` (offsets from `start`; None: all), which no kept token may have
+    left out as its head; a whitespace token's own head is not read."""
     own = np.arange(start, end)
     absolute = np.array([i if space[i] else h for i, h in zip(own, heads[start:end])], dtype=np.int64)
-    tree = contract_spaces(np.concatenate([[-1], np.where(absolute == own, 0, absolute - start + 1)]),
-                           space[start:end])
+    tree = np.concatenate([[-1], np.where(absolute == own, 0, absolute - start + 1)])
     if keep is None:
         return tree
     index = np.concatenate([[0], keep + 1])
@@ -88,9 +87,8 @@ def gold_sentences(examples, label_ids: Dict[str, int], skip, held_out: float = 
                    decorate: bool = True) -> Iterator[GoldSentence]:
     """The gold sentences of each example's predicted doc (`sentence_spans`), projectivized (`labels.gold_parse`;
     decorate: the lifted arcs' labels), over their words: whitespace tokens are no words of the parse
-    (`spaces.py`; a word the annotation puts under one takes its nearest word ancestor,
-    `spaces.contract_spaces`). A sentence some word of which has no one-to-one gold head inside it, or that has
-    no word, or not exactly one root, is reported to `skip(what, detail)` and left out. held_out: the share of
+    (`spaces.py`). A sentence some word of which has no one-to-one gold head on a word inside it, or that has no
+    word, or not exactly one root, is reported to `skip(what, detail)` and left out. held_out: the share of
     sentences marked held out (`thresholds.is_held_out`)."""
     for i, example in enumerate(examples):
         heads, deps = gold_parse(example, decorate)
