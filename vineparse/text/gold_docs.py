@@ -42,8 +42,8 @@ def gold_document(vocab, text: str, sentences: Sequence[Sentence], spans: Sequen
     sentence's (start, end) character offsets in `text` (`rawtext.py`).
 
     RETURNS (Doc): `doc.text == text` exactly; each sentence's words in order, whitespace tokens between
-    them with no annotation. RAISES (SpellingError): a sentence whose words, whitespace aside, are not the
-    characters of its span (named by its sent_id).
+    them on the word before (see the module docstring). RAISES (SpellingError): a sentence whose words,
+    whitespace aside, are not the characters of its span (named by its sent_id).
     """
     words: List[str] = []
     spaces: List[bool] = []
