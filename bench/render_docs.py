@@ -436,7 +436,7 @@ TABLES = [
     Table("raw_text", "raw_text.json", lambda doc: [
         {"set": DOCUMENT_SETS.get(name, name), "system": system, **found["scores"], "wps": found["words_per_second"]}
         for name, tb in doc["treebanks"].items() for system, found in tb["systems"].items()] + [
-        {"set": DOCUMENT_SETS.get(name, name), "system": f"{row['system']} (published, UD {row['ud']})", **row}
+        {**row, "set": DOCUMENT_SETS.get(name, name), "system": f"{row['system']} (published, UD {row['ud']})"}
         for name, rows in doc["published"].items() for row in rows], [
         Col("test set", "set"), Col("pipeline", "system"),
         *[Col(f"{metric} F1", metric, "2f") for metric in RAW_METRICS], Col("words/s", "wps", "int")]),
