@@ -1,18 +1,13 @@
 """Raw text in, CoNLL-U out, scored as the CoNLL 2018 shared task scored it.
 
-    python bench/raw_text.py --pipeline vine=PATH --pipeline spacy=PATH [--pipeline senter=PATH]
-        [--treebank ewt_test=GOLD.conllu ...] [--repeats 5] [--out bench/results/raw_text.json]
+    python bench/raw_text.py --pipeline LABEL=PATH ... [--treebank NAME=GOLD.conllu ...] [--repeats 5]
+        [--gold-tokens DOCS.spacy] [--out bench/results/raw_text.json]
 
-Each treebank's raw text is the `.txt` UD releases (`vineparse.text.rawtext`: documents and paragraphs as
-blocks between empty lines, lines wrapped); each pipeline parses it with `vineparse.text.parse_text` (the
-`parse-text` command: multiword tokens written as UD writes them), and the output is scored against the gold
-CoNLL-U by the official evaluation (`vineparse.text.conll18`, udtools): Tokens, Sentences, Words, UAS, LAS,
-CLAS F1 (every word, punctuation included; not UPOS: the pipelines tag XPOS only). Words/s: each pipeline's
-`nlp.pipe` over the same pieces of the text (parse-text's, CoNLL-U writing left out), the median of `--repeats`
-passes, the pipelines taking turns, one core. Sentence
-boundaries each pipeline misses or adds, by kind (the word before the boundary: final punctuation, a closing
-quote or bracket, an emoticon, a URL or e-mail address, other punctuation, a word; and list items). The published systems'
-figures are copied beside them, marked published with their UD version.
+Each treebank's raw text is UD's `.txt` (`vineparse.text.rawtext`); each pipeline parses it as the `parse-text`
+command does, and the official evaluation (`vineparse.text.conll18`) scores Tokens, Sentences, Words, UAS, LAS
+and CLAS F1 (not UPOS: the pipelines tag XPOS only). Words/s: `nlp.pipe` alone over the same pieces, the median
+of `--repeats` passes, the pipelines taking turns, one core. Sentence boundaries missed or added, by the word
+before them (`kind`); the published systems' figures beside, with their UD version.
 """
 import argparse
 import io
@@ -20,6 +15,7 @@ import re
 import statistics
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -27,14 +23,10 @@ from runinfo import labelled_path, run_info, write_json  # noqa: E402
 
 METRICS = ("Tokens", "Sentences", "Words", "UAS", "LAS", "CLAS")
 # EWT test from raw text, the CoNLL 2018 script (the systems' own papers and model pages)
-PUBLISHED = {
-    "ewt_test": [
-        {"system": "Stanza 1.5.1", "ud": "2.12", "Sentences": 89.16, "UAS": 88.90, "LAS": 86.77},
-        {"system": "UDPipe 1.2", "ud": "2.5", "Sentences": 77.4, "UAS": 80.2, "LAS": 77.0},
-        {"system": "Trankit large (XLM-R)", "ud": "2.5", "Sentences": 90.49, "LAS": 89.40},
-        {"system": "UDPipe 2 (mBERT)", "ud": "2.12", "UAS": 90.71, "LAS": 88.81},
-    ],
-}
+PUBLISHED = {"ewt_test": [{"system": "Stanza 1.5.1", "ud": "2.12", "Sentences": 89.16, "UAS": 88.90, "LAS": 86.77},
+                          {"system": "UDPipe 1.2", "ud": "2.5", "Sentences": 77.4, "UAS": 80.2, "LAS": 77.0},
+                          {"system": "Trankit large (XLM-R)", "ud": "2.5", "Sentences": 90.49, "LAS": 89.40},
+                          {"system": "UDPipe 2 (mBERT)", "ud": "2.12", "UAS": 90.71, "LAS": 88.81}]}
 FINAL = set(".!?") | {"...", "…"}
 CLOSING = set("\"')]}”’»")
 EMOTICON = re.compile(r"^(?:[:;=8][-'^]?[()\[\]DPpOo/\\|*3]+|<3|\^_*\^|[xX]D)$")
@@ -47,21 +39,20 @@ def boundaries(conllu: str):
     it and the word after it."""
     from vineparse.corpus.conllu import iter_conllu
 
-    words, ends = [], []
+    words, ends = [], set()
     for sentence in iter_conllu(io.BytesIO(conllu.encode("utf-8")), require_heads=False):
         words += list(sentence.words)
-        ends.append(len(words))
+        ends.add(len(words))
     offsets, cumulative = {}, 0
-    index = 0
     for i, word in enumerate(words, 1):
         cumulative += len(re.sub(r"\s", "", word))
-        if index < len(ends) and ends[index] == i:
+        if i in ends:
             offsets[cumulative] = (word, words[i] if i < len(words) else "")
-            index += 1
     return offsets
 
 
 def kind(before: str, after: str) -> str:
+    """What a sentence boundary between the words `before` and `after` follows (or precedes: a list item)."""
     if BULLET.match(after):
         return "before a list item"
     if before in FINAL or (len(before) > 1 and set(before) <= set(".!?")):
@@ -72,34 +63,24 @@ def kind(before: str, after: str) -> str:
         return "after an emoticon"
     if URL.search(before):
         return "after a URL or e-mail"
-    if not any(c.isalnum() for c in before):
-        return "after other punctuation"
-    return "after a word (no final punctuation)"
+    return "after a word (no final punctuation)" if any(c.isalnum() for c in before) else "after other punctuation"
 
 
 def boundary_errors(gold: str, system: str) -> dict:
     """Gold sentence ends the system misses and ends it adds that gold has not, counted by `kind`."""
     expected, found = boundaries(gold), boundaries(system)
     total = max(expected) if expected else 0
-    out = {"missed": {}, "added": {}}
-    for name, ends, other in (("missed", expected, found), ("added", found, expected)):
-        for offset, (before, after) in ends.items():
-            if offset not in other and offset != total:
-                label = kind(before, after)
-                out[name][label] = out[name].get(label, 0) + 1
-    return out
+    return {name: dict(Counter(kind(*words) for offset, words in ends.items()
+                               if offset not in other and offset != total))
+            for name, ends, other in (("missed", expected, found), ("added", found, expected))}
 
 
 def targets(treebanks: dict, ours: str = "vine_cascade", theirs: str = "spaCy parser") -> dict:
     """Issue 69's targets: {name: [measured, target, met]} for what was measured."""
     out = {}
-
-    def score(name, system, metric):
-        return treebanks.get(name, {}).get("systems", {}).get(system, {}).get("scores", {}).get(metric)
-
     for name, metric, goal in (("ewt_test", "Sentences", 89.2), ("ewt_test", "Words", 99.0),
                                ("ewt_test", "Tokens", 98.5), ("ewt_test", "LAS", 86.8), ("pud", "Sentences", 96.0)):
-        value = score(name, ours, metric)
+        value = treebanks.get(name, {}).get("systems", {}).get(ours, {}).get("scores", {}).get(metric)
         if value is not None:
             out[f"{name}: {metric} F1 >= {goal}"] = [value, goal, value >= goal]
     ewt = treebanks.get("ewt_test", {}).get("systems", {})
@@ -111,20 +92,10 @@ def targets(treebanks: dict, ours: str = "vine_cascade", theirs: str = "spaCy pa
     return out
 
 
-def parse(nlp, text: str):
-    from vineparse.text.multiword import multiword_ranges
-    from vineparse.text.parse_text import parse_text
-
-    out = io.StringIO()
-    summary = parse_text(nlp, text, out, multiword=multiword_ranges if nlp.lang == "en" else None)
-    return out.getvalue(), summary
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pipeline", type=labelled_path, action="append", required=True, metavar="LABEL=PATH")
     parser.add_argument("--treebank", type=labelled_path, action="append", metavar="NAME=GOLD.conllu")
-    parser.add_argument("--language", default="en", help="the treebanks' language (the raw text's wrapping)")
     parser.add_argument("--repeats", type=int, default=5, help="passes per pipeline for words/s")
     parser.add_argument("--note", default="", help="how the pipelines were trained")
     parser.add_argument("--gold-tokens", metavar="DOCS.spacy",
@@ -135,7 +106,8 @@ def main(argv=None):
     import spacy
     from vineparse.corpus import corpus_path
     from vineparse.text.conll18 import evaluate
-    from vineparse.text.parse_text import DEFAULT_MAX_CHARS, iter_pieces
+    from vineparse.text.multiword import multiword_ranges
+    from vineparse.text.parse_text import DEFAULT_MAX_CHARS, iter_pieces, parse_text
     from vineparse.text.rawtext import conllu_to_text
 
     treebanks = args.treebank or [("ewt_test", str(corpus_path("ud-english-ewt", "en_ewt-ud-test.conllu"))),
@@ -145,11 +117,13 @@ def main(argv=None):
               "published": PUBLISHED}
     for name, gold_path in treebanks:
         gold = Path(gold_path).read_text(encoding="utf-8")
-        raw = conllu_to_text(gold_path, language=args.language)
+        raw = conllu_to_text(gold_path)
         row = {"gold": gold_path, "characters": len(raw.text), "documents": len(raw.documents),
                "paragraphs": raw.n_paragraphs, "systems": {}}
         for label, nlp in pipelines:
-            system, summary = parse(nlp, raw.text)
+            out = io.StringIO()
+            summary = parse_text(nlp, raw.text, out, multiword=multiword_ranges if nlp.lang == "en" else None)
+            system = out.getvalue()
             scores = evaluate(gold, system)
             row["systems"][label] = {
                 "scores": {metric: round(100 * scores[metric]["f1"], 2) for metric in METRICS},
@@ -170,15 +144,15 @@ def main(argv=None):
         result["targets"] = targets(result["treebanks"])
         write_json(args.out, result)
     if args.gold_tokens:
-        result["gold_tokens"] = {"docs": args.gold_tokens, "systems": {
-            label: gold_token_scores(nlp, args.gold_tokens) for label, nlp in pipelines if nlp.has_pipe("vine_cascade")}}
+        result["gold_tokens"] = {"docs": args.gold_tokens, "systems": {label: gold_token_scores(nlp, args.gold_tokens)
+                                                                       for label, nlp in pipelines
+                                                                       if nlp.has_pipe("vine_cascade")}}
         write_json(args.out, result)
     print(f"wrote {args.out}")
 
 
 def gold_token_scores(nlp, path: str) -> dict:
-    """UAS / LAS of `nlp` on the gold tokens and sentences of the docs at `path` (spaCy's scorer, punctuation
-    excluded), as `spacy evaluate --gold-preproc` scores them."""
+    """UAS / LAS of `nlp` on the gold tokens and sentences at `path`, as `spacy evaluate --gold-preproc` gives."""
     from spacy.training import Corpus
 
     scores = nlp.evaluate(list(Corpus(path, gold_preproc=True)(nlp)))

@@ -15,8 +15,6 @@ Develop on EWT dev; EWT test is for the final figure only.
 """
 import argparse
 import io
-import json
-import os
 import re
 import sys
 from collections import Counter
@@ -26,18 +24,14 @@ import spacy
 from udtools.udeval import evaluate, load_conllu, load_conllu_file
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from runinfo import run_info  # noqa: E402
+from runinfo import run_info, write_json  # noqa: E402
 
+from vineparse.corpus import corpus_path  # noqa: E402
 from vineparse.text.multiword import multiword_ranges  # noqa: E402
 from vineparse.text.tokenizer import customize_tokenizer  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
-SETS = {"ewt-dev": "ud-english-ewt/en_ewt-ud-dev.conllu", "ewt-test": "ud-english-ewt/en_ewt-ud-test.conllu",
-        "pud": "ud-pud/en_pud-ud-test.conllu"}
-
-
-def corpora() -> Path:
-    return Path(os.environ.get("VINEPARSE_CORPORA") or ROOT.parent / "shared" / "corpora")
+SETS = {"ewt-dev": ("ud-english-ewt", "en_ewt-ud-dev.conllu"), "ewt-test": ("ud-english-ewt", "en_ewt-ud-test.conllu"),
+        "pud": ("ud-pud", "en_pud-ud-test.conllu")}
 
 
 def paragraphs(path: Path):
@@ -145,24 +139,19 @@ def score(name: str, path: Path, nlp, multiword: bool):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", default="ewt-dev,ewt-test,pud")
-    parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "tokenization.json"))
+    parser.add_argument("--out", default="bench/results/tokenization.json")
     args = parser.parse_args(argv)
     default, ud = spacy.blank("en"), customize_tokenizer(spacy.blank("en"))
     results = {"run": run_info(), "scorer": "udtools 0.2.9 udeval (the CoNLL 2018 shared task's script)",
                "sets": {}}
     for name in args.sets.split(","):
-        path = corpora() / SETS[name]
+        path = Path(corpus_path(*SETS[name]))
         results["sets"][name] = {
             "spacy, no multiword ranges": score(name, path, default, multiword=False),
             "spacy": score(name, path, default, multiword=True),
             "ud": score(name, path, ud, multiword=True)}
-        for system, r in results["sets"][name].items():
-            print(f"{name:9} {system:27} tokens {r['Tokens']['f1']:6.2f} (P {r['Tokens']['precision']:6.2f} "
-                  f"R {r['Tokens']['recall']:6.2f})  words {r['Words']['f1']:6.2f} (P {r['Words']['precision']:6.2f} "
-                  f"R {r['Words']['recall']:6.2f})  missed {sum(r['errors']['gold tokens missed'].values())}",
-                  flush=True)
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(name, {system: r["Tokens"]["f1"] for system, r in results["sets"][name].items()}, flush=True)
+    write_json(args.out, results, ensure_ascii=False)
 
 
 if __name__ == "__main__":

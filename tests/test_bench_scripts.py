@@ -345,3 +345,22 @@ def test_the_committed_configs_are_the_ones_written_from_configs_ewt_cfg():
     for section in ("components.vine_cascade", "components.vine_cascade.model"):
         assert make_configs.find(make_configs.parse(ud), section) == \
             make_configs.find(make_configs.parse(make_configs.build("ewt.cfg")), section)
+
+
+def test_raw_text_counts_boundary_errors_by_kind_and_checks_the_targets():
+    raw_text = load_bench("raw_text")
+    gold = ("1\tHi\t_\t_\t_\t_\t0\troot\t_\t_\n\n1\tThanks\t_\t_\t_\t_\t0\troot\t_\t_\n\n"
+            "1\tok\t_\t_\t_\t_\t0\troot\t_\t_\n2\t.\t_\t_\t_\t_\t1\tpunct\t_\t_\n\n")
+    system = ("1\tHi\t_\t_\t_\t_\t0\troot\t_\t_\n2\tThanks\t_\t_\t_\t_\t1\tdep\t_\t_\n\n"
+              "1\tok\t_\t_\t_\t_\t0\troot\t_\t_\n\n1\t.\t_\t_\t_\t_\t0\troot\t_\t_\n\n")
+    assert raw_text.boundary_errors(gold, system) == {"missed": {"after a word (no final punctuation)": 1},
+                                                     "added": {"after a word (no final punctuation)": 1}}
+    assert raw_text.kind(":)", "we") == "after an emoticon" and raw_text.kind("x", "-") == "before a list item"
+    systems = {"vine_cascade": {"scores": {"Sentences": 90.0, "Words": 99.5, "Tokens": 99.0, "LAS": 80.0},
+                                "words_per_second": 1300},
+               "spaCy parser": {"scores": {"LAS": 78.0}, "words_per_second": 1000}}
+    found = raw_text.targets({"ewt_test": {"systems": systems}})
+    assert found["ewt_test: Sentences F1 >= 89.2"] == [90.0, 89.2, True]
+    assert found["ewt_test: LAS - spaCy's parser pipeline >= 1.5"] == [2.0, 1.5, True]
+    assert found["ewt_test: words/s / spaCy's parser pipeline's >= 1.3"] == [1.3, 1.3, True]
+    assert found["ewt_test: LAS F1 >= 86.8"][2] is False

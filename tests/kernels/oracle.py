@@ -132,3 +132,10 @@ def tree_parts(heads):
             grands.append((g, h, m))
             gsibs.append((g, h, s, m))
     return arcs, sibs, grands, gsibs
+
+
+def brute_force_cases(seeds):
+    """(n, single_root, masked, seed) for every sentence length of 1 to 7 words, with and without the single-root
+    constraint and a mask, `seeds` seeds each: the cases a kernel is checked against every tree in."""
+    return [(n, single_root, masked, seed) for n in range(1, 8) for single_root in (True, False)
+            for masked in (False, True) for seed in range(seeds)]

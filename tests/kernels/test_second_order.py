@@ -12,7 +12,7 @@ from vineparse._kernels.eisner2 import SecondOrder
 from vineparse.kernels.second_order import (eisner2, eisner2_marginals, eisner2_max_marginals,
                                             eisner2_sample, second_order_parts)
 from vineparse.trees import is_projective
-from oracle import projective_trees, random_mask, vine_style_mask
+from oracle import brute_force_cases, projective_trees, random_mask, vine_style_mask
 
 
 @lru_cache(maxsize=None)
@@ -83,9 +83,7 @@ def random_problem(rng, n, masked, arc_inf):
     return scores, sib, mask
 
 
-CASES = [(n, single_root, masked, seed)
-         for n in range(1, 8) for single_root in (True, False) for masked in (False, True)
-         for seed in range(3)]
+CASES = brute_force_cases(3)
 
 
 @pytest.mark.parametrize("n,single_root,masked,seed", CASES)

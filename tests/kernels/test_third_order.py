@@ -11,7 +11,7 @@ from vineparse.kernels.first_order import eisner_marginals, eisner_max_marginals
 from vineparse.kernels.third_order import (eisner3, eisner3_marginals, eisner3_max_marginals,
                                            third_order_parts)
 from vineparse.trees import is_projective
-from oracle import projective_trees, random_mask, tree_parts, vine_style_mask
+from oracle import brute_force_cases, projective_trees, random_mask, tree_parts, vine_style_mask
 
 
 @lru_cache(maxsize=None)
@@ -98,9 +98,7 @@ def check_all(n, single_root, mask, parts, dense, expected):
     return heads, got_best, got_maxmarg, got_log_z, got_marg
 
 
-CASES = [(n, single_root, masked, seed)
-         for n in range(1, 8) for single_root in (True, False) for masked in (False, True)
-         for seed in range(2)]
+CASES = brute_force_cases(2)
 
 
 @pytest.mark.parametrize("n,single_root,masked,seed", CASES)
@@ -262,7 +260,7 @@ def test_bad_input(scores, parts, mask, message):
 
 
 @pytest.mark.parametrize("mask,n,message", [
-    (None, None, "needs n"),
+    (None, None, "needs a mask or the sentence length n"),
     (np.ones((3, 4), dtype=bool), None, "shape"),
     (np.ones((3, 3), dtype=bool), 5, "n = 5"),
     (np.ones((3, 3), dtype=int), None, "boolean"),

@@ -51,3 +51,21 @@ def sample_count(count):
     if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 0:
         raise ValueError(f"count must be an integer >= 0, got {count!r}")
     return int(count)
+
+
+def parts_size(mask, n, what):
+    """n + 1 for a part layout (`what` names the caller): from `mask`, a square (n + 1, n + 1) arc mask, with `n`
+    checked against it when given, or from `n` alone when `mask` is None. RAISES (ValueError): neither given,
+    n < 0, a mask that is not square or disagrees with n."""
+    if mask is None:
+        if n is None:
+            raise ValueError(f"{what} needs a mask or the sentence length n")
+        if int(n) < 0:
+            raise ValueError(f"n must be >= 0, got {n}")
+        return int(n) + 1
+    shape = np.shape(mask)
+    if len(shape) != 2 or shape[0] != shape[1] or shape[0] < 1:
+        raise ValueError(f"mask must have shape (n + 1, n + 1), got {shape}")
+    if n is not None and int(n) + 1 != shape[0]:
+        raise ValueError(f"mask has shape {shape} but n = {n}")
+    return shape[0]

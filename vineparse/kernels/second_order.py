@@ -26,7 +26,7 @@ import numpy as np
 
 from .._kernels import calls as _calls
 from .._kernels.arcs import ArcIndex
-from ._checks import sample_count
+from ._checks import parts_size, sample_count
 
 __all__ = ["eisner2", "eisner2_max_marginals", "eisner2_marginals", "eisner2_sample",
            "second_order_parts"]
@@ -53,18 +53,7 @@ def second_order_parts(mask, n=None):
     RETURNS (np.ndarray): int64 (n_parts, 3), rows (h, s, m); s == h marks m as
         h's closest child on its side.
     """
-    if mask is None:
-        if n is None:
-            raise ValueError("second_order_parts needs a mask or the sentence length n")
-        if int(n) < 0:
-            raise ValueError(f"n must be >= 0, got {n}")
-        size = int(n) + 1
-    else:
-        size = np.shape(mask)[0] if np.ndim(mask) == 2 else -1
-        if np.ndim(mask) != 2 or np.shape(mask)[1] != size:
-            raise ValueError(f"mask must have shape (n + 1, n + 1), got {np.shape(mask)}")
-        if n is not None and int(n) + 1 != size:
-            raise ValueError(f"mask has shape {np.shape(mask)} but n = {n}")
+    size = parts_size(mask, n, "second_order_parts")
     return ArcIndex(_layout(mask, size)).sibling_parts()
 
 

@@ -33,7 +33,7 @@ import numpy as np
 
 from .._kernels import calls as _calls
 from .._kernels.arcs import ArcIndex
-from ._checks import allowed_arcs, sample_count
+from ._checks import allowed_arcs, parts_size, sample_count
 
 __all__ = ["eisner3", "eisner3_max_marginals", "eisner3_marginals", "eisner3_sample", "third_order_parts"]
 
@@ -67,19 +67,10 @@ def third_order_parts(mask, n=None):
         (g, h, m), "grand_sibling" (Q, 4) rows (g, h, s, m); int64, read only when
         mask is None (cached per n for short sentences). Time O(n^2 + parts).
     """
+    size = parts_size(mask, n, "third_order_parts")
     if mask is None:
-        if n is None:
-            raise ValueError("third_order_parts needs n when mask is None")
-        if int(n) < 0:
-            raise ValueError(f"n must be >= 0, got {n}")
-        size = int(n) + 1
         return dict(_unmasked_cached(size) if size <= UNMASKED_CACHE_SIZES else _unmasked_layout(size))
-    shape = np.shape(mask)
-    if len(shape) != 2 or shape[0] != shape[1] or shape[0] < 1:
-        raise ValueError(f"mask must have shape (n + 1, n + 1), got {shape}")
-    if n is not None and int(n) + 1 != shape[0]:
-        raise ValueError(f"mask has shape {shape} but n = {n}")
-    return _parts(ArcIndex(allowed_arcs(np.zeros(shape), mask)))
+    return _parts(ArcIndex(allowed_arcs(np.zeros((size, size)), mask)))
 
 
 def eisner3(scores, sib=None, grand=None, gsib=None, mask=None, single_root=True):
