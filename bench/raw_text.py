@@ -57,10 +57,10 @@ def kind(before: str, after: str) -> str:
         return "before a list item"
     if before in FINAL or (len(before) > 1 and set(before) <= set(".!?")):
         return "after final punctuation"
-    if before and before[-1] in CLOSING and not before[:-1].isalnum():
-        return "after a closing quote or bracket"
     if EMOTICON.match(before):
         return "after an emoticon"
+    if before and before[-1] in CLOSING and not before[:-1].isalnum():
+        return "after a closing quote or bracket"
     if URL.search(before):
         return "after a URL or e-mail"
     return "after a word (no final punctuation)" if any(c.isalnum() for c in before) else "after other punctuation"
