@@ -2,16 +2,11 @@
 
     python bench/tokenization.py [--sets ewt-dev,ewt-test,pud] [--out bench/results/tokenization.json]
 
-Each treebank becomes raw text as the CoNLL 2018 shared task gave it: the sentences' `# text` joined by a
-space within a paragraph (`# newpar`, `# newdoc`; PUD has documents only), paragraphs apart. Each paragraph
-is tokenized by `spacy.blank("en")` with spaCy's rules ("spacy") and with UD English's rules
-(`vineparse.text.tokenizer`, "ud"), the multiword ranges of `vineparse.text.multiword` written as range lines
-(for "spacy" too: without them its tokens score as below, see `--no-multiword`). The system CoNLL-U has one
-sentence per paragraph (Tokens and Words F1 do not depend on sentence splitting); the score is the official
-script's (`udtools.udeval`, PyPI udtools 0.2.9). Besides the scores: the gold tokens missed and the system
-tokens that are wrong, by kind (a multiword token, a run of punctuation, a hyphenated token, a URL or e-mail
-address, other), with the most frequent examples (gold token -> the system tokens over it).
-Develop on EWT dev; EWT test is for the final figure only.
+Each treebank's paragraphs (its sentences' `# text` joined by spaces) are tokenized by `spacy.blank("en")` with
+spaCy's rules and with UD English's (`vineparse.text.tokenizer`), multiword ranges (`vineparse.text.multiword`)
+written as range lines, one sentence per paragraph (Tokens and Words F1 do not depend on sentences), and scored
+by `udtools.udeval`; with the gold tokens missed and the system tokens wrong, by kind, and the most frequent
+examples. Develop on EWT dev; EWT test is for the final figure only.
 """
 import argparse
 import io
@@ -108,7 +103,7 @@ def spans(forms):
 def errors(gold_paragraphs, system_paragraphs, examples=8):
     """Gold tokens missed and system tokens wrong, by kind, with the most frequent examples of each."""
     missed, wrong, shown = Counter(), Counter(), {}
-    for gold, system in zip(gold_paragraphs, system_paragraphs):
+    for gold, system in zip(gold_paragraphs, system_paragraphs, strict=True):
         g, s = spans([f for f, _ in gold]), spans([f for f, _ in system])
         gs, ss = set(g), set(s)
         for (form, mwt), span in zip(gold, g):
@@ -127,7 +122,6 @@ def errors(gold_paragraphs, system_paragraphs, examples=8):
 def score(name: str, path: Path, nlp, multiword: bool):
     gold = paragraphs(path)
     system = [system_tokens(doc, multiword) for doc in nlp.pipe(text for text, _ in gold)]
-    assert len(gold) == len(system)
     system_ud = load_conllu(io.StringIO(conllu(system)), name, {})
     result = evaluate(load_conllu_file(str(path)), system_ud)
     scores = {metric: {"precision": round(100 * result[metric].precision, 2),
