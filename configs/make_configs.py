@@ -109,7 +109,8 @@ def bilstm(parser):
             ("set", f"components.{parser}.model.tok2vec", "width", "160")]
 
 
-# any UD treebank, gold tokens and sentences (UD English's tokenizer rules are English): no tagger (XPOS is blank in some treebanks), at most 6,000 steps with spaCy's early stopping
+# any UD treebank, on gold tokens and sentences (UD English's tokenizer rules are for English): no tagger (XPOS is
+# blank in some treebanks), at most 6,000 steps with spaCy's early stopping
 UD = [("drop", "initialize.before_init"), ("set", "initialize", "before_init", "null"),
       ("set", "corpora.train", "gold_preproc", "true", "gold tokens, one sentence per doc (bench/ud_data.py)"),
       ("set", "corpora.dev", "gold_preproc", "true"),
