@@ -306,12 +306,13 @@ class VineCascadeParser(TrainablePipe):
         parts = max(self.predict_cascade_orders()) > 1
         open_doc = any(len(doc) and not has_boundaries(doc) for doc in docs)      # read by `sentence_starts`
         batch = Batch(self.model, self.model.predict(docs), parts=parts).predict(starts=open_doc)
-        units = self.pieces(batch, docs)
+        spaces = [space_tokens(doc) for doc in docs]
+        units = self.pieces(batch, docs, spaces=spaces)
         pieces = [piece for doc_units in units for unit in doc_units for piece in unit.pieces]
         known = [found for *_, found in pieces] if vine_level(self.predict_cascade) is not None else None
         trees = parse_pieces(self.predict_cascade, [sent for _, _, sent, _ in pieces], known,
                              self.settings.direct_max_length) if pieces else []
-        heads, position = self._assemble(batch, docs, units, trees)
+        heads, position = self._assemble(batch, docs, units, trees, spaces)
         if not self.settings.confidences:
             return list(zip(heads, predict_labels(batch, heads, self._labels)))
         labelled = predict_labels(batch, heads, self._labels, self.settings.label_temperature)
@@ -367,13 +368,14 @@ class VineCascadeParser(TrainablePipe):
         if not any(len(doc) for doc in docs):
             return [[doc.copy() for _ in range(k)] for doc in docs]
         batch = Batch(self.model, self.model.predict(docs), parts=False).predict(labels=True)
-        units = self.pieces(batch, docs)
+        spaces = [space_tokens(doc) for doc in docs]
+        units = self.pieces(batch, docs, spaces=spaces)
         sentences = [sent for doc_units in units for unit in doc_units for _, _, sent, _ in unit.pieces]
         drawn = kernels.eisner_sample_batch([sent.dense_arcs() / self.settings.head_temperature
                                              for sent in sentences], count=k, seed=seed)
         out = [[] for _ in docs]
         for j in range(k):
-            heads, _ = self._assemble(batch, docs, units, [trees[j] for trees in drawn])
+            heads, _ = self._assemble(batch, docs, units, [trees[j] for trees in drawn], spaces)
             copies = [doc.copy() for doc in docs]
             write_parses(self.vocab, self._labels, copies, zip(heads, predict_labels(batch, heads, self._labels)))
             for found, copy in zip(out, copies):
@@ -396,11 +398,12 @@ class VineCascadeParser(TrainablePipe):
             return [(a, b, True) for a, b in zip(bounds, bounds[1:])]
         return [(0, len(doc), False)]
 
-    def sentence_starts(self, batch: Batch, docs: Sequence[Doc], threshold: Optional[float] = None) -> list:
+    def sentence_starts(self, batch: Batch, docs: Sequence[Doc], threshold: Optional[float] = None,
+                        spaces: Optional[Sequence[np.ndarray]] = None) -> list:
         """Per doc of the batch without sentence boundaries, the tokens whose sentence-start probability is
         above `threshold` (None = the `start_threshold` setting), the first token always, a start on whitespace
         moved to the next word (`spaces.word_starts`) (int64 array); None for other docs, and for every doc
-        where the model has no sentence-start scorer."""
+        where the model has no sentence-start scorer. spaces: each doc's `spaces.space_tokens`, where known."""
         open_docs = [i for i, doc in enumerate(docs) if len(doc) and not has_boundaries(doc)]
         if not open_docs or not self.model.has_ref("starts"):
             return [None] * len(docs)
@@ -410,22 +413,24 @@ class VineCascadeParser(TrainablePipe):
         for i in open_docs:
             first = int(batch.doc_rows[i]) + 1          # the doc's first token, a start whatever its value
             inside = above[np.searchsorted(above, first + 1):np.searchsorted(above, first + len(docs[i]))]
-            space = space_tokens(docs[i])
+            space = space_tokens(docs[i]) if spaces is None else spaces[i]
             out[i] = word_starts(np.concatenate([[0], inside - first]).astype(np.int64), space)
         return out
 
     def pieces(self, batch: Batch, docs: Sequence[Doc], split_margin: Optional[float] = None,
-               start_threshold: Optional[float] = None) -> List[List[Unit]]:
+               start_threshold: Optional[float] = None,
+               spaces: Optional[Sequence[np.ndarray]] = None) -> List[List[Unit]]:
         """Per doc of the batch, its units (`units`, with the sentence-start scorer's starts where the model has
         one) as `Unit`s: their words (whitespace tokens are no words: `spaces.py`) cut into pieces
         (`splitting.unit_pieces`; split_margin, start_threshold: None = the component's); a unit of whitespace
-        only has none and is left out. The units of at most MAX_SEGMENT words of every doc are scored in one
-        call, and the vine max-marginals of those that may be cut in another."""
+        only has none and is left out (spaces: each doc's `spaces.space_tokens`, where known). The units of at
+        most MAX_SEGMENT words of every doc are scored in one call, and the vine max-marginals of those that may
+        be cut in another."""
         scores = batch.scores
-        starts = self.sentence_starts(batch, docs, start_threshold)
+        spaces = [space_tokens(doc) for doc in docs] if spaces is None else spaces
+        starts = self.sentence_starts(batch, docs, start_threshold, spaces)
         flat = []
-        for i, (doc, doc_starts) in enumerate(zip(docs, starts)):
-            space = space_tokens(doc)
+        for i, (doc, doc_starts, space) in enumerate(zip(docs, starts, spaces)):
             for start, end, preset in self.units(doc, doc_starts):
                 tokens = start + np.flatnonzero(~space[start:end])
                 if len(tokens):
@@ -452,12 +457,13 @@ class VineCascadeParser(TrainablePipe):
             out[i].append(Unit(start, end, preset, pieces, tokens))
         return out
 
-    def _assemble(self, batch: Batch, docs: Sequence[Doc], units: List[List[Unit]], trees: Sequence[np.ndarray]):
+    def _assemble(self, batch: Batch, docs: Sequence[Doc], units: List[List[Unit]], trees: Sequence[np.ndarray],
+                  spaces: Sequence[np.ndarray]):
         """Per doc, the absolute head index of every token (a root points at itself) from its pieces' trees
         (`trees`: one per piece, in the order of `units`), in a few array operations for the whole batch; the
         pieces of a preset sentence joined into one tree; whitespace tokens attached by
-        `spaces.attach_whitespace`. RETURNS (heads per doc, the batch token of each piece word in the order of
-        `trees`)."""
+        `spaces.attach_whitespace` (spaces: each doc's `spaces.space_tokens`). RETURNS (heads per doc, the batch
+        token of each piece word in the order of `trees`)."""
         sizes = [len(doc) for doc in docs]
         doc_start = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
         tokens, joins = [], []                  # each piece's words as batch tokens; preset units to join
@@ -481,7 +487,7 @@ class VineCascadeParser(TrainablePipe):
             at = doc_start[i] + unit.tokens
             heads[at[roots]] = np.where(joined < 0, at[roots], at[np.maximum(joined, 0)])
         out = split_sizes(heads - np.repeat(doc_start, sizes), sizes)
-        return [attach_whitespace(doc_heads, space_tokens(doc)) for doc_heads, doc in zip(out, docs)], position
+        return [attach_whitespace(doc_heads, space) for doc_heads, space in zip(out, spaces)], position
 
     def sentence_spans(self, doc: Doc) -> List[Tuple[int, int]]:
         """The token spans that become sentences: a doc's preset sentences, or the pieces of a doc without
