@@ -134,17 +134,17 @@ def main(argv=None):
         splits = {"parse-text's pieces": [piece.text for piece in iter_pieces(io.BytesIO(raw.text.encode("utf-8")),
                                                                               DEFAULT_MAX_CHARS)],
                   "a doc per paragraph": [p for p in PARAGRAPH.findall(raw.text) if p]}
-        seconds = {(label, split): [] for label, _ in pipelines for split in splits}
+        seconds, words = {(label, split): [] for label, _ in pipelines for split in splits}, {}
         for _ in range(max(1, args.repeats)):       # the pipelines alone (no CoNLL-U), taking turns
             for split, docs in splits.items():
                 for label, nlp in pipelines:
                     start = time.perf_counter()
-                    words = sum(not token.is_space for doc in nlp.pipe(docs) for token in doc)
+                    words[label] = sum(not token.is_space for doc in nlp.pipe(docs) for token in doc)
                     seconds[label, split].append(time.perf_counter() - start)
         for label, _ in pipelines:          # each pipeline at the split it is fastest on
             found = row["systems"][label]
-            found["words_per_second_by_split"] = {split: round(words / statistics.median(seconds[label, split]))
-                                                  for split in splits}
+            found["words_per_second_by_split"] = {
+                split: round(words[label] / statistics.median(seconds[label, split])) for split in splits}
             found["words_per_second"] = max(found["words_per_second_by_split"].values())
         result["treebanks"][name] = row
         result["targets"] = targets(result["treebanks"])
