@@ -39,6 +39,8 @@ $(STAMP): $(BIN)/python $(SOURCES) $(if $(wildcard dist/vineparse-*.whl),,wheel-
 	rm -f dist/vineparse-*.whl
 	# the build folder keeps the last build's modules: a module deleted since must not reach the wheel
 	find build -path '*/lib*/vineparse/*' -name '*.py' -delete 2>/dev/null || true
+	for so in build/lib*/vineparse/_kernels/*.so; do name=$$(basename "$$so"); \
+	    [ ! -e "$$so" ] || [ -e "vineparse/_kernels/$${name%%.*}.pyx" ] || rm "$$so"; done
 	$(BIN)/python -m pip wheel --quiet --no-deps . -w dist
 	$(BIN)/python -m pip uninstall --quiet --yes vineparse
 	$(BIN)/python -m pip install --quiet "$$(ls dist/vineparse-*.whl)[test,plots]"

@@ -13,6 +13,7 @@ import io
 import re
 import sys
 from collections import Counter
+from itertools import accumulate
 from pathlib import Path
 
 import spacy
@@ -30,25 +31,27 @@ SETS = {"ewt-dev": ("ud-english-ewt", "en_ewt-ud-dev.conllu"), "ewt-test": ("ud-
 
 
 def paragraphs(path: Path):
-    """[(raw text, [(surface token, is multiword)])] per paragraph of a CoNLL-U file."""
-    result, texts, tokens, end = [], [], [], 0
+    """[(raw text, [(surface token, is multiword)])] per paragraph of a CoNLL-U file: its sentences' `# text`
+    joined by a space, or by nothing after a last token with SpaceAfter=No (as UD's raw text joins them)."""
+    result, text, tokens, end, glued = [], "", [], 0, False
     for line in path.read_text(encoding="utf-8").splitlines():
-        if line.startswith(("# newdoc", "# newpar")) and texts:
-            result.append((" ".join(texts), tokens))
-            texts, tokens = [], []
+        if line.startswith(("# newdoc", "# newpar")) and text:
+            result.append((text, tokens))
+            text, tokens = "", []
         elif line.startswith("# text = "):
-            texts.append(line[len("# text = "):])
+            text += ("" if glued or not text else " ") + line[len("# text = "):]
         elif line and line[0].isdigit():
             cols = line.split("\t")
             if "-" in cols[0]:
-                first, end = map(int, cols[0].split("-"))
-                tokens.append((cols[1], True))
-            elif "." not in cols[0] and int(cols[0]) > end:
-                tokens.append((cols[1], False))
+                end = int(cols[0].split("-")[1])
+            elif "." in cols[0] or int(cols[0]) <= end:
+                continue
+            tokens.append((cols[1], "-" in cols[0]))
+            glued = "SpaceAfter=No" in cols[9]
         elif not line:
             end = 0
-    if texts:
-        result.append((" ".join(texts), tokens))
+    if text:
+        result.append((text, tokens))
     return result
 
 
@@ -92,12 +95,8 @@ def kind(form: str, multiword: bool) -> str:
 
 def spans(forms):
     """Character spans of the forms over the text without whitespace."""
-    out, i = [], 0
-    for form in forms:
-        n = len(re.sub(r"\s", "", form))
-        out.append((i, i + n))
-        i += n
-    return out
+    ends = list(accumulate(len(re.sub(r"\s", "", form)) for form in forms))
+    return list(zip([0] + ends[:-1], ends))
 
 
 def errors(gold_paragraphs, system_paragraphs, examples=8):
@@ -112,9 +111,7 @@ def errors(gold_paragraphs, system_paragraphs, examples=8):
                 missed[k] += 1
                 over = " ".join(f for (f, _), t in zip(system, s) if t[0] < span[1] and t[1] > span[0])
                 shown.setdefault(k, Counter())[f"{form} -> {over}"] += 1
-        for (form, words), span in zip(system, s):
-            if span not in gs:
-                wrong[kind(form, len(words) > 1)] += 1
+        wrong.update(kind(form, len(words) > 1) for (form, words), span in zip(system, s) if span not in gs)
     return {"gold tokens missed": dict(missed.most_common()), "system tokens wrong": dict(wrong.most_common()),
             "examples of missed (gold -> system)": {k: dict(c.most_common(examples)) for k, c in shown.items()}}
 
@@ -124,8 +121,7 @@ def score(name: str, path: Path, nlp, multiword: bool):
     system = [system_tokens(doc, multiword) for doc in nlp.pipe(text for text, _ in gold)]
     system_ud = load_conllu(io.StringIO(conllu(system)), name, {})
     result = evaluate(load_conllu_file(str(path)), system_ud)
-    scores = {metric: {"precision": round(100 * result[metric].precision, 2),
-                       "recall": round(100 * result[metric].recall, 2), "f1": round(100 * result[metric].f1, 2)}
+    scores = {metric: {key: round(100 * getattr(result[metric], key), 2) for key in ("precision", "recall", "f1")}
               for metric in ("Tokens", "Words")}
     return {**scores, "errors": errors([tokens for _, tokens in gold], system)}
 
@@ -136,8 +132,7 @@ def main(argv=None):
     parser.add_argument("--out", default="bench/results/tokenization.json")
     args = parser.parse_args(argv)
     default, ud = spacy.blank("en"), customize_tokenizer(spacy.blank("en"))
-    results = {"run": run_info(), "scorer": "udtools 0.2.9 udeval (the CoNLL 2018 shared task's script)",
-               "sets": {}}
+    results = {"run": run_info(), "scorer": "udtools 0.2.9 udeval (the CoNLL 2018 shared task's)", "sets": {}}
     for name in args.sets.split(","):
         path = Path(corpus_path(*SETS[name]))
         results["sets"][name] = {

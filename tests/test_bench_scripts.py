@@ -364,3 +364,4 @@ def test_raw_text_counts_boundary_errors_by_kind_and_checks_the_targets():
     assert found["ewt_test: LAS - spaCy's parser pipeline >= 1.5"] == [2.0, 1.5, True]
     assert found["ewt_test: words/s / spaCy's parser pipeline's >= 1.3"] == [1.3, 1.3, True]
     assert found["ewt_test: LAS F1 >= 86.8"][2] is False
+    assert raw_text.packed(["aa\n\n", "bb\n\n", "c" * 9], limit=8) == ["aa\n\nbb\n\n", "c" * 9]

@@ -70,7 +70,9 @@ def test_pieces_cover_the_input(text, max_chars):
     assert [p.offset for p in pieces] == [sum(len(q.text) for q in pieces[:k]) for k in range(len(pieces))]
 
 
-def test_pieces_prefer_paragraph_breaks():
+def test_pieces_are_paragraphs_where_they_fit():
+    pieces = [p.text for p in iter_pieces(io.BytesIO(b"a.\n\nb.\n \n\n  c.\nd.\n\ne."), 1000)]
+    assert pieces == ["a.\n\n", "b.\n \n\n  ", "c.\nd.\n\n", "e."]
     pieces = [p.text for p in iter_pieces(io.BytesIO(b"p1 p1\n\np2\n p2 p2 p2 p2\n\np3"), 14)]
     assert pieces == ["p1 p1\n\n", "p2\n", " p2 p2 p2 p2\n\n", "p3"]
     pieces = list(iter_pieces(io.BytesIO(b"x" * 25), 10))

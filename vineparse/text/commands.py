@@ -11,7 +11,7 @@ import argparse
 import sys
 
 from ..cli import CLIError, command
-from .parse_text import DEFAULT_MAX_CHARS, MAX_BATCH_SIZE
+from .parse_text import DEFAULT_BATCH_SIZE, DEFAULT_MAX_CHARS, MAX_BATCH_SIZE
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
@@ -19,10 +19,10 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("input", metavar="IN", help="a UTF-8 text file, or - for stdin")
     parser.add_argument("--out", default=None, metavar="PATH", help="the CoNLL-U file to write (default: stdout)")
     parser.add_argument("--max-chars", type=int, default=None, metavar="N",
-                        help=f"characters per doc given to the pipeline, cut at paragraph breaks where possible "
+                        help=f"most characters per doc given to the pipeline (a doc per paragraph where it fits) "
                              f"(default: {DEFAULT_MAX_CHARS:,}, at most the pipeline's nlp.max_length)")
-    parser.add_argument("--batch-size", type=int, default=16, metavar="N",
-                        help=f"docs per nlp.pipe batch, 1..{MAX_BATCH_SIZE:,} (default: 16)")
+    parser.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE, metavar="N",
+                        help=f"docs per nlp.pipe batch, 1..{MAX_BATCH_SIZE:,} (default: {DEFAULT_BATCH_SIZE})")
     parser.add_argument("--doc-id", default=None, metavar="ID", help="the # newdoc id of the output")
     parser.add_argument("--progress-every", type=int, default=1_000_000, metavar="N",
                         help="a progress line on stderr every N characters (default: 1,000,000)")

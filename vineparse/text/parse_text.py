@@ -1,16 +1,18 @@
 """Raw text of any size in, CoNLL-U out, through a spaCy pipeline, in bounded memory.
 
-The input is read as a stream and cut into pieces of at most ``max_chars`` characters, each run through
-``nlp.pipe`` as one doc and written (``conllu_writer``) as the next part of one document: the whole input is one
-document (``# newdoc`` once), its paragraphs (text between empty lines) are ``# newpar``. UD's ``.txt`` files
-write documents and paragraphs alike as blocks separated by an empty line, so they cannot be told apart here.
+The input is read as a stream and cut into pieces, a paragraph each (text between empty lines) where it has at
+most ``max_chars`` characters; each piece is run through ``nlp.pipe`` as one doc and written
+(``conllu_writer``) as the next part of one document: the whole input is one document (``# newdoc`` once), its
+paragraphs are ``# newpar``. UD's ``.txt`` files write documents and paragraphs alike as blocks separated by an
+empty line, so they cannot be told apart here. A doc per paragraph parses EWT dev and English PUD as accurately
+as pieces of many paragraphs, and faster (docs/raw_text.md).
 
-Where a piece ends, in order of preference, within its last ``max_chars`` characters: after the last empty line
-(a paragraph break, the empty lines included in the piece), after the last line break, after the last
-whitespace, or (a run of ``max_chars`` characters without whitespace) in the middle of the run: a hard cut,
-counted, which splits a token in two. Only the first kind never separates words the pipeline would have seen
-together. The pieces, concatenated, are the input: every character is in exactly one doc, so in exactly one
-token's text or whitespace.
+Where a piece ends, in order of preference: after the first empty line (a paragraph break; the empty lines and
+whitespace after it are in the piece) if it is within the first ``max_chars`` characters; else, within them,
+after the last line break, after the last whitespace, or (a run of ``max_chars`` characters without
+whitespace) in the middle of the run: a hard cut, counted, which splits a token in two. Only the first kind
+never separates words the pipeline would have seen together. The pieces, concatenated, are the input: every
+character is in exactly one doc, so in exactly one token's text or whitespace.
 
 Limits, checked before any text is read: 1 <= ``max_chars`` <= ``nlp.max_length`` (default 20,000 or
 ``nlp.max_length`` if smaller); 1 <= ``batch_size`` <= 10,000 pieces. Memory: O(``batch_size`` x
@@ -28,12 +30,13 @@ from typing import IO, Callable, Iterator, Optional, Tuple, Union
 from ..corpus.errors import CorpusError
 from .conllu_writer import ConlluWriter, MultiwordRanges, WriteStats
 
-__all__ = ["DEFAULT_MAX_CHARS", "MAX_BATCH_SIZE", "TextPiece", "iter_pieces", "parse_text", "ParseTextSummary"]
+__all__ = ["DEFAULT_BATCH_SIZE", "DEFAULT_MAX_CHARS", "MAX_BATCH_SIZE", "TextPiece", "iter_pieces", "parse_text", "ParseTextSummary"]
 
 DEFAULT_MAX_CHARS = 20_000
+DEFAULT_BATCH_SIZE = 64
 MAX_BATCH_SIZE = 10_000
 READ_BYTES = 1 << 16
-_EMPTY_LINE = re.compile(r"\n[^\S\n]*\n")
+_PARAGRAPH_END = re.compile(r"\n[^\S\n]*\n\s*")
 _LAST_BREAK = re.compile(r"\n[^\n]*\Z")
 _LAST_SPACE = re.compile(r"\s\S*\Z")
 
@@ -48,35 +51,37 @@ class TextPiece:
     hard_cut: bool = False  # it ends in the middle of a run without whitespace
 
 
-def _cut(window: str) -> Tuple[int, bool]:
-    """Where to end a piece in ``window`` (its ``max_chars`` characters): (length, whether it is a hard cut)."""
-    last = None
-    for last in _EMPTY_LINE.finditer(window):
-        pass
-    if last is not None:
-        return last.end(), False
-    match = _LAST_BREAK.search(window)
-    if match is not None:
-        return match.start() + 1, False
-    match = _LAST_SPACE.search(window)
-    if match is not None:
-        return match.start() + 1, False
-    return len(window), True
+def _cut(buffer: str, start: int, end: int, last: bool) -> Tuple[int, bool]:
+    """Where the piece of ``buffer`` from ``start`` ends, ``end`` at most (``last``: the input ends at ``end``):
+    (its end, whether it is a hard cut). Searches ``buffer[start:end]`` in place: O(end - start)."""
+    match = _PARAGRAPH_END.search(buffer, start, end)
+    if match is not None and (match.end() < end or not last):
+        return match.end(), False
+    if last:
+        return end, False
+    for pattern, offset in ((_LAST_BREAK, 1), (_LAST_SPACE, 1)):
+        match = pattern.search(buffer, start, end)
+        if match is not None:
+            return match.start() + offset, False
+    return end, True
 
 
 def iter_pieces(file: IO[bytes], max_chars: int, source: str = "<stream>") -> Iterator[TextPiece]:
     """Cut a UTF-8 byte stream into pieces of at most ``max_chars`` characters (see the module docstring).
+    Time O(input), memory O(``max_chars``) characters.
 
     RAISES (CorpusError): for bytes that are not UTF-8, naming ``source`` and the line.
     """
     if max_chars < 1:
         raise ValueError(f"max_chars must be at least 1, got {max_chars}")
     decoder = codecs.getincrementaldecoder("utf-8")("strict")
-    buffer = ""
+    buffer, start = "", 0           # the text read and not yet yielded is buffer[start:]
     offset, line = 0, 1
     first = True
     eof = False
     while True:
+        if not eof and len(buffer) - start <= max_chars:
+            buffer, start = buffer[start:], 0
         while not eof and len(buffer) <= max_chars:
             data = file.read(READ_BYTES)
             eof = not data
@@ -92,16 +97,14 @@ def iter_pieces(file: IO[bytes], max_chars: int, source: str = "<stream>") -> It
                 if chunk.startswith("\ufeff"):
                     chunk = chunk[1:]
             buffer += chunk
-        if not buffer:
+        if start == len(buffer):
             return
-        if len(buffer) <= max_chars and eof:
-            yield TextPiece(buffer, offset, line)
-            return
-        length, hard = _cut(buffer[:max_chars])
-        text = buffer[:length]
+        end = min(len(buffer), start + max_chars)
+        stop, hard = _cut(buffer, start, end, eof and end == len(buffer))
+        text = buffer[start:stop]
         yield TextPiece(text, offset, line, hard)
-        buffer = buffer[length:]
-        offset += length
+        start = stop
+        offset += len(text)
         line += text.count("\n")
 
 
@@ -141,7 +144,7 @@ def check_limits(nlp, max_chars: Optional[int], batch_size: int) -> int:
 
 
 def parse_text(nlp, source: Union[IO[bytes], str, bytes], out: IO[str], *, max_chars: Optional[int] = None,
-               batch_size: int = 16, multiword: Optional[MultiwordRanges] = None, doc_id: Optional[str] = None,
+               batch_size: int = DEFAULT_BATCH_SIZE, multiword: Optional[MultiwordRanges] = None, doc_id: Optional[str] = None,
                name: str = "<stream>", progress: Union[bool, Callable[[str], None]] = False,
                progress_every: int = 1_000_000) -> ParseTextSummary:
     """Parse raw text with ``nlp`` and write CoNLL-U to ``out``, one document (see the module docstring).
