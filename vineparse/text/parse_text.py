@@ -4,8 +4,8 @@ The input is read as a stream and cut into pieces, a paragraph each (text betwee
 most ``max_chars`` characters; each piece is run through ``nlp.pipe`` as one doc and written
 (``conllu_writer``) as the next part of one document: the whole input is one document (``# newdoc`` once), its
 paragraphs are ``# newpar``. UD's ``.txt`` files write documents and paragraphs alike as blocks separated by an
-empty line, so they cannot be told apart here. A doc per paragraph parses EWT dev and English PUD as accurately
-as pieces of many paragraphs, and faster (docs/raw_text.md).
+empty line, so they cannot be told apart here. A doc per paragraph parses EWT dev as accurately as pieces of
+many paragraphs, and faster, with each pipeline measured (docs/experiments.md, Raw text).
 
 Where a piece ends, in order of preference: after the first empty line (a paragraph break; the empty lines and
 whitespace after it are in the piece) if it is within the first ``max_chars`` characters; else, within them,
@@ -30,7 +30,8 @@ from typing import IO, Callable, Iterator, Optional, Tuple, Union
 from ..corpus.errors import CorpusError
 from .conllu_writer import ConlluWriter, MultiwordRanges, WriteStats
 
-__all__ = ["DEFAULT_BATCH_SIZE", "DEFAULT_MAX_CHARS", "MAX_BATCH_SIZE", "TextPiece", "iter_pieces", "parse_text", "ParseTextSummary"]
+__all__ = ["DEFAULT_BATCH_SIZE", "DEFAULT_MAX_CHARS", "MAX_BATCH_SIZE", "TextPiece", "iter_pieces", "parse_text",
+           "ParseTextSummary"]
 
 DEFAULT_MAX_CHARS = 20_000
 DEFAULT_BATCH_SIZE = 64
@@ -59,10 +60,10 @@ def _cut(buffer: str, start: int, end: int, last: bool) -> Tuple[int, bool]:
         return match.end(), False
     if last:
         return end, False
-    for pattern, offset in ((_LAST_BREAK, 1), (_LAST_SPACE, 1)):
+    for pattern in (_LAST_BREAK, _LAST_SPACE):
         match = pattern.search(buffer, start, end)
         if match is not None:
-            return match.start() + offset, False
+            return match.start() + 1, False
     return end, True
 
 
@@ -144,8 +145,9 @@ def check_limits(nlp, max_chars: Optional[int], batch_size: int) -> int:
 
 
 def parse_text(nlp, source: Union[IO[bytes], str, bytes], out: IO[str], *, max_chars: Optional[int] = None,
-               batch_size: int = DEFAULT_BATCH_SIZE, multiword: Optional[MultiwordRanges] = None, doc_id: Optional[str] = None,
-               name: str = "<stream>", progress: Union[bool, Callable[[str], None]] = False,
+               batch_size: int = DEFAULT_BATCH_SIZE, multiword: Optional[MultiwordRanges] = None,
+               doc_id: Optional[str] = None, name: str = "<stream>",
+               progress: Union[bool, Callable[[str], None]] = False,
                progress_every: int = 1_000_000) -> ParseTextSummary:
     """Parse raw text with ``nlp`` and write CoNLL-U to ``out``, one document (see the module docstring).
 
