@@ -450,8 +450,7 @@ TABLES = [
     Table("raw_text_gold_tokens", ["raw_text.json", "spacy_compare_es.json"], lambda doc: [
         {"_key": f"{key}, trained on raw documents ({doc['note'].split(',')[1].replace(' each', '').strip()})", **found}
         for key, found in doc["gold_tokens"]["systems"].items()] if "gold_tokens" in doc else [
-        {"_key": "vine_cascade, trained on gold sentences until its dev score stops rising "
-                 f"({run['stopping']['best_step']:,} steps; the record's seed 0)",
+        {"_key": f"vine_cascade, trained on gold sentences (the record's seed 0, {run['stopping']['best_step']} steps)",
          "UAS": 100 * run["dep_uas"], "LAS": 100 * run["dep_las"]} for run in [doc["runs"]["cnn-vine-s0"]]], [
         Col("pipeline", "_key"), Col("UAS", "UAS", "2f"), Col("LAS", "LAS", "2f")]),
     # tokenization.json: bench/tokenization.py
