@@ -2,8 +2,8 @@
 
     python bench/tokenization.py [--sets ewt-dev,ewt-test,pud] [--out bench/results/tokenization.json]
 
-Each treebank's paragraphs (its sentences' `# text` joined by spaces) are tokenized by `spacy.blank("en")` with
-spaCy's rules and with UD English's (`vineparse.text.tokenizer`), multiword ranges (`vineparse.text.multiword`)
+Each paragraph of a treebank's raw text (UD's `.txt`, `vineparse.text.rawtext`) is tokenized by `spacy.blank("en")`
+with spaCy's rules and with UD English's (`vineparse.text.tokenizer`), multiword ranges (`vineparse.text.multiword`)
 written as range lines, one sentence per paragraph (Tokens and Words F1 do not depend on sentences), and scored
 by `udtools.udeval`; with the gold tokens missed and the system tokens wrong, by kind, and the most frequent
 examples. Develop on EWT dev; EWT test is for the final figure only.
@@ -22,8 +22,9 @@ from udtools.udeval import evaluate, load_conllu, load_conllu_file
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from runinfo import run_info, write_json  # noqa: E402
 
-from vineparse.corpus import corpus_path  # noqa: E402
+from vineparse.corpus import corpus_path, read_conllu  # noqa: E402
 from vineparse.text.multiword import multiword_ranges  # noqa: E402
+from vineparse.text.rawtext import conllu_to_text  # noqa: E402
 from vineparse.text.tokenizer import customize_tokenizer  # noqa: E402
 
 SETS = {"ewt-dev": ("ud-english-ewt", "en_ewt-ud-dev.conllu"), "ewt-test": ("ud-english-ewt", "en_ewt-ud-test.conllu"),
@@ -31,28 +32,16 @@ SETS = {"ewt-dev": ("ud-english-ewt", "en_ewt-ud-dev.conllu"), "ewt-test": ("ud-
 
 
 def paragraphs(path: Path):
-    """[(raw text, [(surface token, is multiword)])] per paragraph of a CoNLL-U file: its sentences' `# text`
-    joined by a space, or by nothing after a last token with SpaceAfter=No (as UD's raw text joins them)."""
-    result, text, tokens, end, glued = [], "", [], 0, False
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.startswith(("# newdoc", "# newpar")) and text:
-            result.append((text, tokens))
-            text, tokens = "", []
-        elif line.startswith("# text = "):
-            text += ("" if glued or not text else " ") + line[len("# text = "):]
-        elif line and line[0].isdigit():
-            cols = line.split("\t")
-            if "-" in cols[0]:
-                end = int(cols[0].split("-")[1])
-            elif "." in cols[0] or int(cols[0]) <= end:
-                continue
-            tokens.append((cols[1], "-" in cols[0]))
-            glued = "SpaceAfter=No" in cols[9]
-        elif not line:
-            end = 0
-    if text:
-        result.append((text, tokens))
-    return result
+    """[(raw text, [(surface token, is multiword)])] per paragraph of UD's raw text of a CoNLL-U file (each
+    sentence in the paragraph where it starts)."""
+    sentences, result = read_conllu(path), []
+    for document in conllu_to_text(sentences).documents:
+        for k, (i, (start, end)) in enumerate(zip(document.sentences, document.spans)):
+            if k == 0 or "\n\n" in document.text[result[-1][1]:start]:
+                result.append([start, end, document.text, []])
+            result[-1][1] = end
+            result[-1][3] += [(form, words > 1) for form, _, words in sentences[i].surface_tokens()]
+    return [(text[start:end], tokens) for start, end, text, tokens in result]
 
 
 def system_tokens(doc, multiword: bool):

@@ -89,6 +89,14 @@ def test_ewt_multiword_tokens_and_empty_nodes_are_not_words(ewt_dev, ewt_dev_pat
     assert [s.n for s in ewt_dev] == [sum(i.isdigit() for i in block) for block in ids]
     with_empty = [s for s, block in zip(ewt_dev, ids) if any("." in i for i in block)]
     assert with_empty and all(len(s.heads) == s.n + 1 and s.heads.max() <= s.n for s in with_empty)
+    ranges = [r for block in ids for r in block if "-" in r]
+    assert [f"{first}-{last}" for s in ewt_dev for first, (last, _, _) in s.multiword_tokens().items()] == ranges
+    for sentence, block in zip(ewt_dev, ids):       # a range line's FORM in place of its words
+        tokens = sentence.surface_tokens()
+        assert len(tokens) == sum(i.isdigit() for i in block) - sum(
+            last - first for first, (last, _, _) in sentence.multiword_tokens().items())
+        assert "".join(form for form, _, _ in tokens).replace(" ", "") == sentence.text.replace(" ", "")
+        assert sum(words for _, _, words in tokens) == sentence.n
 
 
 def test_ewt_dev_round_trip_is_byte_identical(ewt_dev, ewt_dev_path, tmp_path):

@@ -22,4 +22,6 @@ def test_ewt_test_txt_in_shards(tmp_path):
     assert merged.count("# newdoc") == 1 and merged.count("# newpar") == 854 and "NewPar=Yes" not in merged
     assert validate(summary.merged, level=2) == []  # sentence ids unique across shards, one root each
     scores = evaluate(gold, summary.merged)
-    assert 0.95 < scores["Tokens"]["f1"] < 0.97
+    # spaCy's English rules with UD English's multiword tokens grouped, as parse-text writes them: 97.62
+    # (tokenization.json; without the grouping 95.64)
+    assert 0.975 < scores["Tokens"]["f1"] < 0.978 and "\tdon't\t" in merged

@@ -17,29 +17,18 @@ from pathlib import Path
 import pytest
 import spacy
 
-from vineparse.corpus import corpus_path
+from vineparse.corpus import corpus_path, read_conllu
 from vineparse.text import multiword, tokenizer
 
 
 def sentences(path: Path):
     """(text, [(surface token, [words])]) per sentence."""
-    text, tokens, end = None, [], 0
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.startswith("# text = "):
-            text = line[len("# text = "):]
-        elif line and line[0].isdigit():
-            cols = line.split("\t")
-            if "-" in cols[0]:
-                end = int(cols[0].split("-")[1])
-                tokens.append((cols[1], []))
-            elif "." not in cols[0]:
-                if int(cols[0]) <= end:
-                    tokens[-1][1].append(cols[1])
-                else:
-                    tokens.append((cols[1], [cols[1]]))
-        elif not line and tokens:
-            yield text, tokens
-            text, tokens, end = None, [], 0
+    for sentence in read_conllu(path):
+        tokens, i = [], 0
+        for form, _, n in sentence.surface_tokens():
+            tokens.append((form, sentence.words[i:i + n]))
+            i += n
+        yield sentence.text, tokens
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ import warnings
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import IO, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import IO, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -158,24 +158,31 @@ class Sentence:
                 return value.strip()
         return None
 
-    def _rebuild_text(self) -> str:
-        ranges = {}
+    def multiword_tokens(self) -> Dict[int, Tuple[int, str, str]]:
+        """The multiword tokens (range lines, ``3-4``): first word (1-based) -> (last word, FORM, MISC)."""
+        found = {}
         for _, line in self._extra:
             cols = line.split("\t")
             if "-" in cols[0]:
                 first, last = (int(part) for part in cols[0].split("-"))
-                ranges[first] = (last, cols[1], cols[9])
-        pieces = []
+                found[first] = (last, cols[1], cols[9] if len(cols) > 9 else "_")
+        return found
+
+    def surface_tokens(self) -> List[Tuple[str, str, int]]:
+        """(FORM, MISC, number of words) of each surface token in order: a multiword token's range line in place
+        of its words."""
+        ranges = self.multiword_tokens()
+        tokens: List[Tuple[str, str, int]] = []
         i = 1
         while i <= self.n:
-            if i in ranges:
-                last, form, misc = ranges[i]
-                i = last + 1
-            else:
-                form, misc = self.words[i - 1], self.misc[i - 1]
-                i += 1
-            pieces.append(form if "SpaceAfter=No" in misc.split("|") else form + " ")
-        return "".join(pieces).rstrip(" ")
+            last, form, misc = ranges.get(i, (i, self.words[i - 1], self.misc[i - 1]))
+            tokens.append((form, misc, max(last, i) - i + 1))
+            i = max(last, i) + 1
+        return tokens
+
+    def _rebuild_text(self) -> str:
+        return "".join(form if "SpaceAfter=No" in misc.split("|") else form + " "
+                       for form, misc, _ in self.surface_tokens()).rstrip(" ")
 
 
 def _string_list(values: Optional[Sequence[str]], n: int, name: str) -> List[str]:

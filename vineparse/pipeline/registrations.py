@@ -4,8 +4,8 @@ Importing this module registers the factory `vine_cascade` (its default config: 
 model's default, `settings.declared_defaults` and `architectures.default_model_config`), the architectures
 `vineparse.VineCascadeModel.v3` and `vineparse.MaxoutWindowBiLSTMEncoder.v1`, the callbacks
 `vineparse.scipy_blas.v1` (`vineparse.blas`), `vineparse.calibrate_on_dev.v1` (`calibration.py`) and
-`vineparse.ud_english_tokenizer.v1`, and the tokenizer `vineparse.UDEnglishTokenizer.v1`
-(`vineparse.text.tokenizer`). The
+`vineparse.ud_english_tokenizer.v1`, `vineparse.ud_multiword.v1` (`vineparse.text.contractions`), and the
+tokenizer `vineparse.UDEnglishTokenizer.v1` (`vineparse.text.tokenizer`). The
 package's entry points (`spacy_factories`, `spacy_architectures`, `spacy_callbacks` in setup.cfg) name objects
 of this module, so a fresh interpreter finds them without importing vineparse first.
 """
@@ -18,6 +18,7 @@ from spacy.util import registry
 from thinc.api import Model
 
 from ..blas import scipy_blas_before_creation
+from ..text.contractions import multiword_callback
 from ..text.tokenizer import create_ud_english_tokenizer, ud_english_tokenizer_callback
 from .architectures import build_maxout_window_bilstm_encoder, build_vine_cascade_model, default_model_config
 from .calibration import calibrate_before_saving
@@ -29,6 +30,7 @@ registry.architectures.register("vineparse.MaxoutWindowBiLSTMEncoder.v1", func=b
 registry.callbacks.register("vineparse.scipy_blas.v1", func=scipy_blas_before_creation)
 registry.callbacks.register("vineparse.calibrate_on_dev.v1", func=calibrate_before_saving)
 registry.callbacks.register("vineparse.ud_english_tokenizer.v1", func=ud_english_tokenizer_callback)
+registry.callbacks.register("vineparse.ud_multiword.v1", func=multiword_callback)
 registry.tokenizers.register("vineparse.UDEnglishTokenizer.v1", func=create_ud_english_tokenizer)
 
 

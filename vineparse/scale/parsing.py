@@ -139,7 +139,8 @@ def parse_text_items(nlp: Any, items: List[Item], settings: ParseSettings, layou
 
     Layout "paragraphs" (raw text, one item a paragraph): CoNLL-U as `vineparse.text.conllu_writer` writes it,
     one document a file (``# newdoc id = FILE NAME`` in the shard holding its first paragraph), ``# newpar``
-    per paragraph, sentence ids ``NAME:LINE-sK``, whitespace tokens not written."""
+    per paragraph, sentence ids ``NAME:LINE-sK``, whitespace tokens not written, multiword tokens as UD writes
+    them (as ``parse-text`` does)."""
     out = ParsedShard({})
     start = time.perf_counter()
     texts: List[str] = []
@@ -172,7 +173,7 @@ def parse_text_items(nlp: Any, items: List[Item], settings: ParseSettings, layou
         docbin = DocBin(store_user_data=True)
     blocks: List[str] = []
     if layout == "paragraphs" and "conllu" in settings.formats:
-        _write_paragraphs(docs, sources, blocks)
+        _write_paragraphs(nlp, docs, sources, blocks)
     for doc, (part, line) in zip(docs, sources):
         source = f"{part.path}:{line}"
         out.documents += 1
@@ -198,15 +199,18 @@ def parse_text_items(nlp: Any, items: List[Item], settings: ParseSettings, layou
     return out
 
 
-def _write_paragraphs(docs: List, sources: List[Tuple[Part, int]], blocks: List[str]) -> None:
-    """The CoNLL-U of a shard's paragraphs (see parse_text_items), appended to blocks."""
+def _write_paragraphs(nlp: Any, docs: List, sources: List[Tuple[Part, int]], blocks: List[str]) -> None:
+    """The CoNLL-U of a shard's paragraphs (see parse_text_items), appended to blocks; multiword tokens as
+    `parse-text` writes them (`vineparse.text.contractions.pipeline_multiword`)."""
     import io
     import os.path
 
     from ..text.conllu_writer import ConlluWriter
+    from ..text.contractions import pipeline_multiword
 
+    multiword, contractions = pipeline_multiword(nlp)
     buffer = io.StringIO()
-    writer = ConlluWriter(buffer)
+    writer = ConlluWriter(buffer, multiword=multiword, contractions=contractions)
     path = None
     for doc, (part, line) in zip(docs, sources):
         name = os.path.basename(part.path)

@@ -1,8 +1,10 @@
 """`python -m vineparse parse-text MODEL IN.txt [--out OUT.conllu]`: raw text through a spaCy pipeline to CoNLL-U.
 
-IN ``-`` reads stdin; without ``--out`` the CoNLL-U goes to stdout. For an English pipeline, multiword tokens are
-written as UD English writes them (``multiword.multiword_ranges``). Progress and the summary go to stderr. Exit
-status 0, or 2 for bad input or settings (a missing file, invalid UTF-8 naming its line, limits).
+IN ``-`` reads stdin; without ``--out`` the CoNLL-U goes to stdout. Multiword tokens are written as UD writes
+them: for an English pipeline by UD English's conventions, for a pipeline trained with the
+``vineparse.ud_multiword.v1`` callback by what it learned (``contractions.pipeline_multiword``). Progress and
+the summary go to stderr. Exit status 0, or 2 for bad input or settings (a missing file, invalid UTF-8 naming
+its line, limits).
 
 `python -m vineparse convert-docs IN.conllu OUT.spacy [--lang en]`: a treebank's documents as spaCy training
 data on their raw text (``gold_docs``), for ``spacy train`` with ``gold_preproc = false``.
@@ -33,7 +35,7 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
 def parse_text_command(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .multiword import multiword_ranges
+    from .contractions import pipeline_multiword
     from .parse_text import check_limits, parse_text
 
     if args.progress_every < 1:
@@ -50,13 +52,14 @@ def parse_text_command(args: argparse.Namespace) -> int:
         check_limits(nlp, args.max_chars, args.batch_size)
     except ValueError as err:
         raise CLIError(str(err)) from err
-    multiword = multiword_ranges if nlp.lang == "en" else None     # UD English's multiword tokens
+    multiword, contractions = pipeline_multiword(nlp)
     source = sys.stdin.buffer if args.input == "-" else open(args.input, "rb")
     name = "<stdin>" if args.input == "-" else args.input
     out = sys.stdout if args.out is None else open(args.out, "w", encoding="utf-8", newline="\n")
     try:
         summary = parse_text(nlp, source, out, max_chars=args.max_chars, batch_size=args.batch_size,
-                             doc_id=args.doc_id, name=name, multiword=multiword, progress=not args.quiet,
+                             doc_id=args.doc_id, name=name, multiword=multiword, contractions=contractions,
+                             progress=not args.quiet,
                              progress_every=args.progress_every)
     finally:
         if source is not sys.stdin.buffer:
@@ -91,7 +94,8 @@ def convert_docs_command(args: argparse.Namespace) -> int:
         raise CLIError(f"spaCy has no language {args.lang!r}: {err}") from err
     if args.limit < 0:
         raise CLIError(f"--limit must be 0 (all) or more, got {args.limit}")
-    docs, skipped = treebank_documents(nlp.vocab, args.input, args.lang)
+    # English's tokenizer rules split every multiword token its words spell; another language's may not
+    docs, skipped = treebank_documents(nlp.vocab, args.input, args.lang, None if args.lang == "en" else nlp.tokenizer)
     docs = docs[:args.limit or None]
     for line in skipped[:5]:
         print(f"convert-docs: skipped {line}", file=sys.stderr)

@@ -16,10 +16,10 @@ Conventions (each one counted in ``WriteStats`` when it changes what the pipelin
   document; DOC is the document id, or ``dN`` for the N-th document written; ``PREFIX-sK`` with K from 1 in the
   doc when ``write`` is given ``sent_prefix``) and ``# text`` (the words' forms
   with one space where the MISC has no ``SpaceAfter=No``: the line breaks of the raw text become spaces).
-- Columns: FORM ``token.text``, LEMMA ``lemma_``, UPOS ``pos_``, XPOS ``tag_``, FEATS ``str(token.morph)``,
-  DEPREL ``dep_``; an empty value is ``_``, except UPOS: UD's validator (level 2) takes only the 17 tags, so a
-  word without one gets ``missing_upos`` (``X``, UD's "other"; ``missing_upos`` counts them); tabs and line
-  breaks inside a value become spaces. DEPS is ``_``.
+- Columns: FORM ``token.text``, LEMMA ``lemma_``, UPOS ``pos_``, XPOS ``tag_``, FEATS ``token.morph`` (sorted by
+  name as UD sorts features, case aside), DEPREL ``dep_``; an empty value is ``_``, except UPOS: UD's validator
+  (level 2) takes only the 17 tags, so a word without one gets ``missing_upos`` (``X``, UD's "other";
+  ``missing_upos`` counts them); tabs and line breaks inside a value become spaces. DEPS is ``_``.
 - Heads: a word whose head is a whitespace token takes that token's head instead, up the chain of whitespace
   tokens (``reattached``). A word whose head lies outside its sentence is a root candidate
   (``outside_heads``). Exactly one root per sentence, HEAD 0, DEPREL ``root``: the first root candidate in word
@@ -32,15 +32,22 @@ Conventions (each one counted in ``WriteStats`` when it changes what the pipelin
   ``a-b FORM`` (FORM the doc's text of the range) before its words, with the range's ``SpaceAfter=No`` /
   ``NewPar=Yes`` on that line and ``_`` in the words' MISC. A range is written only if it spans at least two
   words of one sentence with no whitespace among them and overlaps no earlier range; others are counted in
-  ``skipped_ranges``.
+  ``skipped_ranges``. A range may give its words' FORMs (a hyphenated clitic: ``trata`` + ``-se`` are the
+  words "trata" and "se").
+- Contractions (``contractions``, ``vineparse.text.contractions``): a token whose text is one is written as a
+  range line over its words (``expanded_contractions``): the kept word with the token's parse, each other word
+  with the head and relation learned for it (attached to the kept word where the kept word is the root). The
+  words' FORMs take the token's case ("Do" -> "De" "o"); heads to the token point to its kept word.
 """
 import re
 from dataclasses import dataclass, fields
 from typing import IO, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from .contractions import KEPT_HEAD
+
 __all__ = ["WriteStats", "ConlluWriter", "docs_to_conllu", "MultiwordRanges"]
 
-MultiwordRanges = Callable[[object], Sequence[Tuple[int, int]]]
+MultiwordRanges = Callable[[object], Sequence[Tuple]]
 _EMPTY_LINE = re.compile(r"\n[^\S\n]*\n")
 _BAD_IN_VALUE = re.compile(r"[\t\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
@@ -54,6 +61,7 @@ class WriteStats:
     sentences: int = 0
     words: int = 0
     multiword_tokens: int = 0
+    expanded_contractions: int = 0
     whitespace_tokens: int = 0
     empty_sentences: int = 0
     reattached: int = 0
@@ -76,6 +84,11 @@ def _value(text: str) -> str:
     return text if text else "_"
 
 
+def _feats(token) -> str:
+    """FEATS: spaCy's morphology sorted as UD sorts features (by name, case aside: "Number" before "NumType")."""
+    return _value("|".join(sorted(str(token.morph).split("|"), key=str.lower)))
+
+
 def _squeeze(whitespace: str) -> str:
     """Whitespace reduced to what decides a paragraph break after it: ``"\\n\\n"``, ``"\\n"`` or ``""``."""
     if _EMPTY_LINE.search(whitespace):
@@ -94,15 +107,17 @@ class ConlluWriter:
     """Writes docs one at a time to an open text file, keeping the counts across them.
 
     file (IO[str]): where the CoNLL-U goes.
-    multiword (Optional[Callable[[Doc], Sequence[Tuple[int, int]]]]): the multiword token ranges of a doc
-        (token indices, end exclusive); None: no multiword tokens.
+    multiword (Optional[Callable[[Doc], Sequence[Tuple]]]): the multiword token ranges of a doc: (start, end)
+        token indices, end exclusive, or (start, end, forms) with the FORM of each of its words; None: none.
+    contractions (Optional[Contractions]): tokens to write as several words (``vineparse.text.contractions``).
     extra_root_deprel (str): the relation of a sentence's extra roots to its first (default ``parataxis``).
     missing_upos (str): the UPOS of a word the pipeline gave none (default ``X``).
     """
 
-    def __init__(self, file: IO[str], *, multiword: Optional[MultiwordRanges] = None,
+    def __init__(self, file: IO[str], *, multiword: Optional[MultiwordRanges] = None, contractions=None,
                  extra_root_deprel: str = "parataxis", missing_upos: str = "X") -> None:
         self.file = file
+        self.contractions = contractions
         self.missing_upos = missing_upos
         self.multiword = multiword
         self.extra_root_deprel = extra_root_deprel
@@ -177,18 +192,22 @@ class ConlluWriter:
             out.append(self._sentence(doc, sentence, ranges, new_par, no_space, sent_id))
         return "".join(out)
 
-    def _ranges(self, doc) -> Dict[int, int]:
-        """start -> end of the multiword ranges to write (checked for whitespace and overlap)."""
+    def _ranges(self, doc) -> Dict[int, Tuple[int, Optional[Sequence[str]]]]:
+        """start -> (end, the words' forms or None) of the multiword ranges to write (checked for whitespace,
+        overlap and the number of forms)."""
         if self.multiword is None:
             return {}
-        found: Dict[int, int] = {}
+        found: Dict[int, Tuple[int, Optional[Sequence[str]]]] = {}
         last_end = 0
-        for start, end in sorted((int(a), int(b)) for a, b in self.multiword(doc)):
+        for item in sorted(self.multiword(doc), key=lambda r: (int(r[0]), int(r[1]))):
+            start, end = int(item[0]), int(item[1])
+            forms = item[2] if len(item) > 2 else None
             ok = (0 <= start and end <= len(doc) and end - start >= 2 and start >= last_end
+                  and (forms is None or len(forms) == end - start)
                   and not any(doc[i].is_space for i in range(start, end))
                   and not any(doc[i].whitespace_ for i in range(start, end - 1)))
             if ok:
-                found[start] = end
+                found[start] = (end, forms)
                 last_end = end
             else:
                 self.stats.skipped_ranges += 1
@@ -250,9 +269,26 @@ class ConlluWriter:
                 labels[m] = "dep"
         return heads, labels
 
+    def _expansions(self, sentence, ranges) -> Dict[int, object]:
+        """Position in the sentence (1-based) -> `Expansion` of each contraction token outside the ranges."""
+        if self.contractions is None:
+            return {}
+        inside = {i for start, (end, _) in ranges.items() for i in range(start, end)}
+        found = {}
+        for n, token in enumerate(sentence, 1):
+            expansion = self.contractions.expansion(token.text)
+            if expansion is not None and len(expansion.words) > 1 and token.i not in inside:
+                found[n] = expansion
+        return found
+
     def _sentence(self, doc, sentence, ranges, new_par, no_space, sent_id) -> str:
         stats = self.stats
         heads, labels = self._heads(sentence)
+        expansions = self._expansions(sentence, ranges)
+        first_word, kept_word = [0], [0]     # per token (1-based): its first word's number, its parse's word's
+        for n in range(1, len(sentence) + 1):
+            first_word.append(1 if n == 1 else first_word[-1] + _width(expansions.get(n - 1)))
+            kept_word.append(first_word[-1] + (expansions[n].kept if n in expansions else 0))
         lines = []
         if self._newdoc:
             lines.append(self._newdoc)
@@ -267,57 +303,90 @@ class ConlluWriter:
         index = {t.i: n for n, t in enumerate(sentence, 1)}
         last_word = sentence[-1].i
         range_end = -1  # doc index where the open multiword range ends
+        forms: Dict[int, str] = {}  # doc index -> the FORM of a word of a range that gives its words' forms
+        n_words = 0
         for n, token in enumerate(sentence, 1):
-            misc = []
-            end = ranges.get(token.i)
+            misc = ""
+            end, range_forms = ranges.get(token.i, (None, None))
+            expansion = expansions.get(n)
             if end is not None and (end - 1) in index and end - 1 <= last_word:
                 range_end = end
                 last = doc[end - 1]
-                misc_range = []
-                if token.i in new_par and n > 1:
-                    misc_range.append("NewPar=Yes")
-                    stats.paragraphs += 1
-                if last.i in no_space:
-                    misc_range.append("SpaceAfter=No")
+                if range_forms is not None:
+                    forms.update(zip(range(token.i, end), range_forms))
                 surface = doc.text[token.idx:last.idx + len(last.text)]
-                lines.append(f"{n}-{index[last.i]}\t{_value(surface)}\t_\t_\t_\t_\t_\t_\t_\t"
-                             f"{'|'.join(misc_range) or '_'}")
+                lines.append(f"{first_word[n]}-{first_word[index[last.i]]}\t{_value(surface)}\t_\t_\t_\t_\t_\t_\t_\t"
+                             f"{self._token_misc(token, last, n, new_par, no_space) or '_'}")
                 pieces.append(surface + ("" if last.i in no_space else " "))
                 stats.multiword_tokens += 1
             elif end is not None:
                 stats.skipped_ranges += 1
-            inside = token.i < range_end
+            elif expansion is not None:
+                lines.append(f"{first_word[n]}-{first_word[n] + len(expansion.words) - 1}\t{_value(token.text)}"
+                             f"\t_\t_\t_\t_\t_\t_\t_\t{self._token_misc(token, token, n, new_par, no_space) or '_'}")
+                pieces.append(token.text + ("" if token.i in no_space else " "))
+                stats.multiword_tokens += 1
+                stats.expanded_contractions += 1
+            inside = token.i < range_end or expansion is not None
             if not inside:
-                if token.i in new_par and n > 1:
-                    misc.append("NewPar=Yes")
-                    stats.paragraphs += 1
-                if token.i in no_space:
-                    misc.append("SpaceAfter=No")
+                misc = self._token_misc(token, token, n, new_par, no_space)
                 pieces.append(token.text + ("" if token.i in no_space else " "))
             upos = token.pos_
             if not upos:
                 upos = self.missing_upos
                 stats.missing_upos += 1
-            lines.append("\t".join((
-                str(n), _value(token.text), _value(token.lemma_), _value(upos), _value(token.tag_),
-                _value(str(token.morph)), str(heads[n - 1]), _value(labels[n - 1]), "_",
-                "|".join(misc) or "_",
-            )))
+            head = 0 if heads[n - 1] == 0 else kept_word[heads[n - 1]]
+            row = [_value(forms.get(token.i, token.text)), _value(token.lemma_), _value(upos), _value(token.tag_),
+                   _feats(token), str(head), _value(labels[n - 1]), "_", misc or "_"]
+            if expansion is None:
+                lines.append("\t".join([str(first_word[n])] + row))
+                continue
+            for j, word in enumerate(expansion.words):
+                form = _cased(word, token.text, j)
+                if j == expansion.kept:
+                    lines.append("\t".join([str(first_word[n] + j), _value(form)] + row[1:8] + ["_"]))
+                    continue
+                where, label, word_upos = expansion.arcs[j]
+                word_head = head if where == KEPT_HEAD and head else first_word[n] + expansion.kept
+                lines.append("\t".join((str(first_word[n] + j), _value(form), _value(form.lower()), word_upos, "_",
+                                        "_", str(word_head), _value(label), "_", "_")))
+            n_words += len(expansion.words) - 1
         lines[text_at] = "# text = " + _BAD_IN_VALUE.sub(" ", "".join(pieces)).strip(" ")
         stats.sentences += 1
-        stats.words += len(sentence)
+        stats.words += len(sentence) + n_words
         return "\n".join(lines) + "\n\n"
+
+    def _token_misc(self, token, last, n, new_par, no_space) -> str:
+        """The MISC of a surface token from `token` to `last` (its n-th word), counting a paragraph start."""
+        misc = []
+        if token.i in new_par and n > 1:
+            misc.append("NewPar=Yes")
+            self.stats.paragraphs += 1
+        if last.i in no_space:
+            misc.append("SpaceAfter=No")
+        return "|".join(misc)
+
+
+def _width(expansion) -> int:
+    return len(expansion.words) if expansion is not None else 1
+
+
+def _cased(word: str, surface: str, j: int) -> str:
+    """A contraction's j-th word in the case of its surface ("Do" -> "De", "o"; "DO" -> "DE", "O")."""
+    if surface.isupper() and len(surface) > 1:
+        return word.upper()
+    return word[:1].upper() + word[1:] if j == 0 and surface[:1].isupper() else word
 
 
 def docs_to_conllu(docs: Iterable, *, doc_ids: Optional[Iterable[Optional[str]]] = None,
-                   multiword: Optional[MultiwordRanges] = None, extra_root_deprel: str = "parataxis",
+                   multiword: Optional[MultiwordRanges] = None, contractions=None, extra_root_deprel: str = "parataxis",
                    missing_upos: str = "X", stats: Optional[WriteStats] = None) -> str:
     """CoNLL-U text of docs, one document each (see the module docstring); ``stats``, if given, receives the
     counts."""
     import io
 
     buffer = io.StringIO()
-    writer = ConlluWriter(buffer, multiword=multiword, extra_root_deprel=extra_root_deprel,
+    writer = ConlluWriter(buffer, multiword=multiword, contractions=contractions, extra_root_deprel=extra_root_deprel,
                           missing_upos=missing_upos)
     ids = iter(doc_ids) if doc_ids is not None else None
     for doc in docs:

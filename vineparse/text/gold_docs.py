@@ -4,26 +4,30 @@ A document of a treebank is its raw text (`rawtext.py`: paragraphs as blank-line
 as UD's `conllu_to_text` writes it) with its sentences' words at their places in it. The gold doc is built
 on that text, so that `doc.text` is the raw text itself: spaCy's `Corpus` reader with `gold_preproc false`
 tokenizes `doc.text` for the predicted doc, so the models train on the line breaks and paragraph breaks they
-will meet. The words are the treebank's syntactic words (a multiword token is written as its words, which
-in English spell it: "do" + "n't"); any other whitespace than one space after a word (a line break, a
+will meet. The tokens are the treebank's syntactic words, except in multiword tokens (`_pieces`): one the
+tokenizer splits into its words is its words (English "do" + "n't"), a hyphenated clitic is two tokens
+("trata" + "-se"), any other (a contraction, Portuguese "do" = "de" + "o") is one token carrying its kept
+word's annotation (`contractions`). Any other whitespace than one space after a word (a line break, a
 paragraph break, several spaces) is a token of its own, as spaCy's tokenizer makes one of it, attached to the
 word before it (the first word for leading whitespace) as SPACE_LABEL, tagged "_SP" / SPACE as spaCy tags
 whitespace: it never counts in spaCy's scores and never starts a sentence (vine_cascade's own rule for
-whitespace: `vineparse.pipeline.spaces`). Heads, labels,
-tags, POS, lemmas and morphology come from the treebank.
+whitespace: `vineparse.pipeline.spaces`). Heads, labels, tags, POS, lemmas and morphology come from the
+treebank.
 """
-from typing import List, Sequence, Tuple
+from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 
 from spacy.tokens import Doc
 
 from ..corpus.conllu import Sentence
 from ..pipeline.spaces import SPACE_LABEL
+from .rawtext import has_comment
+from .contractions import is_clitic, kept_word, tokenizer_splits
 
 
 
 
 class SpellingError(ValueError):
-    """A sentence's words do not spell its text (e.g. a multiword token whose words are not its letters)."""
+    """A sentence's tokens are not the characters of its text (e.g. a text that is not the sentence's)."""
 
 
 def _whitespace(gap: str) -> Tuple[bool, List[Tuple[str, bool]]]:
@@ -37,12 +41,14 @@ def _whitespace(gap: str) -> Tuple[bool, List[Tuple[str, bool]]]:
     return space_after_word, [(text, text != rest)]
 
 
-def gold_document(vocab, text: str, sentences: Sequence[Sentence], spans: Sequence[Tuple[int, int]]) -> Doc:
+def gold_document(vocab, text: str, sentences: Sequence[Sentence], spans: Sequence[Tuple[int, int]],
+                  tokenizer: Optional[Callable] = None) -> Doc:
     """The gold doc of one document. text: its raw text; sentences: its sentences in order; spans: each
-    sentence's (start, end) character offsets in `text` (`rawtext.py`).
+    sentence's (start, end) character offsets in `text` (`rawtext.py`); tokenizer: which multiword tokens are
+    split into their words (`_pieces`).
 
-    RETURNS (Doc): `doc.text == text` exactly; each sentence's words in order, whitespace tokens between
-    them on the word before (see the module docstring). RAISES (SpellingError): a sentence whose words,
+    RETURNS (Doc): `doc.text == text` exactly; each sentence's tokens in order, whitespace tokens between
+    them on the word before (see the module docstring). RAISES (SpellingError): a sentence whose tokens,
     whitespace aside, are not the characters of its span (named by its sent_id).
     """
     words: List[str] = []
@@ -76,33 +82,37 @@ def gold_document(vocab, text: str, sentences: Sequence[Sentence], spans: Sequen
     for sentence, (start, end) in zip(sentences, spans):
         add_whitespace(text[cursor:start])
         cursor = start
-        placed = []                 # the doc token of each word of the sentence
-        for k, word in enumerate(sentence.words):
+        word_token = [0] * (sentence.n + 1)     # the doc token of each word (1-based) of the sentence
+        annotated = []                          # (doc token, the word it carries)
+        for k, piece, word in _pieces(sentence, tokenizer):
             found = cursor
             while found < end and text[found].isspace():
                 found += 1
-            if text[found:found + len(word)] != word:
-                raise SpellingError(f"sentence {sentence.sent_id or '?'}: word {k + 1} {word!r} is not at "
-                                    f"{text[found:found + len(word) + 10]!r} in its text")
-            if k:
+            if text[found:found + len(piece)] != piece:
+                raise SpellingError(f"sentence {sentence.sent_id or '?'}: word {word} {piece!r} is not at "
+                                    f"{text[found:found + len(piece) + 10]!r} in its text")
+            if annotated:
                 add_whitespace(text[cursor:found])
-            placed.append(len(words))
+            for covered in k:
+                word_token[covered] = len(words)
+            annotated.append((len(words), word))
             placed_words.append(len(words))
-            words.append(word)
+            words.append(piece)
             spaces.append(False)
-            heads.append(int(sentence.heads[k + 1]))          # 1-based in the sentence for now, 0 = the root
-            deps.append(_value(sentence.labels[k]))
-            tags.append(_value(sentence.xpos[k]) or "")
-            pos.append(_value(sentence.upos[k]) or "X")
-            lemmas.append(_value(sentence.lemmas[k]) or word)
-            morphs.append(_value(sentence.feats[k]) or "")
-            cursor = found + len(word)
+            w = word - 1
+            heads.append(int(sentence.heads[word]))          # 1-based in the sentence for now, 0 = the root
+            deps.append(_value(sentence.labels[w]))
+            tags.append(_value(sentence.xpos[w]) or "")
+            pos.append(_value(sentence.upos[w]) or "X")
+            lemmas.append(_value(sentence.lemmas[w]) or piece)
+            morphs.append(_value(sentence.feats[w]) or "")
+            cursor = found + len(piece)
         if text[cursor:end].strip():
             raise SpellingError(f"sentence {sentence.sent_id or '?'}: its words end before its text does "
                                 f"({text[cursor:end]!r} left)")
-        for i in placed:            # spaCy's heads: doc token indices, a root its own
+        for i, _ in annotated:      # spaCy's heads: doc token indices, a root its own
             h = heads[i]
-            heads[i] = None if h < 0 else i if h == 0 else placed[h - 1]
+            heads[i] = None if h < 0 else i if h == 0 else word_token[h]
             if heads[i] is None:
                 deps[i] = None
         cursor = end
@@ -112,29 +122,77 @@ def gold_document(vocab, text: str, sentences: Sequence[Sentence], spans: Sequen
                morphs=morphs)
 
 
+def _pieces(sentence: Sentence, tokenizer: Optional[Callable] = None) -> Iterator[Tuple[Tuple[int, ...], str, int]]:
+    """The doc tokens of a sentence: (the words it covers, 1-based; its text; the word whose annotation it
+    carries). A word is its own token, and so is each word of a multiword token that the tokenizer splits into
+    its words (`contractions.tokenizer_splits`); a hyphenated clitic is two tokens, ``trata`` + ``-se``; any
+    other multiword token (a contraction, "do" = "de" + "o") is one token with the annotation of its kept word
+    (`contractions.kept_word`)."""
+    spans = sentence.multiword_tokens()
+    k = 1
+    while k <= sentence.n:
+        last, surface, _ = spans.get(k, (k, None, None))
+        if surface is None or last <= k:
+            yield (k,), sentence.words[k - 1], k
+            k += 1
+            continue
+        words = sentence.words[k - 1:last]
+        if is_clitic(surface, words) or tokenizer_splits(surface, words, tokenizer):
+            at = 0
+            for j, word in enumerate(words):        # the surface's own letters (its case: "Ao" = "A" + "o")
+                end = len(surface) if j == len(words) - 1 else at + len(word)
+                yield (k + j,), surface[at:end], k + j
+                at = end
+        else:
+            yield tuple(range(k, last + 1)), surface, kept_word(sentence, k, last)
+        k = last + 1
+
+
+def documents_from_sent_ids(sentences: Sequence[Sentence]) -> int:
+    """Mark documents by sent_id prefixes (``CF1-3``: sentence 3 of document CF1) in a file that marks none
+    (no ``# newdoc`` as UD's tool reads it) and whose every sentence has such an id: a ``# newdoc id = CF1``
+    comment is added where the prefix changes. RETURNS the number of documents marked (0: none, the file
+    unchanged)."""
+    if any(has_comment(s, "newdoc") for s in sentences):
+        return 0
+    prefixes = [(s.sent_id or "").rpartition("-")[0] for s in sentences]
+    if not all(prefixes):
+        return 0
+    marked = 0
+    for i, (sentence, prefix) in enumerate(zip(sentences, prefixes)):
+        if i == 0 or prefix != prefixes[i - 1]:
+            sentence.comments.insert(0, f"# newdoc id = {prefix}")
+            marked += 1
+    return marked
+
+
 def _value(field):
     """A CoNLL-U column's value, None for "_" (unannotated)."""
     return None if field is None or field == "_" else str(field)
 
 
-def treebank_documents(vocab, source, language: str = "en") -> Tuple[List[Doc], List[str]]:
+def treebank_documents(vocab, source, language: str = "en", tokenizer: Optional[Callable] = None
+                       ) -> Tuple[List[Doc], List[str]]:
     """The gold docs of a treebank's documents on its raw text (`rawtext.conllu_to_text`, `gold_document`).
 
-    source: a CoNLL-U path or sentences already read; language: the treebank's (the text's wrapping).
+    source: a CoNLL-U path or sentences already read; language: the treebank's (the text's wrapping);
+    tokenizer: the pipeline's (which multiword tokens it splits into their words; None: every multiword token
+    whose words spell it, as in English, `_pieces`). A file that marks no document has its documents from its
+    sent_ids (`documents_from_sent_ids`).
     RETURNS (docs, skipped): one doc per document, and a line per document left out because a sentence's words
-    do not spell its text (`SpellingError`: multiword tokens whose words are not their letters, as in
-    Portuguese "do" = "de" + "o"), naming its first sentence.
+    are not at their places in its text (`SpellingError`), naming its first sentence.
     RAISES (CorpusError): for a malformed file, naming the file and line.
     """
     from ..corpus.conllu import read_conllu
     from .rawtext import conllu_to_text
 
     sentences = read_conllu(source) if not isinstance(source, list) else source
+    documents_from_sent_ids(sentences)
     docs, skipped = [], []
     for document in conllu_to_text(sentences, language=language).documents:
         try:
             docs.append(gold_document(vocab, document.text, [sentences[i] for i in document.sentences],
-                                      document.spans))
+                                      document.spans, tokenizer))
         except SpellingError as error:
             skipped.append(f"document {document.doc_id or document.sentences[0]}: {error}")
     return docs, skipped

@@ -145,7 +145,7 @@ def check_limits(nlp, max_chars: Optional[int], batch_size: int) -> int:
 
 
 def parse_text(nlp, source: Union[IO[bytes], str, bytes], out: IO[str], *, max_chars: Optional[int] = None,
-               batch_size: int = DEFAULT_BATCH_SIZE, multiword: Optional[MultiwordRanges] = None,
+               batch_size: int = DEFAULT_BATCH_SIZE, multiword: Optional[MultiwordRanges] = None, contractions=None,
                doc_id: Optional[str] = None, name: str = "<stream>",
                progress: Union[bool, Callable[[str], None]] = False,
                progress_every: int = 1_000_000) -> ParseTextSummary:
@@ -153,7 +153,8 @@ def parse_text(nlp, source: Union[IO[bytes], str, bytes], out: IO[str], *, max_c
 
     source: a binary stream (e.g. ``open(path, "rb")``, ``sys.stdin.buffer``), or the text itself.
     max_chars, batch_size: the piece size and the pieces per ``nlp.pipe`` batch (limits in the module docstring).
-    multiword: the multiword token ranges of a doc (``conllu_writer``); doc_id: the ``# newdoc id``.
+    multiword, contractions: how multiword tokens are written (``conllu_writer``;
+    ``contractions.pipeline_multiword(nlp)`` gives a pipeline's); doc_id: the ``# newdoc id``.
     name: the input's name in error messages. progress: a line on stderr (or to this callable) every
     ``progress_every`` characters, and at the end if one was written.
     RETURNS (ParseTextSummary). RAISES (CorpusError): invalid UTF-8; (ValueError): limits.
@@ -167,7 +168,7 @@ def parse_text(nlp, source: Union[IO[bytes], str, bytes], out: IO[str], *, max_c
         source = io.BytesIO(source)
     write_line = (lambda line: print(line, file=sys.stderr, flush=True)) if progress is True else progress
     summary = ParseTextSummary()
-    writer = ConlluWriter(out, multiword=multiword)
+    writer = ConlluWriter(out, multiword=multiword, contractions=contractions)
     summary.written = writer.stats
     start = time.perf_counter()
     next_report = progress_every

@@ -38,7 +38,7 @@ from typing import IO, Iterable, List, Optional, Tuple, Union
 
 from ..corpus.conllu import Sentence, iter_conllu
 
-__all__ = ["RawDocument", "RawText", "conllu_to_text", "sentence_tokens", "WIDTH", "PERL_WHITESPACE"]
+__all__ = ["RawDocument", "RawText", "conllu_to_text", "has_comment", "WIDTH", "PERL_WHITESPACE"]
 
 WIDTH = 80
 # Perl's \s on Unicode strings (the White_Space property): what the tool breaks lines at.
@@ -90,31 +90,7 @@ class RawText:
         return sum(doc.n_paragraphs for doc in self.documents)
 
 
-def sentence_tokens(sentence: Sentence) -> List[Tuple[str, str]]:
-    """The surface tokens of a sentence: (FORM, MISC) of multiword-token lines and of words outside them.
-
-    Empty nodes are skipped; a range line stands for words first..last, which are then skipped.
-    """
-    ranges = {}
-    for _, line in sentence._extra:
-        cols = line.split("\t")
-        if "-" in cols[0]:
-            first, last = (int(part) for part in cols[0].split("-"))
-            ranges[first] = (last, cols[1], cols[9] if len(cols) > 9 else "_")
-    tokens = []
-    i = 1
-    while i <= sentence.n:
-        if i in ranges:
-            last, form, misc = ranges[i]
-            tokens.append((form, misc))
-            i = max(last, i) + 1
-        else:
-            tokens.append((sentence.words[i - 1], sentence.misc[i - 1]))
-            i += 1
-    return tokens
-
-
-def _has_comment(sentence: Sentence, key: str) -> bool:
+def has_comment(sentence: Sentence, key: str) -> bool:
     """Whether the sentence has a ``# key`` comment, as the tool matches it (``#\\s*key`` then space or end)."""
     for comment in sentence.comments:
         rest = comment[1:].lstrip()
@@ -254,15 +230,15 @@ def conllu_to_text(
     writer = _Writer(width, language.split("_")[0] in _CHINESE)
     documents: List[RawDocument] = []
     for index, sentence in enumerate(sentences):
-        newdoc = _has_comment(sentence, "newdoc")
-        newpar = _has_comment(sentence, "newpar")
+        newdoc = has_comment(sentence, "newdoc")
+        newpar = has_comment(sentence, "newpar")
         if newdoc or not documents:
             documents.append(RawDocument(_doc_id(sentence) if newdoc else None, start=-1))
         document = documents[-1]
         pending = ""  # the sentence's text not yet handed to the writer (the tool's $ftext)
         end_in_pending = 0  # where the last token's FORM ends in pending
         start = end = None  # the sentence's span in the whole output
-        for form, misc in sentence_tokens(sentence):
+        for form, misc, _ in sentence.surface_tokens():
             flags = misc.split("|")
             if "NewPar=Yes" in flags:  # a paragraph starts inside the sentence, at this token
                 start, end = _hand_over(writer, document, newdoc, newpar, pending, end_in_pending, start, end)
