@@ -152,6 +152,7 @@ ewt-speed: $(SPEED)/cnn-spacy-s0/model-best $(COMPARE_ES)/cnn-vine-s0/model-best
 DOC_DATA := corpora/docs
 RAW := bench/out/raw_text
 RAW_STEPS ?= 6000
+PT_STEPS ?= 4000
 UD := corpora/ud
 .PRECIOUS: $(UD)/%/split.json
 $(UD)/%/split.json: | $(STAMP)
@@ -159,18 +160,31 @@ $(UD)/%/split.json: | $(STAMP)
 calibration: $(COMPARE)/cnn-vine-s0/model-best $(PUD_SPACY)
 	$(ONE_CORE) $(BIN)/python bench/calibration.py --pipeline $(COMPARE)/cnn-vine-s0/model-best \
 	    --out bench/results/calibration.json --plot bench/results/calibration.png
+PT := $(VINEPARSE_CORPORA)/ud-multi/pt_bosque/pt_bosque-ud
 $(DOC_DATA)/%.spacy: | $(STAMP)
 	@mkdir -p $(DOC_DATA)
-	$(BIN)/vineparse convert-docs $(VINEPARSE_CORPORA)/ud-english-ewt/$*.conllu $@
+	$(BIN)/vineparse convert-docs $(if $(findstring pt_,$*),$(PT)-$(lastword $(subst -, ,$*)).conllu --lang pt,\
+	    $(VINEPARSE_CORPORA)/ud-english-ewt/$*.conllu) $@
 $(RAW)/%/model-best: | $(STAMP) $(DOC_DATA)/en_ewt-ud-train.spacy $(DOC_DATA)/en_ewt-ud-dev.spacy
 	@mkdir -p $(RAW)
 	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/$(if $(filter vine,$*),ewt,ewt_spacy_$(if $(filter senter,$*),senter,parser)).cfg \
 	    --output $(RAW)/$* --training.max_steps $(RAW_STEPS) --training.eval_frequency 500 > $(RAW)/$*.log 2>&1
-raw-text: $(foreach run,vine spacy senter,$(RAW)/$(run)/model-best)
+# Portuguese (Bosque): configs/ud*.cfg on its documents, its contractions and clitics learned from train
+$(RAW)/pt-%/model-best: | $(STAMP) $(DOC_DATA)/pt_bosque-ud-train.spacy $(DOC_DATA)/pt_bosque-ud-dev.spacy
+	@mkdir -p $(RAW)
+	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/$(if $(filter vine,$*),ud,ud_spacy_parser).cfg --output $(RAW)/pt-$* \
+	    --nlp.lang pt --paths.train $(DOC_DATA)/pt_bosque-ud-train.spacy --paths.dev $(DOC_DATA)/pt_bosque-ud-dev.spacy \
+	    --corpora.train.gold_preproc false --corpora.dev.gold_preproc false --training.patience 0 \
+	    --initialize.before_init '{"@callbacks": "vineparse.ud_multiword.v1", "path": "$(PT)-train.conllu"}' \
+	    --training.max_steps $(PT_STEPS) --training.eval_frequency 500 > $(RAW)/pt-$*.log 2>&1
+raw-text: $(foreach run,vine spacy senter pt-vine pt-spacy,$(RAW)/$(run)/model-best)
 	$(ONE_CORE) $(BIN)/python bench/raw_text.py --pipeline vine_cascade=$(RAW)/vine/model-best \
 	    --pipeline "spaCy parser=$(RAW)/spacy/model-best" --pipeline "spaCy senter + parser=$(RAW)/senter/model-best" \
 	    --gold-tokens $(SPACY_DATA)/en_ewt-ud-test.spacy --repeats 3 \
 	    --note "seed 0, $(RAW_STEPS) steps each, on EWT train's documents as raw text"
+	$(ONE_CORE) $(BIN)/python bench/raw_text.py --pipeline vine_cascade=$(RAW)/pt-vine/model-best \
+	    --pipeline "spaCy parser=$(RAW)/pt-spacy/model-best" --treebank pt_bosque_test=$(PT)-test.conllu --repeats 7 \
+	    --note "seed 0, $(PT_STEPS) steps each, on Bosque train's documents as raw text" --out bench/results/raw_text_pt.json
 
 # ---- the paper's languages ----
 # multilingual: spaCy's parser and vine_cascade (configs/ud*.cfg; -flat: without lifting) on six languages, then the

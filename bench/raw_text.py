@@ -39,13 +39,13 @@ BULLET = re.compile(r"^(?:[-*•·>]|\d{1,2}[.)]|[a-zA-Z][.)])$")
 
 
 def boundaries(conllu: str):
-    """The sentence ends of a CoNLL-U text as offsets into its words' characters, and per offset the word before
-    it and the word after it."""
+    """The sentence ends of a CoNLL-U text as offsets into its surface tokens' characters (the text's, whitespace
+    aside), and per offset the token before it and the token after it."""
     from vineparse.corpus.conllu import iter_conllu
 
     words, ends = [], set()
     for sentence in iter_conllu(io.BytesIO(conllu.encode("utf-8")), require_heads=False):
-        words += list(sentence.words)
+        words += [form for form, _, _ in sentence.surface_tokens()]
         ends.add(len(words))
     cumulative = list(accumulate(len(re.sub(r"\s", "", word)) for word in words))
     return {cumulative[i - 1]: (words[i - 1], words[i] if i < len(words) else "") for i in sorted(ends)}
@@ -103,7 +103,7 @@ def main(argv=None):
     import spacy
     from vineparse.corpus import corpus_path
     from vineparse.text.conll18 import evaluate
-    from vineparse.text.multiword import multiword_ranges
+    from vineparse.text.contractions import pipeline_multiword
     from vineparse.text.parse_text import DEFAULT_MAX_CHARS, iter_pieces, parse_text
     from vineparse.text.rawtext import conllu_to_text
 
@@ -118,7 +118,8 @@ def main(argv=None):
                "paragraphs": raw.n_paragraphs, "systems": {}}
         for label, nlp in pipelines:
             out = io.StringIO()
-            summary = parse_text(nlp, raw.text, out, multiword=multiword_ranges if nlp.lang == "en" else None)
+            multiword, contractions = pipeline_multiword(nlp)
+            summary = parse_text(nlp, raw.text, out, multiword=multiword, contractions=contractions)
             scores = evaluate(gold, system := out.getvalue())
             row["systems"][label] = {
                 "scores": {metric: round(100 * scores[metric]["f1"], 2) for metric in METRICS},

@@ -273,7 +273,7 @@ def sparse_seed_rows(row):
                 for system in ("NoPrune-3", "VineCascade-3")}}]
 
 
-DOCUMENT_SETS = {"ewt_test": "EWT test", "pud": "English PUD"}
+DOCUMENT_SETS = {"ewt_test": "EWT test", "pud": "English PUD", "pt_bosque_test": "Bosque test"}
 TOKENIZATION_SETS = {"ewt-dev": "EWT dev", "ewt-test": "EWT test", "pud": "English PUD"}
 TOKENIZERS = {"spacy, no multiword ranges": "spaCy's rules", "spacy": "spaCy's rules, multiword tokens grouped",
               "ud": "UD English's rules (vineparse.text.tokenizer), multiword tokens grouped"}
@@ -433,19 +433,21 @@ TABLES = [
         Col("UAS of the 80% most confident arcs", "uas_80", "2f")]),
     Table("calibration_targets", "calibration.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
     # raw_text.json: bench/raw_text.py (the published systems' rows beside the measured ones)
-    Table("raw_text", "raw_text.json", lambda doc: [
+    *[Table(f"raw_text{part}", f"raw_text{part}.json", lambda doc: [
         {"set": DOCUMENT_SETS.get(name, name), "system": system, **found["scores"], "wps": found["words_per_second"]}
         for name, tb in doc["treebanks"].items() for system, found in tb["systems"].items()] + [
         {**row, "set": DOCUMENT_SETS.get(name, name), "system": f"{row['system']} (published, UD {row['ud']})"}
-        for name, rows in doc["published"].items() for row in rows], [
+        for name, rows in doc["published"].items() for row in rows if name in doc["treebanks"]], [
         Col("test set", "set"), Col("pipeline", "system"),
-        *[Col(f"{metric} F1", metric, "2f") for metric in RAW_METRICS], Col("words/s", "wps", "int")]),
-    Table("raw_text_errors", "raw_text.json", lambda doc: [
+        *[Col(f"{metric} F1", metric, "2f") for metric in RAW_METRICS], Col("words/s", "wps", "int")])
+      for part in ("", "_pt")],
+    *[Table(f"raw_text{part}_errors", f"raw_text{part}.json", lambda doc: [
         {"set": DOCUMENT_SETS.get(name, name), "system": system, "what": what, **found["boundary_errors"][what]}
         for name, tb in doc["treebanks"].items() for system, found in tb["systems"].items()
         for what in ("missed", "added")], [
         Col("test set", "set"), Col("pipeline", "system"), Col("boundaries", "what"),
-        *[Col(kind, lambda row, doc, kind=kind: row.get(kind, 0), "int") for kind in RAW_KINDS]]),
+        *[Col(kind, lambda row, doc, kind=kind: row.get(kind, 0), "int") for kind in RAW_KINDS]])
+      for part in ("", "_pt")],
     Table("raw_text_targets", "raw_text.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
     Table("raw_text_gold_tokens", ["raw_text.json", "spacy_compare_es.json"], lambda doc: [
         {"_key": f"{key}, trained on raw documents ({doc['note'].split(',')[1].replace(' each', '').strip()})", **found}
