@@ -172,18 +172,20 @@ $(RAW)/%/model-best: | $(STAMP) $(DOC_DATA)/en_ewt-ud-train.spacy $(DOC_DATA)/en
 # Portuguese (Bosque): configs/ud*.cfg on its documents, its contractions and clitics learned from train
 $(RAW)/pt-%/model-best: | $(STAMP) $(DOC_DATA)/pt_bosque-ud-train.spacy $(DOC_DATA)/pt_bosque-ud-dev.spacy
 	@mkdir -p $(RAW)
-	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/$(if $(filter vine,$*),ud,ud_spacy_parser).cfg --output $(RAW)/pt-$* \
+	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/$(if $(filter vine,$*),ud,ud_spacy_$(if $(filter senter,$*),senter,parser)).cfg \
+	    --output $(RAW)/pt-$* \
 	    --nlp.lang pt --paths.train $(DOC_DATA)/pt_bosque-ud-train.spacy --paths.dev $(DOC_DATA)/pt_bosque-ud-dev.spacy \
 	    --corpora.train.gold_preproc false --corpora.dev.gold_preproc false --training.patience 0 \
 	    --initialize.before_init '{"@callbacks": "vineparse.ud_multiword.v1", "path": "$(PT)-train.conllu"}' \
 	    --training.max_steps $(PT_STEPS) --training.eval_frequency 500 > $(RAW)/pt-$*.log 2>&1
-raw-text: $(foreach run,vine spacy senter pt-vine pt-spacy,$(RAW)/$(run)/model-best)
+raw-text: $(foreach run,vine spacy senter pt-vine pt-spacy pt-senter,$(RAW)/$(run)/model-best)
 	$(ONE_CORE) $(BIN)/python bench/raw_text.py --pipeline vine_cascade=$(RAW)/vine/model-best \
 	    --pipeline "spaCy parser=$(RAW)/spacy/model-best" --pipeline "spaCy senter + parser=$(RAW)/senter/model-best" \
 	    --gold-tokens $(SPACY_DATA)/en_ewt-ud-test.spacy --repeats 3 \
 	    --note "seed 0, $(RAW_STEPS) steps each, on EWT train's documents as raw text"
 	$(ONE_CORE) $(BIN)/python bench/raw_text.py --pipeline vine_cascade=$(RAW)/pt-vine/model-best \
-	    --pipeline "spaCy parser=$(RAW)/pt-spacy/model-best" --treebank pt_bosque_test=$(PT)-test.conllu --repeats 7 \
+	    --pipeline "spaCy parser=$(RAW)/pt-spacy/model-best" --pipeline "spaCy senter + parser=$(RAW)/pt-senter/model-best" \
+	    --treebank pt_bosque_test=$(PT)-test.conllu --repeats 7 \
 	    --note "seed 0, $(PT_STEPS) steps each, on Bosque train's documents as raw text" --out bench/results/raw_text_pt.json
 
 # ---- the paper's languages ----

@@ -172,6 +172,11 @@ DERIVED = {
         ("header", "Any UD treebank: tok2vec + spaCy's own transition-based parser, the baseline of configs/ud.cfg "
                    "(same\ntok2vec, data and training). Written by configs/make_configs.py from configs/ewt.cfg."),
         ("set", "nlp", "pipeline", '["tok2vec", "parser"]'), *UD]),
+    "ud_spacy_senter.cfg": ("ewt_spacy_senter.cfg", [
+        ("header", "Any UD treebank: tok2vec + spaCy's senter + spaCy's parser, the segmenting baseline of "
+                   "configs/ud.cfg\n(same tok2vec, data and training). Written by configs/make_configs.py from "
+                   "configs/ewt.cfg."),
+        ("set", "nlp", "pipeline", '["tok2vec", "senter", "parser"]'), *UD]),
 }
 
 
