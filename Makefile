@@ -147,7 +147,7 @@ ewt-speed: $(SPEED)/cnn-spacy-s0/model-best $(COMPARE_ES)/cnn-vine-s0/model-best
 # raw-text: EWT's documents on their raw text (`vineparse convert-docs`: paragraph breaks, line wraps), vine_cascade
 # (configs/ewt.cfg), spaCy's parser and spaCy's senter + parser trained on them for RAW_STEPS steps, then
 # bench/raw_text.py: EWT test and English PUD from UD's raw .txt, scored by the CoNLL 2018
-# evaluation, and vine_cascade's pipeline on EWT test's gold tokens.
+# evaluation, and vine_cascade's pipeline on EWT test's gold tokens; then the same three on Bosque (Portuguese).
 .PHONY: calibration raw-text
 DOC_DATA := corpora/docs
 RAW := bench/out/raw_text

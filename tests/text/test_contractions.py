@@ -76,6 +76,7 @@ def test_the_kept_word_is_nearest_the_root_so_no_cycle_forms():
     assert sentence.multiword_tokens() == {2: (3, "disso", "SpaceAfter=No"), 7: (8, "do", "_")}
     assert kept_word(sentence, 2, 3) == 3 and kept_word(sentence, 7, 8) == 7
     doc, = treebank_documents(spacy.blank("pt").vocab, [sentence], "pt")[0]
+    assert not any("newdoc" in comment for comment in sentence.comments)     # a document from its sent_id, on a copy
     assert [t.text for t in doc][:3] == ["Além", "disso", ","]
     assert [(t.text, t.dep_, t.head.text) for t in doc if t.text in ("disso", "do", "Além")] == [
         ("Além", "advmod", "disso"), ("disso", "obl", "autor"), ("do", "case", "autor")]

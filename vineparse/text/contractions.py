@@ -39,7 +39,7 @@ __all__ = ["Expansion", "Contractions", "learn_contractions", "kept_word", "META
 
 META_KEY = "vineparse_multiword"
 MIN_CLITIC = 3      # a hyphenated clitic is seen at least this often in train
-KEPT_HEAD = -1      # an extra word's head: the kept word's head (else the index of a word of the token)
+KEPT_HEAD = -1      # an other word's head: the kept word's head (else the kept word itself)
 
 
 @dataclass(frozen=True)
@@ -130,7 +130,8 @@ def tokenizer_splits(surface: str, words: Sequence[str], tokenizer: Optional[Cal
 
 
 def learn_contractions(sentences: Iterable[Sentence], tokenizer: Optional[Callable] = None) -> Contractions:
-    """Contractions and hyphenated clitics of a treebank (see the module). Linear in the number of words.
+    """Contractions and hyphenated clitics of a treebank (see the module). Time O(words + contraction words x
+    tree depth).
 
     A surface form is a contraction when the train file writes it more often as a multiword token that
     `tokenizer` does not split into its words (`tokenizer_splits`; by its most frequent words) than as a word;
@@ -170,7 +171,7 @@ def learn_contractions(sentences: Iterable[Sentence], tokenizer: Optional[Callab
                     clitic_words[end] += 1
     table = {}
     for surface, counts in analyses.items():
-        (words, n), = counts.most_common(1)
+        (words, _), = counts.most_common(1)
         if sum(counts.values()) > as_word[surface]:
             (kept, _), = kept_at[surface, words].most_common(1)
             per_word = arcs[surface, words, kept]

@@ -20,10 +20,8 @@ from spacy.tokens import Doc
 
 from ..corpus.conllu import Sentence
 from ..pipeline.spaces import SPACE_LABEL
-from .rawtext import has_comment
 from .contractions import is_clitic, kept_word, tokenizer_splits
-
-
+from .rawtext import has_comment
 
 
 class SpellingError(ValueError):
@@ -84,7 +82,7 @@ def gold_document(vocab, text: str, sentences: Sequence[Sentence], spans: Sequen
         cursor = start
         word_token = [0] * (sentence.n + 1)     # the doc token of each word (1-based) of the sentence
         annotated = []                          # (doc token, the word it carries)
-        for k, piece, word in _pieces(sentence, tokenizer):
+        for covered, piece, word in _pieces(sentence, tokenizer):
             found = cursor
             while found < end and text[found].isspace():
                 found += 1
@@ -93,8 +91,8 @@ def gold_document(vocab, text: str, sentences: Sequence[Sentence], spans: Sequen
                                     f"{text[found:found + len(piece) + 10]!r} in its text")
             if annotated:
                 add_whitespace(text[cursor:found])
-            for covered in k:
-                word_token[covered] = len(words)
+            for k in covered:
+                word_token[k] = len(words)
             annotated.append((len(words), word))
             placed_words.append(len(words))
             words.append(piece)
@@ -122,7 +120,8 @@ def gold_document(vocab, text: str, sentences: Sequence[Sentence], spans: Sequen
                morphs=morphs)
 
 
-def _pieces(sentence: Sentence, tokenizer: Optional[Callable] = None) -> Iterator[Tuple[Tuple[int, ...], str, int]]:
+def _pieces(sentence: Sentence, tokenizer: Optional[Callable] = None
+            ) -> Iterator[Tuple[Tuple[int, ...], str, int]]:
     """The doc tokens of a sentence: (the words it covers, 1-based; its text; the word whose annotation it
     carries). A word is its own token, and so is each word of a multiword token that the tokenizer splits into
     its words (`contractions.tokenizer_splits`); a hyphenated clitic is two tokens, ``trata`` + ``-se``; any
@@ -148,21 +147,20 @@ def _pieces(sentence: Sentence, tokenizer: Optional[Callable] = None) -> Iterato
         k = last + 1
 
 
-def documents_from_sent_ids(sentences: Sequence[Sentence]) -> int:
-    """Mark documents by sent_id prefixes (``CF1-3``: sentence 3 of document CF1) in a file that marks none
-    (no ``# newdoc`` as UD's tool reads it) and whose every sentence has such an id: a ``# newdoc id = CF1``
-    comment is added where the prefix changes. RETURNS the number of documents marked (0: none, the file
-    unchanged)."""
-    if any(has_comment(s, "newdoc") for s in sentences):
-        return 0
+def documents_from_sent_ids(sentences: Sequence[Sentence]) -> List[Sentence]:
+    """The sentences of a file that marks no document (no ``# newdoc`` as UD's tool reads it) and whose every
+    sentence has a sent_id with a prefix (``CF1-3``: sentence 3 of document CF1), with a copy carrying
+    ``# newdoc id = CF1`` where the prefix changes; any other file's sentences as they are. The input is not
+    changed."""
     prefixes = [(s.sent_id or "").rpartition("-")[0] for s in sentences]
-    if not all(prefixes):
-        return 0
-    marked = 0
+    if not all(prefixes) or any(has_comment(s, "newdoc") for s in sentences):
+        return list(sentences)
+    marked = []
     for i, (sentence, prefix) in enumerate(zip(sentences, prefixes)):
         if i == 0 or prefix != prefixes[i - 1]:
+            sentence = sentence.copy()
             sentence.comments.insert(0, f"# newdoc id = {prefix}")
-            marked += 1
+        marked.append(sentence)
     return marked
 
 
@@ -186,8 +184,7 @@ def treebank_documents(vocab, source, language: str = "en", tokenizer: Optional[
     from ..corpus.conllu import read_conllu
     from .rawtext import conllu_to_text
 
-    sentences = read_conllu(source) if not isinstance(source, list) else source
-    documents_from_sent_ids(sentences)
+    sentences = documents_from_sent_ids(read_conllu(source) if not isinstance(source, list) else source)
     docs, skipped = [], []
     for document in conllu_to_text(sentences, language=language).documents:
         try:
