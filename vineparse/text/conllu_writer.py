@@ -304,7 +304,14 @@ class ConlluWriter:
         last_word = sentence[-1].i
         range_end = -1  # doc index where the open multiword range ends
         forms: Dict[int, str] = {}  # doc index -> the FORM of a word of a range that gives its words' forms
-        n_words = 0
+
+        def surface_token(n: int, first: int, last: int, form: str, token, last_token) -> None:
+            """The range line of the n-th token of the sentence, over words first..last, and its text in # text."""
+            misc = self._token_misc(token, last_token, n, new_par, no_space) or "_"
+            lines.append(f"{first}-{last}\t{_value(form)}\t_\t_\t_\t_\t_\t_\t_\t{misc}")
+            pieces.append(form + ("" if last_token.i in no_space else " "))
+            stats.multiword_tokens += 1
+
         for n, token in enumerate(sentence, 1):
             misc = ""
             end, range_forms = ranges.get(token.i, (None, None))
@@ -314,18 +321,12 @@ class ConlluWriter:
                 last = doc[end - 1]
                 if range_forms is not None:
                     forms.update(zip(range(token.i, end), range_forms))
-                surface = doc.text[token.idx:last.idx + len(last.text)]
-                lines.append(f"{first_word[n]}-{first_word[index[last.i]]}\t{_value(surface)}\t_\t_\t_\t_\t_\t_\t_\t"
-                             f"{self._token_misc(token, last, n, new_par, no_space) or '_'}")
-                pieces.append(surface + ("" if last.i in no_space else " "))
-                stats.multiword_tokens += 1
+                surface_token(n, first_word[n], first_word[index[last.i]],
+                              doc.text[token.idx:last.idx + len(last.text)], token, last)
             elif end is not None:
                 stats.skipped_ranges += 1
             elif expansion is not None:
-                lines.append(f"{first_word[n]}-{first_word[n] + len(expansion.words) - 1}\t{_value(token.text)}"
-                             f"\t_\t_\t_\t_\t_\t_\t_\t{self._token_misc(token, token, n, new_par, no_space) or '_'}")
-                pieces.append(token.text + ("" if token.i in no_space else " "))
-                stats.multiword_tokens += 1
+                surface_token(n, first_word[n], first_word[n] + len(expansion.words) - 1, token.text, token, token)
                 stats.expanded_contractions += 1
             inside = token.i < range_end or expansion is not None
             if not inside:
@@ -350,10 +351,9 @@ class ConlluWriter:
                 word_head = head if where == KEPT_HEAD and head else first_word[n] + expansion.kept
                 lines.append("\t".join((str(first_word[n] + j), _value(form), _value(form.lower()), word_upos, "_",
                                         "_", str(word_head), _value(label), "_", "_")))
-            n_words += len(expansion.words) - 1
         lines[text_at] = "# text = " + _BAD_IN_VALUE.sub(" ", "".join(pieces)).strip(" ")
         stats.sentences += 1
-        stats.words += len(sentence) + n_words
+        stats.words += first_word[-1] + _width(expansions.get(len(sentence))) - 1
         return "\n".join(lines) + "\n\n"
 
     def _token_misc(self, token, last, n, new_par, no_space) -> str:
