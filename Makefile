@@ -23,7 +23,8 @@ demo: $(STAMP)
 	$(BIN)/vineparse train --train ewt-train --dev ewt-dev --limit 2000 --epochs 2 --out bench/out/demo.msgpack
 	$(BIN)/vineparse evaluate bench/out/demo.msgpack --treebank ewt-dev --json bench/out/demo.json
 	@mkdir -p $(DEMO)
-	$(BIN)/vineparse convert-docs $(VINEPARSE_CORPORA)/ud-english-ewt/en_ewt-ud-train.conllu $(DEMO)/train.spacy --limit 60
+	$(BIN)/vineparse convert-docs $(VINEPARSE_CORPORA)/ud-english-ewt/en_ewt-ud-train.conllu $(DEMO)/train.spacy \
+	    --limit 60 --sentences
 	$(BIN)/vineparse convert-docs $(VINEPARSE_CORPORA)/ud-english-ewt/en_ewt-ud-dev.conllu $(DEMO)/dev.spacy --limit 15
 	$(BIN)/python -I -m spacy train configs/ewt.cfg --output $(DEMO)/pipeline --paths.train $(DEMO)/train.spacy \
 	    --paths.dev $(DEMO)/dev.spacy --training.max_steps 400 --training.eval_frequency 200
@@ -144,7 +145,8 @@ ewt-speed: $(SPEED)/cnn-spacy-s0/model-best $(COMPARE_ES)/cnn-vine-s0/model-best
 	    --note "seed 0 each; spaCy's parser for 2,000 steps: it costs the same at any step" --out bench/results/ewt_speed.json
 # ---- confidences and raw text ----
 # calibration: how well vine_cascade's head probabilities are calibrated on EWT test and PUD (seed-0 pipeline).
-# raw-text: EWT's documents on their raw text (`vineparse convert-docs`: paragraph breaks, line wraps), vine_cascade
+# raw-text: EWT's documents on their raw text (`vineparse convert-docs`: paragraph breaks, line wraps) and each of
+# their sentences alone (`--sentences`; Bosque's figures are on its documents alone), vine_cascade
 # (configs/ewt.cfg), spaCy's parser and spaCy's senter + parser trained on them for RAW_STEPS steps, then
 # bench/raw_text.py: EWT test and English PUD from UD's raw .txt, scored by the CoNLL 2018
 # evaluation, and vine_cascade's pipeline on EWT test's gold tokens; then the same three on Bosque (Portuguese).
@@ -164,7 +166,7 @@ PT := $(VINEPARSE_CORPORA)/ud-multi/pt_bosque/pt_bosque-ud
 $(DOC_DATA)/%.spacy: | $(STAMP)
 	@mkdir -p $(DOC_DATA)
 	$(BIN)/vineparse convert-docs $(if $(findstring pt_,$*),$(PT)-$(lastword $(subst -, ,$*)).conllu --lang pt,\
-	    $(VINEPARSE_CORPORA)/ud-english-ewt/$*.conllu) $@
+	    $(VINEPARSE_CORPORA)/ud-english-ewt/$*.conllu $(if $(filter en_ewt-ud-train,$*),--sentences)) $@
 $(RAW)/%/model-best: | $(STAMP) $(DOC_DATA)/en_ewt-ud-train.spacy $(DOC_DATA)/en_ewt-ud-dev.spacy
 	@mkdir -p $(RAW)
 	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/$(if $(filter vine,$*),ewt,ewt_spacy_$(if $(filter senter,$*),senter,parser)).cfg \
@@ -181,8 +183,8 @@ $(RAW)/pt-%/model-best: | $(STAMP) $(DOC_DATA)/pt_bosque-ud-train.spacy $(DOC_DA
 raw-text: $(foreach run,vine spacy senter pt-vine pt-spacy pt-senter,$(RAW)/$(run)/model-best)
 	$(ONE_CORE) $(BIN)/python bench/raw_text.py --pipeline vine_cascade=$(RAW)/vine/model-best \
 	    --pipeline "spaCy parser=$(RAW)/spacy/model-best" --pipeline "spaCy senter + parser=$(RAW)/senter/model-best" \
-	    --gold-tokens $(SPACY_DATA)/en_ewt-ud-test.spacy --repeats 3 \
-	    --note "seed 0, $(RAW_STEPS) steps each, on EWT train's documents as raw text"
+	    --gold-tokens $(SPACY_DATA)/en_ewt-ud-test.spacy --repeats 5 \
+	    --note "seed 0, $(RAW_STEPS) steps each, on EWT train's documents as raw text and each of their sentences alone"
 	$(ONE_CORE) $(BIN)/python bench/raw_text.py --pipeline vine_cascade=$(RAW)/pt-vine/model-best \
 	    --pipeline "spaCy parser=$(RAW)/pt-spacy/model-best" --pipeline "spaCy senter + parser=$(RAW)/pt-senter/model-best" \
 	    --treebank pt_bosque_test=$(PT)-test.conllu --repeats 7 \

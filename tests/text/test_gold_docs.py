@@ -65,3 +65,27 @@ def test_convert_docs_writes_the_documents_and_reports_them(tmp_path, capsys):
     assert len(docs) == 5 and all("\n" in doc.text for doc in docs)
     assert "5 documents" in capsys.readouterr().err
     assert main(["convert-docs", str(tmp_path / "missing.conllu"), str(out)]) == 2
+
+
+def _words(span):
+    """(text, head word, label, tag) of each word (whitespace tokens aside), heads as word offsets."""
+    words = [token for token in span if not token.is_space]
+    index = {token.i: k for k, token in enumerate(words)}
+    return [(token.text, index[token.head.i], token.dep_, token.tag_) for token in words]
+
+
+def test_convert_docs_sentences_adds_each_sentence_alone_with_its_annotation(tmp_path, capsys):
+    out = tmp_path / "dev.spacy"
+    assert main(["convert-docs", str(corpus_path("ud-english-ewt", "en_ewt-ud-dev.conllu")), str(out),
+                 "--limit", "3", "--sentences"]) == 0
+    from spacy.tokens import DocBin
+    docs = list(DocBin().from_disk(out).get_docs(spacy.blank("en").vocab))
+    sentences = [sent for doc in docs[:3] for sent in doc.sents]
+    alone = docs[3:]
+    assert len(alone) == len(sentences) > 3
+    assert f"3 documents, {len(sentences)} sentences (each also a doc of its own)" in capsys.readouterr().err
+    assert any("\n" in sent.text for sent in sentences)
+    for sent, doc in zip(sentences, alone):
+        assert len(list(doc.sents)) == 1 and "\n" not in doc.text
+        assert doc.text == " ".join(sent.text.split("\n")).strip()
+        assert _words(doc) == _words(sent)

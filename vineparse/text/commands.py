@@ -78,6 +78,9 @@ def _convert_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("output", help="the .spacy file to write (one doc per document)")
     parser.add_argument("--lang", default="en", help="the treebank's language, a spaCy code (default: en)")
     parser.add_argument("--limit", type=int, default=0, metavar="N", help="the first N documents only (default: all)")
+    parser.add_argument("--sentences", action="store_true",
+                        help="also every sentence of those documents as a doc of its own (the training data of "
+                             "configs/ewt*.cfg: a parser then learns from sentences alone as well as in context)")
 
 
 @command("convert-docs", "A treebank's documents as spaCy training data on their raw text (paragraph breaks and "
@@ -95,16 +98,20 @@ def convert_docs_command(args: argparse.Namespace) -> int:
     if args.limit < 0:
         raise CLIError(f"--limit must be 0 (all) or more, got {args.limit}")
     # English's tokenizer rules split every multiword token its words spell; another language's may not
-    docs, skipped = treebank_documents(nlp.vocab, args.input, args.lang, None if args.lang == "en" else nlp.tokenizer)
-    docs = docs[:args.limit or None]
+    tokenizer = None if args.lang == "en" else nlp.tokenizer
+    docs, skipped = treebank_documents(nlp.vocab, args.input, args.lang, tokenizer, args.limit, args.sentences)
     for line in skipped[:5]:
         print(f"convert-docs: skipped {line}", file=sys.stderr)
     if not docs:
         raise CLIError(f"{args.input}: no document could be converted ({len(skipped)} skipped)")
     DocBin(docs=docs, store_user_data=False).to_disk(args.output)
-    sentences = sum(len(list(doc.sents)) for doc in docs)
-    spaces = sum(token.is_space for doc in docs for token in doc)
-    print(f"convert-docs: {args.output}: {len(docs):,} documents, {sentences:,} sentences, "
-          f"{sum(len(doc) for doc in docs) - spaces:,} words, {spaces:,} whitespace tokens; {len(skipped):,} "
-          f"documents skipped", file=sys.stderr)
+    # with --sentences the documents come first, then each of their sentences as a doc of one sentence
+    alone = sum(len(list(doc.sents)) for doc in docs) // 2 if args.sentences else 0
+    documents = docs[:len(docs) - alone]
+    sentences = sum(len(list(doc.sents)) for doc in documents)
+    spaces = sum(token.is_space for doc in documents for token in doc)
+    also = " (each also a doc of its own)" if alone else ""
+    print(f"convert-docs: {args.output}: {len(documents):,} documents, {sentences:,} sentences{also}, "
+          f"{sum(len(doc) for doc in documents) - spaces:,} words, {spaces:,} whitespace tokens; "
+          f"{len(skipped):,} documents skipped", file=sys.stderr)
     return 0

@@ -169,27 +169,36 @@ def _value(field):
     return None if field is None or field == "_" else str(field)
 
 
-def treebank_documents(vocab, source, language: str = "en", tokenizer: Optional[Callable] = None
-                       ) -> Tuple[List[Doc], List[str]]:
+def treebank_documents(vocab, source, language: str = "en", tokenizer: Optional[Callable] = None,
+                       limit: int = 0, sentences: bool = False) -> Tuple[List[Doc], List[str]]:
     """The gold docs of a treebank's documents on its raw text (`rawtext.conllu_to_text`, `gold_document`).
 
     source: a CoNLL-U path or sentences already read; language: the treebank's (the text's wrapping);
     tokenizer: the pipeline's (which multiword tokens it splits into their words; None: every multiword token
-    whose words spell it, as in English, `_pieces`). A file that marks no document has its documents from its
-    sent_ids (`documents_from_sent_ids`).
-    RETURNS (docs, skipped): one doc per document, and a line per document left out because a sentence's words
-    are not at their places in its text (`SpellingError`), naming its first sentence.
+    whose words spell it, as in English, `_pieces`); limit: the first `limit` documents converted (0: all);
+    sentences: also every sentence of those documents as a doc of its own, on its text (line wraps as
+    spaces), after the documents. A file that marks no document has its documents from its sent_ids
+    (`documents_from_sent_ids`).
+    RETURNS (docs, skipped): one doc per document (then one per sentence), and a line per document left out
+    because a sentence's words are not at their places in its text (`SpellingError`), naming its first sentence.
     RAISES (CorpusError): for a malformed file, naming the file and line.
     """
     from ..corpus.conllu import read_conllu
     from .rawtext import conllu_to_text
 
-    sentences = documents_from_sent_ids(read_conllu(source) if not isinstance(source, list) else source)
-    docs, skipped = [], []
-    for document in conllu_to_text(sentences, language=language).documents:
+    read = documents_from_sent_ids(read_conllu(source) if not isinstance(source, list) else source)
+    docs, alone, skipped = [], [], []
+    for document in conllu_to_text(read, language=language).documents:
+        if limit and len(docs) == limit:
+            break
+        own = [read[i] for i in document.sentences]
         try:
-            docs.append(gold_document(vocab, document.text, [sentences[i] for i in document.sentences],
-                                      document.spans, tokenizer))
+            docs.append(gold_document(vocab, document.text, own, document.spans, tokenizer))
         except SpellingError as error:
             skipped.append(f"document {document.doc_id or document.sentences[0]}: {error}")
-    return docs, skipped
+            continue
+        if sentences:
+            alone += [gold_document(vocab, document.text[start:end].replace("\n", " "), [sentence],
+                                    [(0, end - start)], tokenizer)
+                      for sentence, (start, end) in zip(own, document.spans)]
+    return docs + alone, skipped
