@@ -6,8 +6,9 @@ them: for an English pipeline by UD English's conventions, for a pipeline traine
 the summary go to stderr. Exit status 0, or 2 for bad input or settings (a missing file, invalid UTF-8 naming
 its line, limits).
 
-`python -m vineparse convert-docs IN.conllu OUT.spacy [--lang en]`: a treebank's documents as spaCy training
-data on their raw text (``gold_docs``), for ``spacy train`` with ``gold_preproc = false``.
+`python -m vineparse convert-docs IN.conllu OUT.spacy [--lang en] [--sentences]`: a treebank's documents as spaCy
+training data on their raw text (``gold_docs``), for ``spacy train`` with ``gold_preproc = false``; with
+``--sentences`` each of their sentences is also a doc of its own.
 """
 import argparse
 import sys
