@@ -147,13 +147,13 @@ ewt-speed: $(SPEED)/cnn-spacy-s0/model-best $(COMPARE_ES)/cnn-vine-s0/model-best
 # calibration: how well vine_cascade's head probabilities are calibrated on EWT test and PUD (seed-0 pipeline).
 # raw-text: EWT's documents on their raw text (`vineparse convert-docs`: paragraph breaks, line wraps) and each of
 # their sentences alone (`--sentences`; Bosque's figures are on its documents alone), vine_cascade
-# (configs/ewt.cfg), spaCy's parser and spaCy's senter + parser trained on them for RAW_STEPS steps, then
-# bench/raw_text.py: EWT test and English PUD from UD's raw .txt, scored by the CoNLL 2018
+# (configs/ewt.cfg), spaCy's parser and spaCy's senter + parser trained on them for RAW_STEPS steps (the configs'
+# max_steps), then bench/raw_text.py: EWT test and English PUD from UD's raw .txt, scored by the CoNLL 2018
 # evaluation, and vine_cascade's pipeline on EWT test's gold tokens; then the same three on Bosque (Portuguese).
 .PHONY: calibration raw-text
 DOC_DATA := corpora/docs
 RAW := bench/out/raw_text
-RAW_STEPS ?= 6000
+RAW_STEPS ?= 8000
 PT_STEPS ?= 4000
 UD := corpora/ud
 .PRECIOUS: $(UD)/%/split.json
