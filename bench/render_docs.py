@@ -434,14 +434,13 @@ TABLES = [
     Table("calibration_targets", "calibration.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
     # raw_text.json: bench/raw_text.py (the published systems' rows beside the measured ones)
     *[Table(f"raw_text{part}", f"raw_text{part}.json", lambda doc: [
-        {"set": DOCUMENT_SETS.get(name, name), "system": system, **found["scores"], "wps": found["words_per_second"],
-         "openblas": found.get("words_per_second_openblas")}
+        {"set": DOCUMENT_SETS.get(name, name), "system": system, **found["scores"], **found}
         for name, tb in doc["treebanks"].items() for system, found in tb["systems"].items()] + [
         {**row, "set": DOCUMENT_SETS.get(name, name), "system": f"{row['system']} (published, UD {row['ud']})"}
         for name, rows in doc["published"].items() for row in rows if name in doc["treebanks"]], [
         Col("test set", "set"), Col("pipeline", "system"),
-        *[Col(f"{metric} F1", metric, "2f") for metric in RAW_METRICS], Col("words/s", "wps", "int"),
-        *[Col("words/s on OpenBLAS", "openblas", "int")] * (part == "")])
+        *[Col(f"{metric} F1", metric, "2f") for metric in RAW_METRICS], Col("words/s", "words_per_second", "int"),
+        *[Col("words/s on OpenBLAS", "words_per_second_openblas", "int")] * (part == "")])
       for part in ("", "_pt")],
     *[Table(f"raw_text{part}_errors", f"raw_text{part}.json", lambda doc: [
         {"set": DOCUMENT_SETS.get(name, name), "system": system, "what": what, **found["boundary_errors"][what]}
