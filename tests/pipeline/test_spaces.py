@@ -29,6 +29,8 @@ def test_whitespace_never_heads_a_word_and_words_keep_their_heads(space, seed):
     starts = np.unique(np.random.default_rng(seed).integers(0, len(space), size=4).tolist() + [0])
     moved = word_starts(starts, space)
     assert moved[0] == 0 and (np.diff(moved) > 0).all() and not space[moved[1:]].any()
+    following = [next((j for j in range(s, len(space)) if not space[j]), None) for s in starts]
+    assert moved.tolist() == sorted({0} | {j for j in following if j is not None})
 
 
 def test_starts_move_off_whitespace():

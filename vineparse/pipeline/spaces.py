@@ -37,7 +37,7 @@ def word_starts(starts: np.ndarray, space: np.ndarray) -> np.ndarray:
     token moves to the next word, and is dropped where no word follows before the next start or the end; 0
     stays a start. space: bool (n,) per token (`space_tokens`)."""
     n = len(space)
-    if not space.any() or not len(starts):
+    if not len(starts) or (starts[-1] < n and not space[starts].any()):
         return starts
     positions = np.arange(n + 1)
     following = np.minimum.accumulate(np.where(np.append(space, False), n, positions)[::-1])[::-1]
@@ -50,12 +50,14 @@ def attach_whitespace(heads: np.ndarray, space: np.ndarray) -> np.ndarray:
     nearest word before it, else to the nearest word after it; a doc of whitespace only keeps its first token
     as root and attaches the others to it. The parser never sees whitespace tokens (they are no words of its
     units), so this is their only attachment. space: bool (n,) (`space_tokens`)."""
-    n = len(space)
-    if not space.any():
+    spaced = np.flatnonzero(space)
+    if not len(spaced):
         return heads
-    positions = np.arange(n)
-    before = np.maximum.accumulate(np.where(space, -1, positions))
-    after = np.minimum.accumulate(np.where(space, n, positions)[::-1])[::-1]
+    words = np.flatnonzero(~space)
     out = heads.copy()
-    out[space] = np.where(before[space] >= 0, before[space], np.where(after[space] < n, after[space], 0))
+    if not len(words):
+        out[spaced] = 0
+        return out
+    before = np.searchsorted(words, spaced)         # how many words come before each whitespace token
+    out[spaced] = words[np.where(before > 0, before - 1, 0)]
     return out
