@@ -146,15 +146,13 @@ ewt-speed: $(SPEED)/cnn-spacy-s0/model-best $(COMPARE_ES)/cnn-vine-s0/model-best
 # ---- confidences and raw text ----
 # calibration: how well vine_cascade's head probabilities are calibrated on EWT test and PUD (seed-0 pipeline).
 # raw-text: EWT's documents on their raw text (`vineparse convert-docs`: paragraph breaks, line wraps) and each of
-# their sentences alone (`--sentences`; Bosque's figures are on its documents alone), vine_cascade
-# (configs/ewt.cfg), spaCy's parser and spaCy's senter + parser trained on them for RAW_STEPS steps (the configs'
-# max_steps), then bench/raw_text.py: EWT test and English PUD from UD's raw .txt, scored by the CoNLL 2018
-# evaluation, and vine_cascade's pipeline on EWT test's gold tokens; then the same three on Bosque (Portuguese).
+# their sentences alone (`--sentences`), vine_cascade (configs/ewt.cfg), spaCy's parser and spaCy's senter + parser
+# trained on them at the configs' budget, then bench/raw_text.py: EWT test and English PUD from UD's raw .txt,
+# scored by the CoNLL 2018 evaluation, and vine_cascade's pipeline on EWT test's gold tokens; then the same three
+# on Bosque (Portuguese).
 .PHONY: calibration raw-text
 DOC_DATA := corpora/docs
 RAW := bench/out/raw_text
-RAW_STEPS ?= 8000
-PT_STEPS ?= 4000
 UD := corpora/ud
 .PRECIOUS: $(UD)/%/split.json
 $(UD)/%/split.json: | $(STAMP)
@@ -166,29 +164,33 @@ PT := $(VINEPARSE_CORPORA)/ud-multi/pt_bosque/pt_bosque-ud
 $(DOC_DATA)/%.spacy: | $(STAMP)
 	@mkdir -p $(DOC_DATA)
 	$(BIN)/vineparse convert-docs $(if $(findstring pt_,$*),$(PT)-$(lastword $(subst -, ,$*)).conllu --lang pt,\
-	    $(VINEPARSE_CORPORA)/ud-english-ewt/$*.conllu $(if $(filter en_ewt-ud-train,$*),--sentences)) $@
-$(RAW)/%/model-best: | $(STAMP) $(DOC_DATA)/en_ewt-ud-train.spacy $(DOC_DATA)/en_ewt-ud-dev.spacy
+	    $(VINEPARSE_CORPORA)/ud-english-ewt/$*.conllu) $(if $(filter %-train,$*),--sentences) $@
+RAW_RUNS := vine spacy senter
+$(RAW_RUNS:%=$(RAW)/%/model-best): $(RAW)/%/model-best: \
+    | $(STAMP) $(DOC_DATA)/en_ewt-ud-train.spacy $(DOC_DATA)/en_ewt-ud-dev.spacy
 	@mkdir -p $(RAW)
 	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/$(if $(filter vine,$*),ewt,ewt_spacy_$(if $(filter senter,$*),senter,parser)).cfg \
-	    --output $(RAW)/$* --training.max_steps $(RAW_STEPS) --training.eval_frequency 500 > $(RAW)/$*.log 2>&1
-# Portuguese (Bosque): configs/ud*.cfg on its documents, its contractions and clitics learned from train
-$(RAW)/pt-%/model-best: | $(STAMP) $(DOC_DATA)/pt_bosque-ud-train.spacy $(DOC_DATA)/pt_bosque-ud-dev.spacy
+	    --output $(RAW)/$* > $(RAW)/$*.log 2>&1
+# Portuguese (Bosque): configs/ud*.cfg at their budget on its documents and their sentences, its contractions and
+# clitics learned from train
+$(RAW_RUNS:%=$(RAW)/pt-%/model-best): $(RAW)/pt-%/model-best: \
+    | $(STAMP) $(DOC_DATA)/pt_bosque-ud-train.spacy $(DOC_DATA)/pt_bosque-ud-dev.spacy
 	@mkdir -p $(RAW)
 	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/$(if $(filter vine,$*),ud,ud_spacy_$(if $(filter senter,$*),senter,parser)).cfg \
 	    --output $(RAW)/pt-$* \
 	    --nlp.lang pt --paths.train $(DOC_DATA)/pt_bosque-ud-train.spacy --paths.dev $(DOC_DATA)/pt_bosque-ud-dev.spacy \
-	    --corpora.train.gold_preproc false --corpora.dev.gold_preproc false --training.patience 0 \
+	    --corpora.train.gold_preproc false --corpora.dev.gold_preproc false \
 	    --initialize.before_init '{"@callbacks": "vineparse.ud_multiword.v1", "path": "$(PT)-train.conllu"}' \
-	    --training.max_steps $(PT_STEPS) --training.eval_frequency 500 > $(RAW)/pt-$*.log 2>&1
-raw-text: $(foreach run,vine spacy senter pt-vine pt-spacy pt-senter,$(RAW)/$(run)/model-best)
+	    > $(RAW)/pt-$*.log 2>&1
+raw-text: $(foreach run,$(RAW_RUNS) $(RAW_RUNS:%=pt-%),$(RAW)/$(run)/model-best)
 	$(ONE_CORE) $(BIN)/python bench/raw_text.py --pipeline vine_cascade=$(RAW)/vine/model-best \
 	    --pipeline "spaCy parser=$(RAW)/spacy/model-best" --pipeline "spaCy senter + parser=$(RAW)/senter/model-best" \
 	    --gold-tokens $(SPACY_DATA)/en_ewt-ud-test.spacy --repeats 5 \
-	    --note "seed 0, $(RAW_STEPS) steps each, on EWT train's documents as raw text and each of their sentences alone"
+	    --note "seed 0, the configs' budget (8,000 steps), on EWT train's documents and sentences"
 	$(ONE_CORE) $(BIN)/python bench/raw_text.py --pipeline vine_cascade=$(RAW)/pt-vine/model-best \
 	    --pipeline "spaCy parser=$(RAW)/pt-spacy/model-best" --pipeline "spaCy senter + parser=$(RAW)/pt-senter/model-best" \
-	    --treebank pt_bosque_test=$(PT)-test.conllu --repeats 7 \
-	    --note "seed 0, $(PT_STEPS) steps each, on Bosque train's documents as raw text" --out bench/results/raw_text_pt.json
+	    --treebank pt_bosque_test=$(PT)-test.conllu --repeats 7 --out bench/results/raw_text_pt.json \
+	    --note "seed 0, the configs' budget (early stopping within 6,000 steps), on Bosque train's documents and sentences"
 
 # ---- the paper's languages ----
 # multilingual: spaCy's parser and vine_cascade (configs/ud*.cfg; -flat: without lifting) on six languages, then the
