@@ -241,6 +241,36 @@ def test_lowering_one_word_is_spacys_on_docs(seed):
     assert moved > 20
 
 
+def _lowered_by_definition(heads, labels):
+    """deprojectivize as its docstring defines it: each decorated word, left to right, searched for on the
+    tree as lowered so far, its children lists read afresh for every search."""
+    heads, labels = np.array(heads, dtype=np.int64), list(labels)
+    for m in range(1, len(heads)):
+        if DELIMITER not in labels[m - 1]:
+            continue
+        label, head_label = labels[m - 1].split(DELIMITER, 1)
+        queue, found = [int(heads[m])], None
+        while queue and found is None:
+            below = [w for node in queue for w in range(1, len(heads)) if heads[w] == node and w != m]
+            found = next((w for w in below if labels[w - 1] == head_label), None)
+            queue = below
+        heads[m] = heads[m] if found is None else found
+        labels[m - 1] = label
+    return heads
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_lowering_many_decorated_words_follows_the_definition(seed):
+    """Several decorated words, some below others: every word lands where the definition puts it."""
+    rng = np.random.default_rng(seed)
+    for _ in range(300):
+        n = int(rng.integers(1, 14))
+        heads = projectivize(_random_tree(rng, n))
+        labels = [f"l{rng.integers(0, 3)}" + (f"{DELIMITER}l{rng.integers(0, 3)}" if rng.random() < 0.4 else "")
+                  for _ in range(n)]
+        assert deprojectivize(heads, labels)[0].tolist() == _lowered_by_definition(heads, labels).tolist()
+
+
 def test_deprojectivize_names_a_length_mismatch():
     with pytest.raises(ValueError, match="3 words but 2 labels"):
         deprojectivize(np.array([-1, 0, 1, 1]), ["a", "b"])

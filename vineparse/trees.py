@@ -5,6 +5,7 @@ A tree is a head array ``heads`` of shape (n + 1,), integer, with ``heads[0] == 
 head of word m, in 0..n (0 = attached to the root). Several words may attach to the root (CoNLL-U allows
 it); a well-formed tree has no cycle, so following heads from any word always reaches the root.
 """
+from bisect import insort
 from typing import List, Optional, Sequence
 
 import numpy as np
@@ -216,7 +217,8 @@ def deprojectivize(heads, labels) -> tuple:
     found below its head, breadth-first, children left to right, the word's own subtree skipped, and keeps
     "label"; where there is none it stays. Words are lowered left to right, each search reading the tree and
     labels as lowered so far, so the result is always a tree (spaCy's Doc version reads the children of the
-    input and can close a cycle when lowered words depend on each other). Time O(n) per decorated word.
+    input and can close a cycle when lowered words depend on each other). Time O(n) plus, per decorated word,
+    the size of its head's subtree (each search reads the children lists, kept as words are lowered).
 
     heads (array-like of int): shape (n + 1,), heads[0] == -1; labels (Sequence[str]): n labels.
     RETURNS (Tuple[np.ndarray, np.ndarray]): int64 heads (n + 1,) and the undecorated labels (object (n,)).
@@ -226,21 +228,26 @@ def deprojectivize(heads, labels) -> tuple:
     n = lowered.size - 1
     if len(labels) != n:
         raise ValueError(f"{n} words but {len(labels)} labels")
+    children = [[] for _ in range(n + 1)]           # each word's children, left to right
+    for word in range(1, n + 1):
+        children[lowered[word]].append(word)
     for m in range(1, n + 1):
         if is_decorated(labels[m - 1]):
             label, head_label = labels[m - 1].split(DELIMITER, 1)
-            lowered[m] = _find_new_head(lowered, labels, m, head_label)
+            head = int(lowered[m])
+            new = _find_new_head(children, labels, m, head, head_label)
+            if new != head:
+                children[head].remove(m)
+                insort(children[new], m)
+                lowered[m] = new
             labels[m - 1] = label
     return lowered, labels
 
 
-def _find_new_head(heads: np.ndarray, labels: np.ndarray, m: int, head_label: str) -> int:
-    """The first word labelled `head_label` below m's head (breadth-first, children left to right, m and its
-    subtree skipped), or m's head when there is none."""
-    children = [[] for _ in range(heads.size)]
-    for word in range(1, heads.size):
-        children[heads[word]].append(word)
-    queue = [int(heads[m])]
+def _find_new_head(children: List[List[int]], labels: np.ndarray, m: int, head: int, head_label: str) -> int:
+    """The first word labelled `head_label` below m's head `head` (breadth-first, children left to right, m
+    and its subtree skipped), or `head` when there is none."""
+    queue = [head]
     while queue:
         following = []
         for node in queue:
@@ -251,4 +258,4 @@ def _find_new_head(heads: np.ndarray, labels: np.ndarray, m: int, head_label: st
                     return child
                 following.append(child)
         queue = following
-    return int(heads[m])
+    return head
