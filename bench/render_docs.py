@@ -440,7 +440,7 @@ TABLES = [
         for name, rows in doc["published"].items() for row in rows if name in doc["treebanks"]], [
         Col("test set", "set"), Col("pipeline", "system"),
         *[Col(f"{metric} F1", metric, "2f") for metric in RAW_METRICS], Col("words/s", "words_per_second", "int"),
-        *[Col("words/s on OpenBLAS", "words_per_second_openblas", "int")] * (part == "")])
+        Col("words/s on OpenBLAS", "words_per_second_openblas", "int")])
       for part in ("", "_pt")],
     *[Table(f"raw_text{part}_errors", f"raw_text{part}.json", lambda doc: [
         {"set": DOCUMENT_SETS.get(name, name), "system": system, "what": what, **found["boundary_errors"][what]}
