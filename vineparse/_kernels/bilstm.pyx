@@ -11,7 +11,8 @@ cell state HC0[0, 0, d] (it passes them in that order), and so does this one.
 
 The sequences are packed time-major, longest first, so that step t reads the rows of the b_t sequences that
 are at least t + 1 long: the input product of both directions is one sgemm over every word (the biases its
-starting value), each step one sgemm of the b_t previous hidden states by Wh, then the gates in C
+starting value), each step the product of the b_t previous hidden states by Wh (one sgemm; for b_t <= 12, where
+a long doc runs alone and a BLAS call costs more in set-up than in arithmetic, `lstm_gates.h`'s product), then the gates in C
 (`lstm_gates.h`: a polynomial exp that gcc vectorizes, within 1e-6 of libm's sigmoid and tanh), the hidden
 states written straight to their word's output row. A sequence starts the backward direction at its last
 word from the initial state. Output per sequence (n, 2h): [forward | backward]. Time O(N h (nI + h)).
@@ -28,21 +29,30 @@ cnp.import_array()
 
 cdef extern from "lstm_gates.h" nogil:
     void lstm_gates_row(float* g, float* c, float* out, int h)
+    void lstm_recur_rows(float* g, int ldg, const float* hp, const float* WT, int b, int h)
+
+# steps with at most this many sequences left take lstm_gates.h's product, the others one sgemm: the two cross
+# between 12 and 16 rows (h = 128, one core)
+cdef enum:
+    SMALL_STEP = 12
 
 
-cdef void run_direction(float* G, int ldg, const float* Wh, float* Y, Py_ssize_t ldy, const int64_t* dest,
+cdef void run_direction(float* G, int ldg, const float* Wh, const float* WhT, float* Y, Py_ssize_t ldy, const int64_t* dest,
                         float* h_prev, float* c_prev, const int64_t* offsets, const int64_t* sizes, int steps, int h,
                         bint backward) noexcept nogil:
     """One direction over the packed steps: G (N, ldg), the 4h columns of this direction, holds X Wx^T + b
-    and becomes the gates; the hidden state of packed row p goes to row dest[p] of Y (rows ldy floats
-    apart); h_prev, c_prev (B, h) hold the initial state of every sequence."""
+    and becomes the gates; Wh (4h, h) and WhT, its transpose; the hidden state of packed row p goes to row
+    dest[p] of Y (rows ldy floats apart); h_prev, c_prev (B, h) hold the initial state of every sequence."""
     cdef int k, t, r, b
     cdef float* g
     for k in range(steps):
         t = steps - 1 - k if backward else k
         b = <int>sizes[t]
         g = G + offsets[t] * ldg
-        row_major_sgemm(False, True, b, 4 * h, h, 1.0, h_prev, h, Wh, h, 1.0, g, ldg)
+        if b <= SMALL_STEP:
+            lstm_recur_rows(g, ldg, h_prev, WhT, b, h)
+        else:
+            row_major_sgemm(False, True, b, 4 * h, h, 1.0, h_prev, h, Wh, h, 1.0, g, ldg)
         for r in range(b):
             lstm_gates_row(g + r * ldg, c_prev + r * h, h_prev + r * h, h)
             memcpy(Y + dest[offsets[t] + r] * ldy, h_prev + r * h, h * sizeof(float))
@@ -99,7 +109,7 @@ def bilstm_forward(list X, const float[::1] params, const float[:, :, :, ::1] HC
     cdef float[:, :] Y = out
     cdef Py_ssize_t ldy = out.strides[0] // sizeof(float)
     cdef const int64_t[::1] rows = dest
-    cdef float[:, ::1] Wh
+    cdef float[:, ::1] Wh, WhT
     cdef float[:, ::1] h_prev, c_prev
     cdef int64_t[::1] offs = offsets, szs = sizes
     cdef int words = n_total
@@ -108,9 +118,10 @@ def bilstm_forward(list X, const float[::1] params, const float[:, :, :, ::1] HC
                         <int>nI, 1.0, &G[0, 0], 8 * h)
     for d in range(2):
         Wh = np.ascontiguousarray(blocks[d][4 * h * (nI + 1):4 * h * (nI + 1) + 4 * h * h].reshape(4 * h, h))
+        WhT = np.ascontiguousarray(np.asarray(Wh).T)
         h_prev = np.tile(np.asarray(HC0[1, 0, d]), (n_seq, 1))
         c_prev = np.tile(np.asarray(HC0[0, 0, d]), (n_seq, 1))
         with nogil:
-            run_direction(&G[0, d * 4 * h], 8 * h, &Wh[0, 0], &Y[0, d * h], ldy, &rows[0], &h_prev[0, 0],
+            run_direction(&G[0, d * 4 * h], 8 * h, &Wh[0, 0], &WhT[0, 0], &Y[0, d * h], ldy, &rows[0], &h_prev[0, 0],
                           &c_prev[0, 0], &offs[0], &szs[0], steps, h, d == 1)
     return outputs
