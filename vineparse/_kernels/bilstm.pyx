@@ -11,11 +11,12 @@ cell state HC0[0, 0, d] (it passes them in that order), and so does this one.
 
 The sequences are packed time-major, longest first, so that step t reads the rows of the b_t sequences that
 are at least t + 1 long: the input product of both directions is one sgemm over every word (the biases its
-starting value), each step the product of the b_t previous hidden states by Wh (one sgemm; for b_t <= 12, where
-a long doc runs alone and a BLAS call costs more in set-up than in arithmetic, `lstm_gates.h`'s product), then the gates in C
-(`lstm_gates.h`: a polynomial exp that gcc vectorizes, within 1e-6 of libm's sigmoid and tanh), the hidden
-states written straight to their word's output row. A sequence starts the backward direction at its last
-word from the initial state. Output per sequence (n, 2h): [forward | backward]. Time O(N h (nI + h)).
+starting value), each step the product of the b_t previous hidden states by Wh (one sgemm; for b_t <= 12,
+where a long doc runs alone and a BLAS call costs more in set-up than in arithmetic, `lstm_gates.h`'s
+product), then the gates in C (`lstm_gates.h`: a polynomial exp that gcc vectorizes, within 1e-6 of libm's
+sigmoid and tanh), the hidden states written straight to their word's output row. A sequence starts the
+backward direction at its last word from the initial state. Output per sequence (n, 2h): [forward | backward].
+Time O(N h (nI + h)).
 """
 import numpy as np
 cimport numpy as cnp
@@ -37,9 +38,9 @@ cdef enum:
     SMALL_STEP = 12
 
 
-cdef void run_direction(float* G, int ldg, const float* Wh, const float* WhT, float* Y, Py_ssize_t ldy, const int64_t* dest,
-                        float* h_prev, float* c_prev, const int64_t* offsets, const int64_t* sizes, int steps, int h,
-                        bint backward) noexcept nogil:
+cdef void run_direction(float* G, int ldg, const float* Wh, const float* WhT, float* Y, Py_ssize_t ldy,
+                        const int64_t* dest, float* h_prev, float* c_prev, const int64_t* offsets,
+                        const int64_t* sizes, int steps, int h, bint backward) noexcept nogil:
     """One direction over the packed steps: G (N, ldg), the 4h columns of this direction, holds X Wx^T + b
     and becomes the gates; Wh (4h, h) and WhT, its transpose; the hidden state of packed row p goes to row
     dest[p] of Y (rows ldy floats apart); h_prev, c_prev (B, h) hold the initial state of every sequence."""
