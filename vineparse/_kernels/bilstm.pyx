@@ -31,6 +31,7 @@ cnp.import_array()
 cdef extern from "lstm_gates.h" nogil:
     void lstm_gates_row(float* g, float* c, float* out, int h)
     void lstm_recur_rows(float* g, int ldg, const float* hp, const float* WT, int b, int h)
+    int vexp_avx2_in_use()
 
 # steps with at most this many sequences left take lstm_gates.h's product, the others one sgemm: the two cross
 # between 12 and 16 rows (h = 128, one core)
@@ -57,6 +58,13 @@ cdef void run_direction(float* G, int ldg, const float* Wh, const float* WhT, fl
         for r in range(b):
             lstm_gates_row(g + r * ldg, c_prev + r * h, h_prev + r * h, h)
             memcpy(Y + dest[offsets[t] + r] * ldy, h_prev + r * h, h * sizeof(float))
+
+
+def uses_avx2() -> bool:
+    """Whether the compiled kernels take their AVX2 + FMA paths: on x86-64 CPUs that have both, unless the
+    environment variable VINEPARSE_NO_AVX2 (anything but "" or "0") was set when the kernels first ran
+    (`vexp.h`). Each kernel module reads it once; the portable paths give the same values within rounding."""
+    return bool(vexp_avx2_in_use())
 
 
 def bilstm_forward(list X, const float[::1] params, const float[:, :, :, ::1] HC0, int h, out=None) -> list:

@@ -9,6 +9,7 @@
 #define VINEPARSE_LSTM_GATES_H
 #include <stdint.h>
 #include <string.h>
+#include "vexp.h"
 
 static inline float lstm_fexp(float x) {
     const float round = 12582912.0f;                 /* 1.5 * 2^23: adding it rounds to an integer */
@@ -54,10 +55,8 @@ static void lstm_recur_rows_portable(float* g, int ldg, const float* hp, const f
         }
 }
 
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-#include <immintrin.h>
-
-/* eight lanes on x86 CPUs with AVX2 and FMA, checked once at run time (as vexp.h does) */
+#ifdef VINEPARSE_VEXP_AVX2
+/* eight lanes on x86 CPUs with AVX2 and FMA, where vexp.h's switch says so */
 __attribute__((target("avx2,fma"))) LSTM_GATES_ROW(lstm_gates_row_avx2)
 
 /* 32 columns at a time, summed over the h inputs in eight registers: rows in pairs (each weight loaded serves
@@ -117,23 +116,15 @@ static void lstm_recur_rows_avx2(float* g, int ldg, const float* hp, const float
     }
 }
 
-static int lstm_avx2 = -1;
-
-static inline int lstm_use_avx2(void) {
-    if (lstm_avx2 < 0)
-        lstm_avx2 = (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) ? 1 : 0;
-    return lstm_avx2;
-}
-
 static inline void lstm_gates_row(float* g, float* c, float* out, int h) {
-    if (lstm_use_avx2())
+    if (vexp_use_avx2())
         lstm_gates_row_avx2(g, c, out, h);
     else
         lstm_gates_row_portable(g, c, out, h);
 }
 
 static inline void lstm_recur_rows(float* g, int ldg, const float* hp, const float* WT, int b, int h) {
-    if (lstm_use_avx2())
+    if (vexp_use_avx2())
         lstm_recur_rows_avx2(g, ldg, hp, WT, b, h);
     else
         lstm_recur_rows_portable(g, ldg, hp, WT, b, h);

@@ -7,12 +7,16 @@
  * below 1e-307: flushing it keeps denormals, and their slow arithmetic, out of the
  * sums, which hold at least one term near 1). On x86-64 CPUs with AVX2 and FMA
  * (checked once at run time) four lanes at a time, inlined into the loops that use
- * it; elsewhere the same polynomial one value at a time. No libm or libmvec call. */
+ * it; elsewhere the same polynomial one value at a time. No libm or libmvec call.
+ * `vexp_use_avx2` is every kernel's AVX2 switch (dense.h, relu_dot.h, lstm_gates.h):
+ * the environment variable VINEPARSE_NO_AVX2 set to anything but "" or "0" when a
+ * module first asks turns it off, so the portable paths run (and are tested) here. */
 #ifndef VINEPARSE_VEXP_H
 #define VINEPARSE_VEXP_H
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define VEXP_LOW (-707.0)
@@ -60,8 +64,11 @@ static inline double vexp1(double x) {
 static int vexp_avx2 = -1;
 
 static inline int vexp_use_avx2(void) {
-    if (vexp_avx2 < 0)
-        vexp_avx2 = (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) ? 1 : 0;
+    if (vexp_avx2 < 0) {
+        const char* off = getenv("VINEPARSE_NO_AVX2");
+        vexp_avx2 = (!(off && *off && strcmp(off, "0")) && __builtin_cpu_supports("avx2")
+                     && __builtin_cpu_supports("fma")) ? 1 : 0;
+    }
     return vexp_avx2;
 }
 
@@ -140,6 +147,15 @@ static void vexp_inplace_avx2(double* x, Py_ssize_t n) {
     for (; i < n; i++) x[i] = vexp1(x[i]);
 }
 #endif
+
+/* whether this module's kernels take their AVX2 + FMA paths */
+static inline int vexp_avx2_in_use(void) {
+#ifdef VINEPARSE_VEXP_AVX2
+    return vexp_use_avx2();
+#else
+    return 0;
+#endif
+}
 
 /* sum_i exp(x[i] - shift) */
 static inline double vexp_sum(const double* x, Py_ssize_t n, double shift) {
