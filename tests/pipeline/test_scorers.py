@@ -144,37 +144,20 @@ def test_outer_scorer_and_root_row_backward_match_finite_differences():
     check_gradients(root, lambda X: [X[:2], X[2:]], X, weighting(7))
 
 
-@pytest.mark.parametrize("spaces", [False, True])
-def test_start_scorer_backward_matches_finite_differences(spaces):
+def test_start_scorer_backward_matches_finite_differences():
     rng = np.random.default_rng(8)
     X = rng.normal(size=(5, W))
-    s = np.array([0.0, 1.0, 0.0, 1.0, 1.0]) if spaces else None
-    model = float64_model(start_scorer(3, nI=W, spaces=spaces), X)
-    assert model.has_param("e") == spaces
-    check_gradients(model, lambda X: (X, s), X, weighting(9))
+    check_gradients(float64_model(start_scorer(3, nI=W), X), lambda X: X, X, weighting(9))
 
 
 def test_start_scorer_reads_a_row_and_the_one_before():
     rng = np.random.default_rng(10)
     X = rng.normal(size=(6, W))
     model = float64_model(start_scorer(4, nI=W), X)
-    before = model.predict((X, None))
+    before = model.predict(X)
     X[2] += 1.0
-    changed = np.flatnonzero(model.predict((X, None)) != before)
+    changed = np.flatnonzero(model.predict(X) != before)
     assert set(changed.tolist()) <= {2, 3} and 2 in changed
-
-
-def test_start_scorer_reads_the_space_after_a_row_and_the_one_before():
-    rng = np.random.default_rng(11)
-    X = rng.normal(size=(6, W))
-    model = float64_model(start_scorer(4, nI=W, spaces=True), X)
-    s = np.zeros(6)
-    before = model.predict((X, s))
-    s[2] = 1.0
-    changed = np.flatnonzero(model.predict((X, s)) != before)
-    assert set(changed.tolist()) <= {2, 3} and 2 in changed
-    with pytest.raises(ValueError, match="space-after flag"):
-        model.predict((X, None))
 
 
 @settings(max_examples=30, deadline=None)

@@ -48,7 +48,7 @@ def test_docs_are_cut_where_the_start_probability_exceeds_the_threshold(doc_trai
     rng = np.random.default_rng(3)
     probs = {}
 
-    def fake(batch, docs=None):
+    def fake(batch):
         key = batch.X.tobytes()
         if key not in probs:
             probs[key] = rng.uniform(0.0, 1.0, batch.X.shape[0])
@@ -92,7 +92,7 @@ def test_start_probabilities_are_the_scorers_whether_or_not_the_batch_projected_
     joint = Batch(parser.model, parser.model.predict(docs)).predict(starts=True)
     later = Batch(parser.model, parser.model.predict(docs)).predict()
     assert joint.start_projection is not None and later.start_projection is None
-    own = expit(parser.model.get_ref("starts").predict((joint.X, None)).astype(np.float64))
+    own = expit(parser.model.get_ref("starts").predict(joint.X).astype(np.float64))
     np.testing.assert_allclose(joint.start_probabilities(), own, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(later.start_probabilities(), own, rtol=1e-5, atol=1e-6)
     labelled = Batch(parser.model, parser.model.predict(docs)).predict(labels=True, starts=True)
@@ -133,7 +133,7 @@ def test_start_loss_is_the_logistic_loss_of_the_gold_starts(doc_trained):
     vectors = parser.model.predict([eg.predicted for eg in chosen])
     batch = Batch(parser.model, vectors)
     loss, d_X = start_cross_entropy(parser.model, batch.X, batch, chosen)
-    p = 1.0 / (1.0 + np.exp(-parser.model.get_ref("starts").predict((batch.X, None)).astype(np.float64)))
+    p = 1.0 / (1.0 + np.exp(-parser.model.get_ref("starts").predict(batch.X).astype(np.float64)))
     expected = 0.0
     for i, eg in enumerate(chosen):
         first = int(batch.doc_rows[i]) + 1

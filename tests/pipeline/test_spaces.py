@@ -4,7 +4,7 @@ import pytest
 import spacy
 from hypothesis import given, strategies as st
 
-from vineparse.pipeline.spaces import SPACE_LABEL, attach_whitespace, row_spaces, space_tokens, word_starts
+from vineparse.pipeline.spaces import SPACE_LABEL, attach_whitespace, space_tokens, word_starts
 
 
 def test_whitespace_attaches_to_the_word_before_else_after():
@@ -31,16 +31,6 @@ def test_whitespace_never_heads_a_word_and_words_keep_their_heads(space, seed):
     assert moved[0] == 0 and (np.diff(moved) > 0).all() and not space[moved[1:]].any()
     following = [next((j for j in range(s, len(space)) if not space[j]), None) for s in starts]
     assert moved.tolist() == sorted({0} | {j for j in following if j is not None})
-
-
-def test_row_spaces_flag_the_tokens_with_whitespace_after_them():
-    nlp = spacy.blank("en")
-    docs = [nlp.make_doc("Hi there.\n\nNo(space) ok"), nlp.make_doc(""), nlp.make_doc("One")]
-    rows = np.array([0, 8, 9])                  # each doc's root row, its tokens after it
-    flags = row_spaces(docs + [nlp.make_doc("One two")], np.append(rows, 11), 14)
-    assert flags.dtype == np.float32 and len(docs[0]) == 7
-    assert flags[1:8].tolist() == [float(bool(t.whitespace_)) for t in docs[0]] == [1, 0, 0, 0, 0, 1, 0]
-    assert flags[[0, 8, 9, 10, 11]].tolist() == [0.0] * 5 and flags[12:].tolist() == [1.0, 0.0]
 
 
 def test_starts_move_off_whitespace():

@@ -45,7 +45,7 @@ RETIRED = {"context_depth": 0, "lstm_depth": 1, "tag_rows": 0, "span_weighted": 
 def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: int = 64,
                              label_width: int = 64, lstm_width: int = 128, label_children: bool = True,
                              start_width: int = 64, span_width: int = 32, shared_part_roles: bool = True,
-                             start_spaces: bool = False, nL: Optional[int] = None) -> Model[List, List[Floats2d]]:
+                             nL: Optional[int] = None) -> Model[List, List[Floats2d]]:
     """The encoder (see the module docstring) and the scorers.
 
     tok2vec (Model[List[Doc], List[Floats2d]]): token vectors (width nI).
@@ -62,7 +62,6 @@ def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: i
         columns in all); each keeps its own output, "no sibling" row and distance rows
         (`scorers.shared_part_projection`).
     start_width (int): width of the sentence-start scorer's hidden layer (0 = none; `scorers.start_scorer`).
-    start_spaces (bool): the sentence-start scorer also reads whether each token has whitespace after it.
     nL (int or None): number of labels; set by the component's `initialize` when None.
     """
     for name, value in (("arc_width", arc_width), ("part_width", part_width), ("label_width", label_width)):
@@ -87,7 +86,7 @@ def build_vine_cascade_model(tok2vec: Model, arc_width: int = 128, part_width: i
     for kind, name in PART_REFS.items():
         scorers[name] = part_scorer(kind, part_width, nI=width, projection=shared)
     if start_width:
-        scorers["starts"] = start_scorer(start_width, nI=width, spaces=start_spaces)
+        scorers["starts"] = start_scorer(start_width, nI=width)
     names = [name for name in SCORERS + ("starts",) if name in scorers]
     model = Model("vine_cascade_model", _forward, init=_init, layers=[encoder] + [scorers[s] for s in names],
                   dims={"nO": width})

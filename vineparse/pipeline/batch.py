@@ -16,7 +16,6 @@ from .._kernels.row_blocks import consecutive_rows
 from .architectures import PART_REFS
 from .parts import BatchScores, PartTable, SentenceScores
 from .scorers import biaffine_row_terms, span_row_terms, start_logits
-from .spaces import row_spaces
 
 
 def as_cpu(ops, array) -> np.ndarray:
@@ -146,19 +145,14 @@ class Batch:
             self.label_projection = projections[-1]
         return self
 
-    def start_probabilities(self, docs: Optional[Sequence] = None) -> np.ndarray:
+    def start_probabilities(self) -> np.ndarray:
         """The sentence-start scorer's probability for every row of X (float64 (R,); read token rows only):
         one pass over X, no gradients, kept for later calls. Only for a model with that scorer
-        (`start_width` > 0); `docs` (the batch's) where it reads the space-after flags (`start_spaces`)."""
+        (`start_width` > 0)."""
         if self.starts is None:
             scorer = self.model.get_ref("starts")
             P = project(scorer.layers[0], self.X) if self.start_projection is None else self.start_projection
-            s = None
-            if scorer.has_param("e"):
-                if docs is None:
-                    raise ValueError("this sentence-start scorer reads the docs' space-after flags: pass docs")
-                s = self.ops.asarray(row_spaces(docs, self.doc_rows, len(self.X)), dtype=P.dtype)
-            self.starts = expit(as_cpu(self.ops, start_logits(scorer, P, s)[0]).astype(np.float64))
+            self.starts = expit(as_cpu(self.ops, start_logits(scorer, P)[0]).astype(np.float64))
         return self.starts
 
     @property

@@ -408,7 +408,7 @@ class VineCascadeParser(TrainablePipe):
         if not open_docs or not self.model.has_ref("starts"):
             return [None] * len(docs)
         threshold = self.settings.start_threshold if threshold is None else threshold
-        above = np.flatnonzero(batch.start_probabilities(docs) > threshold)      # rows of the whole batch
+        above = np.flatnonzero(batch.start_probabilities() > threshold)      # rows of the whole batch
         out = [None] * len(docs)
         for i in open_docs:
             first = int(batch.doc_rows[i]) + 1          # the doc's first token, a start whatever its value

@@ -331,20 +331,14 @@ def _zeros(ops, shape):
 # -- sentence starts
 
 
-StartInput = Tuple[Floats2d, Optional[Floats1d]]       # X (R, w), each row's space-after flag (R,) or None
-
-
-def start_scorer(width: int, nI: Optional[int] = None, spaces: bool = False) -> Model[StartInput, Floats1d]:
+def start_scorer(width: int, nI: Optional[int] = None) -> Model[Floats2d, Floats1d]:
     """Sentence-start logits of every row of X (R, w) -> (R,): row r starts a sentence with probability
     sigmoid(v . relu(P[r, this] + P[r - 1, before]) + c), P = X W_s + b_s (R, 2 width), so a token is read
-    beside the one before it (a doc's first token beside its root row). With `spaces`, P also adds s[r] e
-    (e (2 width,)): the scorer reads whether each token has whitespace after it (s (R,), 1.0 or 0.0,
-    `spaces.row_spaces`), and the encoder does not. Input (X, s); s may be None without `spaces`. Row 0 and
-    the root rows get a value too; callers read token rows only. O(R w width)."""
+    beside the one before it (a doc's first token beside its root row). Row 0 and the root rows get a value
+    too; callers read token rows only. O(R w width)."""
     projection = Linear(nO=2 * width, nI=nI)
-    params = {"v": None, "c": None, **({"e": None} if spaces else {})}
     return Model("vine_start_scorer", _start_forward, init=_start_init, layers=[projection],
-                 dims={"width": width}, params=params)
+                 dims={"width": width}, params={"v": None, "c": None})
 
 
 def _start_init(model: Model, X=None, Y=None) -> None:
@@ -352,8 +346,6 @@ def _start_init(model: Model, X=None, Y=None) -> None:
     width = model.get_dim("width")
     model.set_param("v", model.ops.asarray1f(rng.normal(0.0, width ** -0.5, width).astype("f")))
     model.set_param("c", model.ops.alloc1f(1))
-    if "e" in model.param_names:
-        model.set_param("e", model.ops.alloc1f(2 * width))
 
 
 def start_hidden(P: Floats2d, xp):
@@ -365,23 +357,18 @@ def start_hidden(P: Floats2d, xp):
     return xp.maximum(H, 0, out=H)
 
 
-def start_logits(model: Model, P: Floats2d, s: Optional[Floats1d] = None):
-    """The start scorer's logits (R,) from its projection P = `layers[0]`(X) (R, 2 width) and the rows'
-    space-after flags s (R,) (read only by a scorer with `spaces`), and its hidden layer (R, width)."""
+def start_logits(model: Model, P: Floats2d):
+    """The start scorer's logits (R,) from its projection P = `layers[0]`(X) (R, 2 width), and its hidden
+    layer (R, width)."""
     v, c = model.get_param("v"), model.get_param("c")
-    if model.has_param("e"):
-        if s is None:
-            raise ValueError("this sentence-start scorer reads each row's space-after flag: pass s")
-        P = P + s[:, None] * model.get_param("e")[None, :]
     H = start_hidden(P, model.ops.xp)
     return H @ v + c[0], H
 
 
-def _start_forward(model: Model, inputs: StartInput, is_train: bool):
-    X, s = inputs
+def _start_forward(model: Model, X: Floats2d, is_train: bool):
     P, backprop_projection = model.layers[0](X, is_train)
     v = model.get_param("v")
-    logits, H = start_logits(model, P, s)
+    logits, H = start_logits(model, P)
 
     def backprop(d_logits: Floats1d) -> Floats2d:
         model.inc_grad("v", H.T @ d_logits)
@@ -391,8 +378,6 @@ def _start_forward(model: Model, inputs: StartInput, is_train: bool):
         dP = model.ops.alloc2f(*P.shape, dtype=P.dtype)
         dP[:, :width] = dH
         dP[:-1, width:] = dH[1:]
-        if model.has_param("e"):
-            model.inc_grad("e", s @ dP)
         return backprop_projection(dP)
 
     return logits, backprop

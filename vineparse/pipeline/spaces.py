@@ -14,7 +14,7 @@ Training learns from the same words: a gold sentence's tree is over its words (`
 Time O(n) per doc.
 """
 import numpy as np
-from spacy.attrs import IS_SPACE, SPACY
+from spacy.attrs import IS_SPACE
 from spacy.tokens import Doc
 
 # A whitespace token's arc label, in parsed docs and in gold docs (`vineparse.text.gold_docs`): punct, in every UD
@@ -30,16 +30,6 @@ def space_tokens(doc: Doc) -> np.ndarray:
     if not len(doc):
         return np.zeros(0, dtype=bool)
     return doc.to_array(IS_SPACE).astype(bool)
-
-
-def row_spaces(docs, doc_rows: np.ndarray, n_rows: int) -> np.ndarray:
-    """float32 (n_rows,): 1.0 on the row of each token with whitespace after it, 0.0 elsewhere (root rows
-    included), for docs whose rows start at `doc_rows` (each doc's root row, its tokens after it)."""
-    out = np.zeros(n_rows, dtype=np.float32)
-    for doc, first in zip(docs, doc_rows):
-        if len(doc):
-            out[first + 1:first + 1 + len(doc)] = doc.to_array(SPACY)
-    return out
 
 
 def word_starts(starts: np.ndarray, space: np.ndarray) -> np.ndarray:

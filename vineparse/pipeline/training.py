@@ -26,7 +26,7 @@ from .objective import sentence_loss
 from .parts import SentenceScores
 from .scorers import (HEAD_COLUMN, biaffine_scores, dense_buckets, distance_buckets, label_hidden, outer_children,
                       part_mlp)
-from .spaces import row_spaces, space_tokens
+from .spaces import space_tokens
 from .thresholds import is_held_out, observe_sentence
 
 
@@ -297,8 +297,7 @@ def start_cross_entropy(model, X, batch: Batch, examples):
     if not rows:
         return 0.0, None
     rows, targets = np.concatenate(rows), np.concatenate(targets)
-    flags = row_spaces([example.predicted for example in examples], batch.doc_rows, X.shape[0])
-    logits, backprop = model.get_ref("starts")((X, model.ops.asarray(flags, dtype=X.dtype)), is_train=True)
+    logits, backprop = model.get_ref("starts")(X, is_train=True)
     z = as_cpu(model.ops, logits)[rows].astype(np.float64)
     loss = float(np.sum(np.logaddexp(0.0, z) - targets * z))      # -log sigmoid(z) or -log(1 - sigmoid(z))
     d_logits = np.zeros(X.shape[0])
