@@ -451,7 +451,7 @@ TABLES = [
       for part in ("", "_pt")],
     Table("raw_text_targets", "raw_text.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
     Table("raw_text_gold_tokens", ["raw_text.json", "spacy_compare_es.json"], lambda doc: [
-        {"_key": f"{key}, trained for raw text ({doc['note'].split(',')[1].replace(' each', '').strip()})", **found}
+        {"_key": f"{key}, trained for raw text ({re.search('[0-9,]+ steps', doc['note']).group()})", **found}
         for key, found in doc["gold_tokens"]["systems"].items()] if "gold_tokens" in doc else [
         {"_key": f"vine_cascade, trained on gold sentences (the record's seed 0, {run['stopping']['best_step']} steps)",
          "UAS": 100 * run["dep_uas"], "LAS": 100 * run["dep_las"]} for run in [doc["runs"]["cnn-vine-s0"]]], [
