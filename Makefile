@@ -152,7 +152,9 @@ ewt-speed: $(SPEED)/cnn-spacy-s0/model-best $(COMPARE_ES)/cnn-vine-s0/model-best
 # on Bosque (Portuguese).
 .PHONY: calibration raw-text
 DOC_DATA := corpora/docs
-RAW := bench/out/raw_text
+RAW_SEED ?= 0
+RAW_TAG := $(if $(filter-out 0,$(RAW_SEED)),_s$(RAW_SEED))
+RAW := bench/out/raw_text$(RAW_TAG)
 UD := corpora/ud
 .PRECIOUS: $(UD)/%/split.json
 $(UD)/%/split.json: | $(STAMP)
@@ -170,14 +172,14 @@ $(RAW_RUNS:%=$(RAW)/%/model-best): $(RAW)/%/model-best: \
     | $(STAMP) $(DOC_DATA)/en_ewt-ud-train.spacy $(DOC_DATA)/en_ewt-ud-dev.spacy
 	@mkdir -p $(RAW)
 	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/$(if $(filter vine,$*),ewt,ewt_spacy_$(if $(filter senter,$*),senter,parser)).cfg \
-	    --output $(RAW)/$* > $(RAW)/$*.log 2>&1
+	    --system.seed $(RAW_SEED) --output $(RAW)/$* > $(RAW)/$*.log 2>&1
 # Portuguese (Bosque): configs/ud*.cfg at their budget on its documents and their sentences, its contractions and
 # clitics learned from train
 $(RAW_RUNS:%=$(RAW)/pt-%/model-best): $(RAW)/pt-%/model-best: \
     | $(STAMP) $(DOC_DATA)/pt_bosque-ud-train.spacy $(DOC_DATA)/pt_bosque-ud-dev.spacy
 	@mkdir -p $(RAW)
 	$(ONE_CORE) $(BIN)/python -I -m spacy train configs/$(if $(filter vine,$*),ud,ud_spacy_$(if $(filter senter,$*),senter,parser)).cfg \
-	    --output $(RAW)/pt-$* \
+	    --system.seed $(RAW_SEED) --output $(RAW)/pt-$* \
 	    --nlp.lang pt --paths.train $(DOC_DATA)/pt_bosque-ud-train.spacy --paths.dev $(DOC_DATA)/pt_bosque-ud-dev.spacy \
 	    --corpora.train.gold_preproc false --corpora.dev.gold_preproc false \
 	    --initialize.before_init '{"@callbacks": "vineparse.ud_multiword.v1", "path": "$(PT)-train.conllu"}' \
@@ -185,12 +187,12 @@ $(RAW_RUNS:%=$(RAW)/pt-%/model-best): $(RAW)/pt-%/model-best: \
 raw-text: $(foreach run,$(RAW_RUNS) $(RAW_RUNS:%=pt-%),$(RAW)/$(run)/model-best)
 	$(ONE_CORE) $(BIN)/python bench/raw_text.py --pipeline vine_cascade=$(RAW)/vine/model-best \
 	    --pipeline "spaCy parser=$(RAW)/spacy/model-best" --pipeline "spaCy senter + parser=$(RAW)/senter/model-best" \
-	    --gold-tokens $(SPACY_DATA)/en_ewt-ud-test.spacy --repeats 5 \
-	    --note "seed 0, the configs' budget (8,000 steps), on EWT train's documents and sentences"
+	    --gold-tokens $(SPACY_DATA)/en_ewt-ud-test.spacy --repeats 5 --out bench/results/raw_text$(RAW_TAG).json \
+	    --note "seed $(RAW_SEED), the configs' budget (8,000 steps), on EWT train's documents and sentences"
 	$(ONE_CORE) $(BIN)/python bench/raw_text.py --pipeline vine_cascade=$(RAW)/pt-vine/model-best \
 	    --pipeline "spaCy parser=$(RAW)/pt-spacy/model-best" --pipeline "spaCy senter + parser=$(RAW)/pt-senter/model-best" \
-	    --treebank pt_bosque_test=$(PT)-test.conllu --repeats 7 --out bench/results/raw_text_pt.json \
-	    --note "seed 0, the configs' budget (early stopping within 6,000 steps), on Bosque train's documents and sentences"
+	    --treebank pt_bosque_test=$(PT)-test.conllu --repeats 7 --out bench/results/raw_text_pt$(RAW_TAG).json \
+	    --note "seed $(RAW_SEED), the configs' budget (early stopping within 6,000 steps), on Bosque train's documents and sentences"
 
 # ---- the paper's languages ----
 # multilingual: spaCy's parser and vine_cascade (configs/ud*.cfg; -flat: without lifting) on six languages, then the

@@ -39,16 +39,13 @@ SUITE = [("eisner", UNPRUNED), ("eisner_max_marginals", UNPRUNED), ("eisner_marg
          ("vine_b5", VINE), ("vine_b5_max_marginals", VINE)]
 
 # (description, kernel, n, upper bound in ms)
-TARGETS = [
-    ("second-order best tree, n = 40", "eisner2", 40, 1.0),
-    ("third-order best tree, n = 40", "eisner3", 40, 40.0),
-]
+TARGETS = [("second-order best tree, n = 40", "eisner2", 40, 1.0),
+           ("third-order best tree, n = 40", "eisner3", 40, 40.0)]
 EXPONENT_TARGETS = [
     ("second order under a vine-style mask, n = 20..200", "eisner2_vine_mask", 1.5),
     ("third order under a vine-style mask, n = 20..200", "eisner3_vine_mask", 1.5),
     ("vine pass (best), n = 20..400", "vine_b5", 1.1),
-    ("vine pass (max-marginals), n = 20..400", "vine_b5_max_marginals", 1.1),
-]
+    ("vine pass (max-marginals), n = 20..400", "vine_b5_max_marginals", 1.1)]
 SPEEDUP_TARGETS = [
     ("second order, vine-style mask vs unpruned, n = 100", "eisner2", "eisner2_vine_mask", 100, 20.0),
     ("third order, vine-style mask vs unpruned, n = 100", "eisner3", "eisner3_vine_mask", 100, 20.0),

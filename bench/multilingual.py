@@ -202,8 +202,7 @@ def evaluate(nlp, test_path):
     for example in examples:
         for sentence in example.reference.sents:
             arcs.add(_tree(sentence), _tree(example.predicted[sentence.start:sentence.end]))
-    return {"uas": 100 * scores["dep_uas"], "las": 100 * scores["dep_las"],
-            "nonprojective_arcs": arcs.scores(),
+    return {"uas": 100 * scores["dep_uas"], "las": 100 * scores["dep_las"], "nonprojective_arcs": arcs.scores(),
             "words_per_second": sum(len(doc) for doc in gold) / seconds}
 
 

@@ -450,9 +450,14 @@ TABLES = [
         *[Col(kind, lambda row, doc, kind=kind: row.get(kind, 0), "int") for kind in RAW_KINDS]])
       for part in ("", "_pt")],
     Table("raw_text_targets", "raw_text.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
-    Table("raw_text_gold_tokens", ["raw_text.json", "spacy_compare_es.json"], lambda doc: [
-        {"_key": f"{key}, trained for raw text ({re.search('[0-9,]+ steps', doc['note']).group()})", **found}
-        for key, found in doc["gold_tokens"]["systems"].items()] if "gold_tokens" in doc else [
+    Table("raw_text_seeds", ["raw_text.json", "raw_text_s1.json"], lambda doc: [
+        {"run": doc["note"].split(",")[0], "set": DOCUMENT_SETS.get(name, name), "system": system, **found["scores"]}
+        for name, tb in doc["treebanks"].items() for system, found in tb["systems"].items() if "senter" not in system],
+        [Col("run", "run"), Col("test set", "set"), Col("pipeline", "system"),
+         *[Col(f"{m} F1", m, "2f") for m in ("Sentences", "UAS", "LAS")]]),
+    Table("raw_text_gold_tokens", ["raw_text.json", "raw_text_s1.json", "spacy_compare_es.json"], lambda doc: [
+        {"_key": f"{key}, trained for raw text ({', '.join(re.findall('seed [0-9]+|[0-9,]+ steps', doc['note']))})",
+         **found} for key, found in doc["gold_tokens"]["systems"].items()] if "gold_tokens" in doc else [
         {"_key": f"vine_cascade, trained on gold sentences (the record's seed 0, {run['stopping']['best_step']} steps)",
          "UAS": 100 * run["dep_uas"], "LAS": 100 * run["dep_las"]} for run in [doc["runs"]["cnn-vine-s0"]]], [
         Col("pipeline", "_key"), Col("UAS", "UAS", "2f"), Col("LAS", "LAS", "2f")]),
@@ -475,8 +480,7 @@ TABLES = [
         Col("words/s (median)", "words", "int"), Col("vs one thread", "speedup", "x"),
         Col("median of per-round ratios", "round_speedup", "x"),
         Col("parses different from sequential", "differences", "int")]),
-    Table("bounds", "bounds.json", lambda doc: items(doc["pipelines"]), [
-        Col("pipeline", "_key"),
+    Table("bounds", "bounds.json", lambda doc: items(doc["pipelines"]), [Col("pipeline", "_key"),
         Col("µs per token, preset sentences of about 20 words", "preset_20.us_per_token", "1f"),
         Col("µs per token, one preset sentence of 2,000 tokens", "preset_2000.us_per_token", "1f"),
         Col("ratio (at most 2)", "preset_ratio", "x")]),

@@ -179,8 +179,7 @@ def killed_worker(model, source, folder, reference, shard_size):
             runs[key] = runs.get(key, 0) + 1
     run_info = json.loads((folder / "manifest.json").read_text())["run"]
     return {"run": "killed", "shards": summary.shards, "complete": summary.complete, "wall_seconds": wall,
-            "parse_seconds": run_info["parse_seconds"],
-            "words_per_second": summary.words_per_second,
+            "parse_seconds": run_info["parse_seconds"], "words_per_second": summary.words_per_second,
             "identical_to_plain": sha256(summary.merged) == reference,
             "shards_run_twice": sum(1 for n in runs.values() if n == 2),
             "shards_run_more": sum(1 for n in runs.values() if n > 2), "shards_run": len(runs),
