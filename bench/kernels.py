@@ -197,7 +197,8 @@ def plot(rows, yard, path):
     left.legend(fontsize=7)
     sizes = sorted(yard)
     for key, label in (("numpy_ms", "numpy yardstick (best tree)"), ("eisner_ms", "eisner (best tree)"),
-                       ("eisner_max_marginals_ms", "eisner_max_marginals"), ("eisner_marginals_ms", "eisner_marginals")):
+                       ("eisner_max_marginals_ms", "eisner_max_marginals"),
+                       ("eisner_marginals_ms", "eisner_marginals")):
         right.loglog(sizes, [yard[n][key]["median"] for n in sizes], marker="o", label=label)
     right.set(xlabel="sentence length n", ylabel="ms per sentence (median over rounds)")
     right.grid(True, which="both", alpha=0.3)
