@@ -451,10 +451,10 @@ TABLES = [
       for part in ("", "_pt")],
     Table("raw_text_targets", "raw_text.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
     Table("raw_text_seeds", ["raw_text.json", "raw_text_s1.json"], lambda doc: [
-        {"run": doc["note"].split(",")[0], "set": DOCUMENT_SETS.get(name, name), "system": system, **found["scores"]}
-        for name, tb in doc["treebanks"].items() for system, found in tb["systems"].items() if "senter" not in system],
-        [Col("run", "run"), Col("test set", "set"), Col("pipeline", "system"),
-         *[Col(f"{m} F1", m, "2f") for m in ("Sentences", "UAS", "LAS")]]),
+        {"run": re.search("seed [0-9]+", doc["note"])[0], "set": DOCUMENT_SETS.get(name, name), "system": system,
+         **found["scores"]} for name, tb in doc["treebanks"].items() for system, found in tb["systems"].items()
+        if "senter" not in system], [Col("run", "run"), Col("test set", "set"), Col("pipeline", "system"),
+                                     *[Col(f"{m} F1", m, "2f") for m in ("Sentences", "UAS", "LAS")]]),
     Table("raw_text_gold_tokens", ["raw_text.json", "raw_text_s1.json", "spacy_compare_es.json"], lambda doc: [
         {"_key": f"{key}, trained for raw text ({', '.join(re.findall('seed [0-9]+|[0-9,]+ steps', doc['note']))})",
          **found} for key, found in doc["gold_tokens"]["systems"].items()] if "gold_tokens" in doc else [
