@@ -12,7 +12,7 @@ endif
 endif
 .PHONY: demo test install clean docs dist wheel-missing bench bench-results supar-venv cascade-experiments bench-astar \
     ewt-vine package ewt-compare ewt-compare-es ewt-compare-es-bilstm ewt-speed multilingual multilingual-seeds \
-    bench-threads bench-bounds bench-astar-backoff bench-labels soak bench-scale bench-bitext
+    bench-threads bench-bounds bench-astar-backoff bench-labels soak bench-scale bench-bitext calibration raw-text
 # The main job: treebank statistics, a vine -> 1 -> 2 -> 3 cascade on 2,000 EWT sentences evaluated on dev, then what
 # a spaCy user runs: a small vine_cascade pipeline trained on 60 EWT documents as raw text (configs/ewt.cfg, 400
 # steps) parses the paragraphs of corpora/demo.txt into sentences and labelled arcs (CoNLL-U on stdout).
@@ -90,9 +90,10 @@ EWT_SPACY := $(SPACY_DATA)/en_ewt-ud-train.spacy $(SPACY_DATA)/en_ewt-ud-dev.spa
 PUD_SPACY := $(SPACY_DATA)/en_pud-ud-test.spacy
 VINE_OUT := bench/out/ewt_vine
 ONE_CORE := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
-# the gold-segmented comparisons: gold tokens, one sentence per doc (the configs' own route is raw documents)
+# the gold-segmented comparisons (the configs' route is raw text): gold sentences, no space-after flag (as ud.cfg)
 TRAIN_DATA = --paths.train $(SPACY_DATA)/en_ewt-ud-train.spacy --paths.dev $(SPACY_DATA)/en_ewt-ud-dev.spacy \
-    --corpora.train.gold_preproc true --corpora.dev.gold_preproc true
+    --corpora.train.gold_preproc true --corpora.dev.gold_preproc true --components.tok2vec.model.embed.attrs \
+    '["NORM","PREFIX","SUFFIX","SHAPE"]' --components.tok2vec.model.embed.rows '[5000,1000,2500,2500]'
 COMPARE_TO = $(ONE_CORE) $(BIN)/python bench/spacy_compare.py --test $(SPACY_DATA)/en_ewt-ud-test.spacy \
     --ood $(PUD_SPACY) --out bench/results
 run_config = configs/$(if $(filter vine,$(word 2,$(subst -, ,$(1)))),ewt,$(if $(filter beam,$(word 2,$(subst -, ,$(1)))),ewt_spacy_beam,ewt_spacy_parser))$(if $(filter bilstm,$(word 1,$(subst -, ,$(1)))),_bilstm,).cfg
@@ -150,7 +151,6 @@ ewt-speed: $(SPEED)/cnn-spacy-s0/model-best $(COMPARE_ES)/cnn-vine-s0/model-best
 # trained on them at the configs' budget, then bench/raw_text.py: EWT test and English PUD from UD's raw .txt,
 # scored by the CoNLL 2018 evaluation, and vine_cascade's pipeline on EWT test's gold tokens; then the same three
 # on Bosque (Portuguese).
-.PHONY: calibration raw-text
 DOC_DATA := corpora/docs
 RAW_SEED ?= 0
 RAW_TAG := $(if $(filter-out 0,$(RAW_SEED)),_s$(RAW_SEED))

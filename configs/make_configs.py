@@ -120,7 +120,10 @@ UD = [("drop", "initialize.before_init"), ("set", "initialize", "before_init", "
       ("set", "training", "eval_frequency", "200"), ("drop", "components.tagger"),
       *[("delete", "training.score_weights", key) for key in ("tag_acc", "pos_acc", "tag_micro_p", "tag_micro_r",
                                                                "tag_micro_f")],
-      ("set", "training.score_weights", "dep_uas", "0.5"), ("set", "training.score_weights", "dep_las", "0.5")]
+      ("set", "training.score_weights", "dep_uas", "0.5"), ("set", "training.score_weights", "dep_las", "0.5"),
+      ("set", "components.tok2vec.model.embed", "attrs", '["NORM", "PREFIX", "SUFFIX", "SHAPE"]',
+       "gold sentences: no space-after flag, which configs/ewt.cfg reads to segment raw text"),
+      ("set", "components.tok2vec.model.embed", "rows", "[5000, 1000, 2500, 2500]")]
 SPACY_HEADER = """EWT: tok2vec (spaCy's --optimize efficiency size) + tagger + spaCy's own transition-based parser.
 The baseline of the vine_cascade comparison: same tok2vec, tagger, data and training as configs/ewt.cfg.
 Written by configs/make_configs.py from configs/ewt.cfg: change that file and run the script."""

@@ -51,12 +51,15 @@ def test_the_factory_and_init_config_take_those_defaults():
     assert meta.default_config == {"model": default_model_config(), **declared_defaults(),
                                    "scorer": {"@scorers": "spacy.parser_scorer.v1"}}
     # `spacy init config` fills the component in from the factory's default config: its own tok2vec (spaCy
-    # makes listeners of its own components only), of the architecture of the shared one it writes
+    # makes listeners of its own components only), of the architecture of the shared one it writes (spaCy's
+    # efficiency tok2vec) with the space-after flag added, as configs/ewt.cfg has it
     generated = init_config(lang="en", pipeline=["tagger", "vine_cascade"], optimize="efficiency").interpolate()
     component = generated["components"]["vine_cascade"]
     assert {key: component[key] for key in NAMES} == declared_defaults()
     assert component["model"] == default_model_config()
-    assert component["model"]["tok2vec"] == generated["components"]["tok2vec"]["model"]
+    shared = generated["components"]["tok2vec"]["model"]
+    flagged = dict(shared["embed"], attrs=shared["embed"]["attrs"] + ["SPACY"], rows=shared["embed"]["rows"] + [50])
+    assert component["model"]["tok2vec"] == dict(shared, embed=flagged)
 
 
 def _shapes(model):

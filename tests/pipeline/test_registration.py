@@ -105,8 +105,8 @@ def test_spacy_train_runs_end_to_end(ewt_sentences, tmp_path, name):
     for part_name, part in (("train", examples[:30]), ("dev", examples[30:])):
         DocBin(docs=[eg.reference for eg in part]).to_disk(tmp_path / f"{part_name}.spacy")
     config = Config().from_disk(ROOT / "configs" / name, interpolate=False)
-    config["components"]["tok2vec"]["model"]["embed"]["width"] = 32
-    config["components"]["tok2vec"]["model"]["embed"]["rows"] = [500, 100, 200, 200]
+    embed = config["components"]["tok2vec"]["model"]["embed"]
+    embed.update(width=32, rows=[max(rows // 10, 50) for rows in embed["rows"]])
     encode = config["components"]["tok2vec"]["model"]["encode"]
     encode.update(width=32, depth=1)
     if "lstm_width" in encode:                        # listeners read the CNN's and the BiLSTM's values

@@ -31,11 +31,12 @@ from .scorers import (GRAND_SIBLING, GRANDPARENT, SIBLING, arc_scorer, label_sco
 SCORERS = ("arcs", "outer", "sibling", "grandparent", "grand_sibling", "labels")
 PART_REFS = {SIBLING: "sibling", GRANDPARENT: "grandparent", GRAND_SIBLING: "grand_sibling"}
 # the component's own tok2vec in its default config: the architecture of configs/ewt.cfg's shared tok2vec
-# (spaCy's --optimize efficiency one), which the shipped model listens to
+# (spaCy's --optimize efficiency one with the space-after flag), which the shipped model listens to
 DEFAULT_TOK2VEC = {
     "@architectures": "spacy.Tok2Vec.v2",
-    "embed": {"@architectures": "spacy.MultiHashEmbed.v2", "width": 96, "attrs": ["NORM", "PREFIX", "SUFFIX", "SHAPE"],
-              "rows": [5000, 1000, 2500, 2500], "include_static_vectors": False},
+    "embed": {"@architectures": "spacy.MultiHashEmbed.v2", "width": 96,
+              "attrs": ["NORM", "PREFIX", "SUFFIX", "SHAPE", "SPACY"], "rows": [5000, 1000, 2500, 2500, 50],
+              "include_static_vectors": False},
     "encode": {"@architectures": "spacy.MaxoutWindowEncoder.v2", "width": 96, "depth": 4, "window_size": 1,
                "maxout_pieces": 3}}
 # model arguments tried and not adopted, removed: each with the value that gives the behaviour kept
