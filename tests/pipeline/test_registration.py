@@ -106,7 +106,7 @@ def test_spacy_train_runs_end_to_end(ewt_sentences, tmp_path, name):
         DocBin(docs=[eg.reference for eg in part]).to_disk(tmp_path / f"{part_name}.spacy")
     config = Config().from_disk(ROOT / "configs" / name, interpolate=False)
     embed = config["components"]["tok2vec"]["model"]["embed"]
-    embed.update(width=32, rows=[max(rows // 10, 50) for rows in embed["rows"]])
+    embed.update(width=32, rows=[max(n // 10, 50) for n in embed["rows"]])
     encode = config["components"]["tok2vec"]["model"]["encode"]
     encode.update(width=32, depth=1)
     if "lstm_width" in encode:                        # listeners read the CNN's and the BiLSTM's values
