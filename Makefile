@@ -123,16 +123,16 @@ endef
 # ewt-compare: 3 seeds of each parser, 8,000 steps (seed 0: what calibration, threads, bounds, multilingual measure)
 COMPARE := bench/out/compare8k
 COMPARE_STEPS ?= 8000
-$(eval $(call train_runs,$(COMPARE),--training.max_steps $(COMPARE_STEPS) --training.eval_frequency 1000))
+$(eval $(call train_runs,$(COMPARE),--training.max_steps $(COMPARE_STEPS) --training.eval_frequency 1000 \
+    --training.patience 0))
 ewt-compare: $(foreach run,$(foreach pipe,vine spacy,$(foreach s,0 1 2,cnn-$(pipe)-s$(s))),$(COMPARE)/$(run)/model-best) $(PUD_SPACY)
 	$(COMPARE_TO)/spacy_compare.json --runs $(COMPARE) --steps $(COMPARE_STEPS)
-# spaCy's default early stopping: ewt-compare-es, the record (spacy_compare_es.json); ewt-compare-es-bilstm, the
-# equal-encoder setting (a BiLSTM in the shared tok2vec), one seed each, with the pipelines' speed
+# the configs' budget, spaCy's default early stopping: ewt-compare-es, the record (spacy_compare_es.json);
+# ewt-compare-es-bilstm, the equal-encoder setting (a BiLSTM in the shared tok2vec), one seed each, with their speed
 COMPARE_ES := bench/out/compare_es
 COMPARE_ES_BILSTM := bench/out/compare_es_bilstm
 COMPARE_ES_RUNS ?= $(foreach pipe,vine spacy,$(foreach seed,0 1 2,cnn-$(pipe)-s$(seed))) cnn-beam-s0
-EARLY_STOPPING := --training.max_steps 20000 --training.patience 1600 --training.eval_frequency 200
-$(foreach folder,$(COMPARE_ES) $(COMPARE_ES_BILSTM),$(eval $(call train_runs,$(folder),$(EARLY_STOPPING))))
+$(foreach folder,$(COMPARE_ES) $(COMPARE_ES_BILSTM),$(eval $(call train_runs,$(folder))))
 ewt-compare-es: $(foreach run,$(COMPARE_ES_RUNS),$(COMPARE_ES)/$(run)/model-best) $(PUD_SPACY)
 	$(COMPARE_TO)/spacy_compare_es.json --runs $(COMPARE_ES) --steps early-stopping --no-speed
 ewt-compare-es-bilstm: $(foreach pipe,vine spacy,$(COMPARE_ES_BILSTM)/bilstm-$(pipe)-s0/model-best) $(PUD_SPACY)
@@ -188,7 +188,7 @@ raw-text: $(foreach run,$(RAW_RUNS) $(RAW_RUNS:%=pt-%),$(RAW)/$(run)/model-best)
 	$(ONE_CORE) $(BIN)/python bench/raw_text.py --pipeline vine_cascade=$(RAW)/vine/model-best \
 	    --pipeline "spaCy parser=$(RAW)/spacy/model-best" --pipeline "spaCy senter + parser=$(RAW)/senter/model-best" \
 	    --gold-tokens $(SPACY_DATA)/en_ewt-ud-test.spacy --repeats 5 --out bench/results/raw_text$(RAW_TAG).json \
-	    --note "seed $(RAW_SEED), the configs' budget (8,000 steps), on EWT train's documents and sentences"
+	    --note "seed $(RAW_SEED), the configs' budget (early stopping), on EWT train's documents and sentences"
 	$(ONE_CORE) $(BIN)/python bench/raw_text.py --pipeline vine_cascade=$(RAW)/pt-vine/model-best \
 	    --pipeline "spaCy parser=$(RAW)/pt-spacy/model-best" --pipeline "spaCy senter + parser=$(RAW)/pt-senter/model-best" \
 	    --treebank pt_bosque_test=$(PT)-test.conllu --repeats 7 --out bench/results/raw_text_pt$(RAW_TAG).json \

@@ -78,8 +78,7 @@ def setup():
     base = BitextModel.train([(p.src, p.tgt) for p in pairs], BitextConfig(max_exact_product=EXACT_LIMITS))
     trained_at = time.perf_counter()
     small = [p for p in pairs if p.product <= 130]
-    trained = fit(small, base, iterations=PROFILE["fit_iterations"], method="exact", learning_rate=0.5,
-                  progress=False)
+    trained = fit(small, base, iterations=PROFILE["fit_iterations"], method="exact", learning_rate=0.5, progress=False)
     emit({"section": "setup", "pairs": len(pairs), "fit_pairs": len(small),
           "train_seconds": trained_at - start, "fit_objective": [h["objective"] for h in trained.history],
           "seconds": time.perf_counter() - start})

@@ -53,8 +53,7 @@ SPEEDUP_TARGETS = [
 
 
 def run_suite(suite, repeats, seed=0, seconds=3.0):
-    """Median ms per call of each (kernel, n); slow points take fewer calls (at least 5,
-    about `seconds` in all)."""
+    """Median ms per call of each (kernel, n); slow points take fewer calls (at least 5, about `seconds` in all)."""
     rng = np.random.default_rng(seed)
     rows = []
     for name, sizes in suite:
@@ -85,8 +84,7 @@ def yardstick(sizes, rounds, seed=1):
                 rows[key].append(timed(lambda: fn(scores), repeats * 10) * 1e3)
         result = {k: summary(v) for k, v in rows.items()}
         result["speedup_over_numpy"] = summary([a / b for a, b in zip(rows["numpy_ms"], rows["eisner_ms"])])
-        result["marginals_over_best"] = summary([a / b for a, b in zip(rows["eisner_marginals_ms"],
-                                                                        rows["eisner_ms"])])
+        result["marginals_over_best"] = summary([a / b for a, b in zip(rows["eisner_marginals_ms"], rows["eisner_ms"])])
         out[n] = result
     return out
 

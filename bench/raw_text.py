@@ -8,7 +8,8 @@ command does, and the official evaluation (`vineparse.text.conll18`) scores Toke
 and CLAS F1 (not UPOS: the pipelines tag XPOS only). Words/s: `nlp.pipe` alone, the median of `--repeats`
 passes, the pipelines taking turns, one core, on parse-text's docs (a paragraph each) and on pieces of 20,000
 characters; each pipeline's figure is its faster split, with thinc's default ops (blis) and on OpenBLAS
-(`vineparse.blas`). Boundaries missed or added, by the word before (`kind`); the published systems beside.
+(`vineparse.blas`). Boundaries missed or added, by the word before (`kind`); the published systems beside. Where each
+run stopped and its model-best's step, from its log where it is RUN.log beside RUN/model-best (as the Makefile trains).
 """
 import argparse
 import io
@@ -22,6 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from runinfo import labelled_path, run_info, write_json  # noqa: E402
+from spacy_compare import stopping_steps  # noqa: E402
 
 METRICS = ("Tokens", "Sentences", "Words", "UAS", "LAS", "CLAS")
 # EWT test from raw text, the CoNLL 2018 script (the systems' own papers and model pages)
@@ -117,7 +119,8 @@ def main(argv=None):
     use_scipy_blas()            # thinc gives a model the ops current when it is built: these are on OpenBLAS
     openblas = [(label, spacy.load(path)) for label, path in args.pipeline]
     result = {"run": run_info(), "note": args.note, "pipelines": dict(args.pipeline), "treebanks": {},
-              "published": PUBLISHED}
+              "published": PUBLISHED, "stopping": {label: stopping_steps(log, path) for label, path in args.pipeline
+                                                   if (log := Path(path).parent.with_suffix(".log")).exists()}}
     for name, gold_path in treebanks:
         gold, raw = Path(gold_path).read_text(encoding="utf-8"), conllu_to_text(gold_path)
         row = {"gold": gold_path, "characters": len(raw.text), "documents": len(raw.documents),

@@ -282,6 +282,13 @@ RAW_KINDS = ("after final punctuation", "after a word (no final punctuation)", "
 RAW_METRICS = ("Tokens", "Sentences", "Words", "UAS", "LAS", "CLAS")
 
 
+def raw_run(doc, pipeline):
+    """"seed N, M steps" of a raw_text.json's pipeline: M is its model-best's step where recorded, else its note's."""
+    stopping = doc.get("stopping", {}).get(pipeline)
+    steps = f"{stopping['best_step']:,} steps" if stopping else re.search("[0-9,]+ steps", doc["note"])[0]
+    return f"{re.search('seed [0-9]+', doc['note'])[0]}, {steps}"
+
+
 CASCADE_COLUMNS = [
     Col("system", "system"), Col("UAS (no punct.)", "uas", "2f"), Col("UAS (all)", "uas_all", "2f"),
     Col("words/s", "words_per_second", "int"),
@@ -451,14 +458,15 @@ TABLES = [
       for part in ("", "_pt")],
     Table("raw_text_targets", "raw_text.json", lambda doc: items(doc["targets"]), TARGET_COLUMNS),
     Table("raw_text_seeds", ["raw_text.json", "raw_text_s1.json"], lambda doc: [
-        {"run": re.search("seed [0-9]+", doc["note"])[0], "set": DOCUMENT_SETS.get(name, name), "system": system,
+        {"run": raw_run(doc, system), "set": DOCUMENT_SETS.get(name, name), "system": system,
          **found["scores"]} for name, tb in doc["treebanks"].items() for system, found in tb["systems"].items()
         if "senter" not in system], [Col("run", "run"), Col("test set", "set"), Col("pipeline", "system"),
                                      *[Col(f"{m} F1", m, "2f") for m in ("Sentences", "UAS", "LAS")]]),
     Table("raw_text_gold_tokens", ["raw_text.json", "raw_text_s1.json", "spacy_compare_es.json"], lambda doc: [
-        {"_key": f"{key}, trained for raw text ({', '.join(re.findall('seed [0-9]+|[0-9,]+ steps', doc['note']))})",
-         **found} for key, found in doc["gold_tokens"]["systems"].items()] if "gold_tokens" in doc else [
-        {"_key": f"vine_cascade, trained on gold sentences (the record's seed 0, {run['stopping']['best_step']} steps)",
+        {"_key": f"{key}, trained for raw text ({raw_run(doc, key)})", **found}
+        for key, found in doc["gold_tokens"]["systems"].items()] if "gold_tokens" in doc else [
+        {"_key": "vine_cascade, trained on gold sentences (the record's seed 0, "
+                 f"{run['stopping']['best_step']:,} steps)",
          "UAS": 100 * run["dep_uas"], "LAS": 100 * run["dep_las"]} for run in [doc["runs"]["cnn-vine-s0"]]], [
         Col("pipeline", "_key"), Col("UAS", "UAS", "2f"), Col("LAS", "LAS", "2f")]),
     # tokenization.json: bench/tokenization.py

@@ -96,8 +96,7 @@ def shard_costs(output: Path, run_info: dict) -> dict:
     wall = run_info["parse_seconds"] * max(1, run_info["workers"])       # worker-seconds after the model loaded
     return {"shards": shards, "seconds_per_shard": wall / shards,
             "split_per_shard": {k: v / shards for k, v in parts.items()},
-            "dispatch_per_shard": max(0.0, wall - busy) / shards,
-            "overhead_share": 1.0 - parts["parse"] / wall}
+            "dispatch_per_shard": max(0.0, wall - busy) / shards, "overhead_share": 1.0 - parts["parse"] / wall}
 
 
 def corpus_run(name: str, model: str, source: Path, folder: Path, reference: str, **kwargs):
@@ -230,8 +229,7 @@ def main(argv=None):
     result["check"] = emit({"section": "check", "sentences": check_sentences, "plain": plain, "dask2": baseline})
     for path in sorted((work / "resume").glob("**/*"), reverse=True):
         path.unlink() if path.is_file() else path.rmdir()
-    result["resume"] = emit(interrupted_and_resumed(model, check, work / "resume", check_reference,
-                                                    shard_size))
+    result["resume"] = emit(interrupted_and_resumed(model, check, work / "resume", check_reference, shard_size))
     result["killed"] = killed = killed_worker(model, check, work / "killed", check_reference, shard_size)
     # What the kill cost: the run's extra time over the 2-worker run, against one shard's time on 2 workers.
     killed["extra_seconds_vs_dask2"] = killed["parse_seconds"] - baseline["parse_seconds"]

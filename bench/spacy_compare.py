@@ -79,8 +79,7 @@ def accuracy(nlp, examples):
     long = [eg for eg in examples if len(eg.reference) > LONG]
     long_scores = nlp.evaluate(long)
     return {"dep_uas": scores["dep_uas"], "dep_las": scores["dep_las"], "tag_acc": scores.get("tag_acc"),
-            "long_dep_uas": long_scores["dep_uas"], "long_dep_las": long_scores["dep_las"],
-            "long_sentences": len(long)}
+            "long_dep_uas": long_scores["dep_uas"], "long_dep_las": long_scores["dep_las"], "long_sentences": len(long)}
 
 
 def run_record(**fields):
@@ -319,8 +318,7 @@ def main():
             use_blas(blas)              # thinc gives a model the current ops when it is built: load anew
             nlp_spacy = spacy.load(runs[spacy_key])
             nlp_vine = spacy.load(runs[vine_key])
-            block["speed"][blas] = speed(f"{setting}, {blas} BLAS", (nlp_spacy, nlp_vine), texts, words,
-                                         args.repeats)
+            block["speed"][blas] = speed(f"{setting}, {blas} BLAS", (nlp_spacy, nlp_vine), texts, words, args.repeats)
         log(f"{setting}: long inputs ({BLAS[-1]} BLAS)")
         block["long_inputs"] = long_input_times(nlp_vine, test, 3)
         use_blas(BLAS[0])

@@ -104,8 +104,7 @@ def main(argv=None):
 
     doc_chunks = [docs[i:i + 32] for i in range(0, len(docs), 32)]
     out["pipeline"] = {"model": args.pipeline, "components": nlp.pipe_names,
-                       **measure("nlp.pipe", pipe, doc_chunks, words, thread_counts, ROUNDS,
-                                 lambda a, b: a == b)}
+                       **measure("nlp.pipe", pipe, doc_chunks, words, thread_counts, ROUNDS, lambda a, b: a == b)}
     out["run"]["load_average_at_end"] = list(os.getloadavg())
     speedup = out["cascade"]["speedup"][str(thread_counts[1])]
     out["met"] = {"parse_batch_speedup": speedup >= TARGET_SPEEDUP,

@@ -43,8 +43,7 @@ def _third_order(fn: Callable, masked: bool = False) -> Callable:
 
         def call():
             parts = kernels.third_order_parts(mask, n)
-            return fn(scores, *(pools[k][:len(parts[k])] for k in ("sibling", "grandparent", "grand_sibling")),
-                      mask)
+            return fn(scores, *(pools[k][:len(parts[k])] for k in ("sibling", "grandparent", "grand_sibling")), mask)
         return call
     return make
 

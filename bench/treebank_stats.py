@@ -77,9 +77,8 @@ def format_bench_table(rows: Sequence[Dict[str, Any]]) -> str:
     return format_table(["kernel"] + [f"n={n}" for n in sizes] + ["exponent"], table)
 
 
-def plot_stats(
-    sentences: Sequence[Any], path: Union[str, Path], tag: str = "upos", top_k: int = 8
-) -> Optional[Path]:
+def plot_stats(sentences: Sequence[Any], path: Union[str, Path], tag: str = "upos",
+               top_k: int = 8) -> Optional[Path]:
     """Write a PNG at `path`: the arc-length CDF of the `top_k` most frequent modifier tags (`tag`: "upos" or
     "xpos") and of all arcs, and the sentence-length histogram; RETURNS the path, or None without matplotlib
     (drawn on the Agg canvas directly: no pyplot, no global backend switch)."""

@@ -45,8 +45,7 @@ def write_spacy(conllu: Path, out: Path) -> int:
     from spacy.tokens import DocBin
     from spacy.training.converters import conllu_to_docs
 
-    docs = list(conllu_to_docs(conllu.read_text(encoding="utf-8"), n_sents=1, merge_subtokens=False,
-                               no_print=True))
+    docs = list(conllu_to_docs(conllu.read_text(encoding="utf-8"), n_sents=1, merge_subtokens=False, no_print=True))
     DocBin(docs=docs, store_user_data=True).to_disk(out)
     return len(docs)
 

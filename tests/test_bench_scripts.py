@@ -366,3 +366,10 @@ def test_raw_text_counts_boundary_errors_by_kind_and_checks_the_targets():
     assert found["ewt_test: words/s / spaCy's parser pipeline's >= 1.3 (OpenBLAS)"] == [1.2, 1.3, False]
     assert found["ewt_test: LAS F1 >= 86.8"][2] is False
     assert raw_text.packed(["aa\n\n", "bb\n\n", "c" * 9], limit=8) == ["aa\n\nbb\n\n", "c" * 9]
+
+
+def test_render_docs_names_a_raw_text_run_by_its_seed_and_its_model_best_step():
+    render = load_bench("render_docs")
+    doc = {"note": "seed 1, the configs' budget (8,000 steps), on EWT", "stopping": {"vine_cascade": {"best_step": 12400}}}
+    assert render.raw_run(doc, "vine_cascade") == "seed 1, 12,400 steps"
+    assert render.raw_run(doc, "spaCy parser") == "seed 1, 8,000 steps"      # no recorded stop: the note's steps
