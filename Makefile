@@ -92,8 +92,7 @@ VINE_OUT := bench/out/ewt_vine
 ONE_CORE := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 # the gold-segmented comparisons (the configs' route is raw text): gold sentences, no space-after flag (as ud.cfg)
 TRAIN_DATA = --paths.train $(SPACY_DATA)/en_ewt-ud-train.spacy --paths.dev $(SPACY_DATA)/en_ewt-ud-dev.spacy \
-    --corpora.train.gold_preproc true --corpora.dev.gold_preproc true --components.tok2vec.model.embed.attrs \
-    '["NORM","PREFIX","SUFFIX","SHAPE"]' --components.tok2vec.model.embed.rows '[5000,1000,2500,2500]'
+    $(shell $(PYTHON) configs/make_configs.py --gold-overrides)
 COMPARE_TO = $(ONE_CORE) $(BIN)/python bench/spacy_compare.py --test $(SPACY_DATA)/en_ewt-ud-test.spacy \
     --ood $(PUD_SPACY) --out bench/results
 run_config = configs/$(if $(filter vine,$(word 2,$(subst -, ,$(1)))),ewt,$(if $(filter beam,$(word 2,$(subst -, ,$(1)))),ewt_spacy_beam,ewt_spacy_parser))$(if $(filter bilstm,$(word 1,$(subst -, ,$(1)))),_bilstm,).cfg

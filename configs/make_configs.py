@@ -2,6 +2,7 @@
 
     python configs/make_configs.py            # rewrite the derived configs
     python configs/make_configs.py --check    # exit 1 if a committed config differs from what this writes
+    python configs/make_configs.py --gold-overrides   # the gold route's settings, as `spacy train` overrides
 
 configs/ewt.cfg is written by hand: the shipped English pipeline (tok2vec + tagger + vine_cascade), each chosen
 setting with its reason (docs/experiments.md). Every other config is ewt.cfg, or a config derived from it, with
@@ -109,20 +110,22 @@ def bilstm(parser):
             ("set", f"components.{parser}.model.tok2vec", "width", "160")]
 
 
-# any UD treebank, on gold tokens and sentences (UD English's tokenizer rules are for English): no tagger (XPOS is
-# blank in some treebanks), at most 6,000 steps with spaCy's early stopping
-UD = [("drop", "initialize.before_init"), ("set", "initialize", "before_init", "null"),
-      ("set", "corpora.train", "gold_preproc", "true", "gold tokens, one sentence per doc (bench/ud_data.py)"),
-      ("set", "corpora.dev", "gold_preproc", "true"),
+# the gold route: gold tokens and sentences, and no space-after flag (configs/ewt.cfg reads it to segment raw text);
+# configs/ud*.cfg, and the Makefile's gold-segmented EWT comparisons as overrides (`--gold-overrides`)
+GOLD = [("set", "corpora.train", "gold_preproc", "true", "gold tokens, one sentence per doc"),
+        ("set", "corpora.dev", "gold_preproc", "true"),
+        ("set", "components.tok2vec.model.embed", "attrs", '["NORM", "PREFIX", "SUFFIX", "SHAPE"]',
+         "gold sentences: no space-after flag, which configs/ewt.cfg reads to segment raw text"),
+        ("set", "components.tok2vec.model.embed", "rows", "[5000, 1000, 2500, 2500]")]
+# any UD treebank, on the gold route (UD English's tokenizer rules are for English): no tagger (XPOS is blank in
+# some treebanks), at most 6,000 steps with spaCy's early stopping
+UD = [("drop", "initialize.before_init"), ("set", "initialize", "before_init", "null"), *GOLD,
       ("set", "paths", "train", '"corpora/ud/en_ewt/train.spacy"'),
       ("set", "paths", "dev", '"corpora/ud/en_ewt/dev.spacy"'),
       ("set", "training", "max_steps", "6000"), ("drop", "components.tagger"),
       *[("delete", "training.score_weights", key) for key in ("tag_acc", "pos_acc", "tag_micro_p", "tag_micro_r",
                                                                "tag_micro_f")],
-      ("set", "training.score_weights", "dep_uas", "0.5"), ("set", "training.score_weights", "dep_las", "0.5"),
-      ("set", "components.tok2vec.model.embed", "attrs", '["NORM", "PREFIX", "SUFFIX", "SHAPE"]',
-       "gold sentences: no space-after flag, which configs/ewt.cfg reads to segment raw text"),
-      ("set", "components.tok2vec.model.embed", "rows", "[5000, 1000, 2500, 2500]")]
+      ("set", "training.score_weights", "dep_uas", "0.5"), ("set", "training.score_weights", "dep_las", "0.5")]
 SPACY_HEADER = """EWT: tok2vec (spaCy's --optimize efficiency size) + tagger + spaCy's own transition-based parser.
 The baseline of the vine_cascade comparison: same tok2vec, tagger, data and training as configs/ewt.cfg.
 Written by configs/make_configs.py from configs/ewt.cfg: change that file and run the script."""
@@ -199,7 +202,12 @@ def build(name, cache=None):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only compare; exit 1 if a config is out of date")
+    parser.add_argument("--gold-overrides", action="store_true",
+                        help="only print the gold route's settings as `spacy train` overrides")
     args = parser.parse_args(argv)
+    if args.gold_overrides:
+        print(" ".join(f"--{section}.{key} '{value}'" for _, section, key, value, *_ in GOLD))
+        return 0
     stale = []
     for name in DERIVED:
         text = build(name)

@@ -6,6 +6,7 @@ so that their folder does not shadow test helpers of the same name.
 import argparse
 import importlib.util
 import json
+import shlex
 import sys
 from pathlib import Path
 
@@ -336,7 +337,7 @@ def test_component_speed_times_whole_pipelines_against_the_first():
     assert set(records["more"]["us_per_word_by_component"]) == {"tokenizer", "sentencizer"}
 
 
-def test_the_committed_configs_are_the_ones_written_from_configs_ewt_cfg():
+def test_the_committed_configs_are_the_ones_written_from_configs_ewt_cfg(capsys):
     spec = importlib.util.spec_from_file_location("make_configs", BENCH.parent / "configs" / "make_configs.py")
     make_configs = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(make_configs)
@@ -345,6 +346,14 @@ def test_the_committed_configs_are_the_ones_written_from_configs_ewt_cfg():
     for section in ("components.vine_cascade", "components.vine_cascade.model"):
         assert make_configs.find(make_configs.parse(ud), section) == \
             make_configs.find(make_configs.parse(make_configs.build("ewt.cfg")), section)
+    # the Makefile's gold-segmented EWT runs get ud.cfg's gold route as overrides, written once
+    capsys.readouterr()
+    assert make_configs.main(["--gold-overrides"]) == 0
+    overrides = shlex.split(capsys.readouterr().out)
+    assert len(overrides) == 8 and "make_configs.py --gold-overrides" in (BENCH.parent / "Makefile").read_text()
+    for option, value in zip(overrides[::2], overrides[1::2]):
+        section, key = option[2:].rsplit(".", 1)
+        assert f"{key} = {value}" in make_configs.find(make_configs.parse(ud), section)[1]
 
 
 def test_raw_text_counts_boundary_errors_by_kind_and_checks_the_targets():
