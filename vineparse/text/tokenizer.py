@@ -18,9 +18,11 @@ derived from EWT train and dev (never test); the counts in the comments are trai
 - Clock times glued to am / pm split: "7:30PM" is "7:30" "PM" (spaCy does this only for "7pm").
 - Inside a chunk, UD splits off what spaCy keeps: brackets ("account(s)" is "account" "(" "s" ")",
   "doc)(See"), a leading hyphen or tilde before a word ("-Mary", "~Kay"), a trailing hyphen or "+" run after
-  letters ("book-", "A+"), "k" after digits ("65k"), a comma between letters and digits ("citizen,21"), and
-  '"' before "<" ('Julie"<julie@...').
-- Special cases: abbreviations UD keeps with their period (`ABBREVIATIONS`, "Ft.", "Lt.", "No.") are added;
+  letters ("book-", "A+"), "k" after digits ("65k"), a comma between letters and digits ("citizen,21"), a name,
+  '"' and "<" before an address ('Julie"<julie@...', 9 of 9), and a hyphen before "$" ("$10,000-$20,000", 2 of
+  2).
+- Special cases: abbreviations UD keeps whole (`ABBREVIATIONS`, "Ft.", "Lt.", "No.", "b/c") are added, and
+  "alot" is "a" + "lot" (`RUN_TOGETHER`: two tokens, as UD writes the typo);
   spaCy's "and/or" (UD: "and" "/" "or", 28 of 28) and its splits of "id", "Wed", "wed" (UD: one word) are
   removed. The fused words of `vineparse.text.multiword.FUSED` split into UD's words ("wanna" is "wan" + "na",
   "awhile" "a" + "while") where spaCy has no rule for them.
@@ -50,10 +52,15 @@ HYPHEN_PREFIXES = ("anti", "cage", "co", "counter", "cross", "dslr", "e", "ex", 
                    "gimp", "hamster", "mid", "multi", "neo", "non", "nook", "over", "post", "pre", "pro", "re",
                    "savic", "semi", "sub", "tablet")
 
-# Abbreviations UD EWT keeps with their period (kept at least twice and more often than split, in EWT train +
-# dev) that spaCy's rules split. "etc." is not one: UD splits it more often (31) than it keeps it (20).
-ABBREVIATIONS = ("Arrv.", "Attn.", "Capt.", "Fri.", "Ft.", "Lt.", "Mon.", "No.", "Reps.", "Sat.", "Thur.", "Wed.",
-                 "arrv.", "ext.")
+# Abbreviations UD EWT keeps whole (letters and periods ending in a period, or letters, "/" and letters: kept at
+# least twice and more often than split, in EWT train + dev) that spaCy's rules split. "etc." is not one: UD
+# splits it more often (31) than it keeps it (20); nor is "c/o" (split 2 of 2).
+ABBREVIATIONS = ("Arrv.", "Attn.", "Capt.", "Fri.", "Ft.", "I/C", "Lt.", "Mon.", "No.", "Reps.", "Sat.", "Thur.",
+                 "Wed.", "arrv.", "b/c", "ext.", "l/c")
+
+# Words run together that UD EWT writes as separate tokens (lower case; split in at least two documents and more
+# often than kept whole, in EWT train + dev): "alot" 7 split / 2 kept.
+RUN_TOGETHER = (("a", "lot"),)
 
 # spaCy special cases UD EWT disagrees with: it splits "and/or", and keeps "id", "Wed", "wed" as one word.
 REMOVED_SPECIAL_CASES = ("and/or", "id", "Wed", "wed")
@@ -86,7 +93,10 @@ def ud_english_rules(nlp: Language) -> Dict[str, object]:
     spaCy tries them: the first alternative that matches wins) and `rules` (spaCy's special-case table).
     """
     defaults = nlp.Defaults
-    prefixes = [_RUN, _PLUS_RUN, _FINAL_RUN_PREFIX, r"[-~](?=[^\W_]|\.[0-9])"] + list(defaults.prefixes)
+    # a name run into '"<' and an address ('Julie"<julie@x.com>') goes as prefixes, before spaCy's URL pattern
+    # would read the whole chunk as an e-mail address
+    prefixes = [_RUN, _PLUS_RUN, _FINAL_RUN_PREFIX, r"[-~](?=[^\W_]|\.[0-9]|\$)", rf'[{ALPHA}]+(?="<)', r'"(?=<)',
+                r"<(?=[^\s<>]*@)"] + list(defaults.prefixes)
     suffixes = [_RUN, _FINAL_RUN, _AM_PM, rf"(?<=[{ALPHA}])(?:-|\++)", r"(?<=[0-9])k"] + list(defaults.suffixes)
     infixes = []
     for pattern in defaults.infixes:
@@ -101,16 +111,16 @@ def ud_english_rules(nlp: Language) -> Dict[str, object]:
             infixes.append(pattern)
     if len(infixes) != len(defaults.infixes) + 3:
         raise RuntimeError("spaCy's English infixes changed: vineparse's UD rules need updating")
-    infixes[:0] = [_RUN, r"[()\[\]]", rf'(?<=[{ALPHA}])"(?=<)', rf"(?<=[{ALPHA}]),(?=[0-9])",
-                   rf"(?<=[0-9]),(?=[{ALPHA}])"]
+    infixes[:0] = [_RUN, r"[()\[\]]", rf"(?<=[{ALPHA}]),(?=[0-9])",
+                   rf"(?<=[0-9]),(?=[{ALPHA}])", r"(?<=[0-9])-(?=\$)", r"(?<=[0-9]-)\$"]
     rules = {key: value for key, value in (defaults.tokenizer_exceptions or {}).items()
              if key not in REMOVED_SPECIAL_CASES}
     for abbreviation in ABBREVIATIONS:
         rules[abbreviation] = [{"ORTH": abbreviation}]
-    # UD's fused words ("wanna" is "wan" + "na"), lower case and capitalised, where spaCy has no rule
-    for words in FUSED:
-        for case in (str.lower, str.capitalize):
-            cased = [case(words[0])] + list(words[1:])
+    # UD's fused words ("wanna" is "wan" + "na") and run-together words ("alot"), in lower, title and upper case,
+    # where spaCy has no rule
+    for first, *rest in sorted(FUSED) + list(RUN_TOGETHER):
+        for cased in ([first, *rest], [first.capitalize(), *rest], [first.upper(), *map(str.upper, rest)]):
             rules.setdefault("".join(cased), [{"ORTH": word} for word in cased])
     return {"prefixes": prefixes, "suffixes": suffixes, "infixes": infixes, "rules": rules}
 
